@@ -1,0 +1,41 @@
+# The companion's entry points. `make reproduce` and `make test` are all a new user needs.
+PYTHON      ?= python3
+VENV        ?= .venv
+TORCH_SPEC  ?= torch==2.13.0
+PROFILE     ?= default
+JOBS        ?= 1
+PY          := $(VENV)/bin/python
+export HF_HUB_OFFLINE ?= 1
+export MPLBACKEND := Agg
+
+.PHONY: setup reproduce figures test bench lab lint clean
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet "$(TORCH_SPEC)" -e ".[dev]"
+	touch $@
+
+setup: $(VENV)/.installed
+
+reproduce: setup
+	$(PY) -m lib run --profile $(PROFILE) --jobs $(JOBS)
+
+figures: setup
+	$(PY) -m lib figures --profile $(PROFILE)
+
+test: setup
+	$(PY) -m pytest
+
+bench: setup
+	$(PY) benchmarks/run_all.py
+
+lab: setup
+	$(PY) -m pip install --quiet -e ".[lab]"
+	$(PY) -m jupyter lab notebooks/
+
+lint: setup
+	$(PY) -m ruff check lib tests benchmarks notebooks
+
+clean:
+	rm -rf build results figures

@@ -1,0 +1,1 @@
+"""Thin shared library of the probing companion (see DESIGN.md in the repository root)."""

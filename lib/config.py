@@ -1,0 +1,312 @@
+"""Typed, validated notebook parameters (DESIGN.md, "Notebooks" step 4).
+
+Each notebook has a frozen dataclass schema (in :mod:`lib.schemas`) registered under the
+notebook's name. Values come from ``params/<profile>/<notebook>.yaml`` plus ``--set``
+overrides (validated by the runner *before* execution) and, inside the notebook, from the
+``parameters`` cell after papermill's injection (:func:`load`). Every problem is reported
+before any compute, naming the key, the value, what is allowed and, for a typo, the
+closest valid key.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import hashlib
+import json
+import re
+import types
+import typing
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import yaml
+
+from lib import paths
+
+#: Keys that change how a notebook executes but not what it computes; excluded from the hash.
+EXECUTION_KEYS: frozenset[str] = frozenset({"recompute"})
+
+
+class ConfigError(ValueError):
+    """A parameter is unknown, of the wrong type or out of range."""
+
+
+@dataclass(frozen=True)
+class NotebookParams:
+    """Parameters every notebook has. Subclasses add their own, each built with :func:`param`."""
+
+    notebook: ClassVar[str] = ""
+    profile: str = field(default="default", metadata={"choices": paths.PROFILES})
+    recompute: bool = field(
+        default=True,
+        metadata={"doc": "compute missing or stale results; false: only redraw from logged results"},
+    )
+    seed: int = field(default=0, metadata={"ge": 0})
+
+
+def param(
+    default: Any,
+    *,
+    ge: float | None = None,
+    gt: float | None = None,
+    le: float | None = None,
+    lt: float | None = None,
+    choices: tuple[Any, ...] | None = None,
+    doc: str = "",
+) -> Any:
+    """A schema field with bounds (applied element-wise to sequences) and allowed choices."""
+    bounds = {"ge": ge, "gt": gt, "le": le, "lt": lt, "choices": choices, "doc": doc}
+    return field(default=default, metadata={k: v for k, v in bounds.items() if v is not None})
+
+
+_SCHEMAS: dict[str, type[NotebookParams]] = {}
+
+
+def register(notebook: str):
+    """Class decorator: register ``cls`` as the parameter schema of ``notebook``."""
+
+    def wrap(cls: type[NotebookParams]) -> type[NotebookParams]:
+        cls.notebook = notebook
+        _SCHEMAS[notebook] = cls
+        return cls
+
+    return wrap
+
+
+def schema_for(notebook: str) -> type[NotebookParams]:
+    """The registered schema of ``notebook``; raises naming the known notebooks."""
+    import lib.schemas  # noqa: F401  (registers the schemas)
+
+    if notebook not in _SCHEMAS:
+        close = difflib.get_close_matches(notebook, _SCHEMAS, n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise ConfigError(
+            f"notebook {notebook!r} has no parameter schema{hint} "
+            f"Known: {', '.join(sorted(_SCHEMAS))}"
+        )
+    return _SCHEMAS[notebook]
+
+
+def known_notebooks() -> list[str]:
+    """Names of every notebook with a registered schema."""
+    import lib.schemas  # noqa: F401
+
+    return sorted(_SCHEMAS)
+
+
+# --------------------------------------------------------------------------- YAML reading
+
+
+class _Yaml12Loader(yaml.SafeLoader):
+    """SafeLoader that reads YAML 1.2 floats: PyYAML (YAML 1.1) reads ``1e-3`` as a string."""
+
+
+_Yaml12Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(
+        r"""^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+]?[0-9]+)?
+        |[-+]?(?:[0-9][0-9_]*)(?:[eE][-+]?[0-9]+)
+        |\.[0-9_]+(?:[eE][-+]?[0-9]+)?
+        |[-+]?\.(?:inf|Inf|INF)
+        |\.(?:nan|NaN|NAN))$""",
+        re.X,
+    ),
+    list("-+0123456789."),
+)
+
+
+def parse_yaml(text: str) -> Any:
+    """Parse YAML with YAML 1.2 float rules."""
+    return yaml.load(text, Loader=_Yaml12Loader)  # noqa: S506 (a SafeLoader subclass)
+
+
+def read_params_file(profile: str, notebook: str) -> dict[str, Any]:
+    """The raw mapping of ``params/<profile>/<notebook>.yaml`` (empty file: no keys)."""
+    path = paths.params_file(profile, notebook)
+    if not path.is_file():
+        raise ConfigError(f"no parameters for notebook {notebook!r} under profile {profile!r}: {path}")
+    data = parse_yaml(path.read_text()) or {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path} must hold a mapping of parameter: value, not {type(data).__name__}")
+    return data
+
+
+def parse_override(assignment: str) -> tuple[str, Any]:
+    """Parse one ``KEY=VALUE`` of ``--set``; the value is read as YAML (``n=100`` is an int)."""
+    key, sep, raw = assignment.partition("=")
+    if not sep or not key.strip():
+        raise ConfigError(f"--set {assignment!r} is not KEY=VALUE")
+    return key.strip(), parse_yaml(raw) if raw.strip() else ""
+
+
+# --------------------------------------------------------------------------- validation
+
+
+def _describe(meta: Mapping[str, Any], annotation: Any) -> str:
+    parts = [_type_name(annotation)]
+    for key, symbol in (("ge", ">="), ("gt", ">"), ("le", "<="), ("lt", "<")):
+        if key in meta:
+            parts.append(f"{symbol} {meta[key]}")
+    if "choices" in meta:
+        parts.append("one of " + ", ".join(repr(c) for c in meta["choices"]))
+    return " ".join(parts)
+
+
+def _type_name(annotation: Any) -> str:
+    origin = typing.get_origin(annotation)
+    if origin in (tuple, list):
+        return f"list of {_type_name(typing.get_args(annotation)[0])}"
+    if origin in (typing.Union, types.UnionType):
+        return " or ".join(_type_name(a) for a in typing.get_args(annotation))
+    if annotation is type(None):
+        return "null"
+    return getattr(annotation, "__name__", str(annotation))
+
+
+class _Invalid(Exception):
+    pass
+
+
+def _coerce(value: Any, annotation: Any) -> Any:
+    """Convert ``value`` to ``annotation`` or raise :class:`_Invalid` (no silent truncation)."""
+    origin = typing.get_origin(annotation)
+    if origin in (typing.Union, types.UnionType):
+        for option in typing.get_args(annotation):
+            try:
+                return _coerce(value, option)
+            except _Invalid:
+                continue
+        raise _Invalid
+    if annotation is type(None):
+        if value is None:
+            return None
+        raise _Invalid
+    if origin in (tuple, list):
+        if not isinstance(value, (list, tuple)):
+            raise _Invalid
+        return tuple(_coerce(v, typing.get_args(annotation)[0]) for v in value)
+    if annotation is bool:
+        if isinstance(value, bool):
+            return value
+        raise _Invalid
+    if annotation is int:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        raise _Invalid
+    if annotation is float:
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return float(value)
+        if isinstance(value, str):  # "1e-3" written by YAML 1.1 tools or a quoted override
+            try:
+                return float(value)
+            except ValueError:
+                raise _Invalid from None
+        raise _Invalid
+    if annotation is str:
+        if isinstance(value, str):
+            return value
+        raise _Invalid
+    raise TypeError(f"unsupported schema type {annotation!r}")
+
+
+def _check_bounds(value: Any, meta: Mapping[str, Any]) -> bool:
+    values = value if isinstance(value, tuple) else (value,)
+    for v in values:
+        if v is None:
+            continue
+        if "choices" in meta and v not in meta["choices"]:
+            return False
+        if "ge" in meta and not v >= meta["ge"]:
+            return False
+        if "gt" in meta and not v > meta["gt"]:
+            return False
+        if "le" in meta and not v <= meta["le"]:
+            return False
+        if "lt" in meta and not v < meta["lt"]:
+            return False
+    return True
+
+
+def validate(notebook: str, values: Mapping[str, Any], *, allow_missing: bool = True) -> NotebookParams:
+    """Validate ``values`` against the notebook's schema and return the typed parameters.
+
+    Unknown keys, wrong types and out-of-range values raise :class:`ConfigError` naming the key,
+    the value and what is allowed (and the closest valid key for an unknown one).
+    """
+    schema = schema_for(notebook)
+    fields = {f.name: f for f in dataclasses.fields(schema)}
+    hints = typing.get_type_hints(schema)
+    problems: list[str] = []
+    for key in values:
+        if key not in fields:
+            close = difflib.get_close_matches(key, fields, n=1, cutoff=0.6)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            problems.append(
+                f"unknown parameter {key!r}{hint} (known: {', '.join(sorted(fields))})"
+            )
+    if not allow_missing:
+        for name in fields:
+            if name not in values:
+                problems.append(f"parameter {name!r} is missing")
+    typed: dict[str, Any] = {}
+    for name, value in values.items():
+        if name not in fields:
+            continue
+        meta, annotation = fields[name].metadata, hints[name]
+        try:
+            converted = _coerce(value, annotation)
+        except _Invalid:
+            problems.append(
+                f"parameter {name!r} = {value!r} has the wrong type; allowed: {_describe(meta, annotation)}"
+            )
+            continue
+        if not _check_bounds(converted, meta):
+            problems.append(
+                f"parameter {name!r} = {value!r} is out of range; allowed: {_describe(meta, annotation)}"
+            )
+            continue
+        typed[name] = converted
+    if problems:
+        raise ConfigError(f"{notebook}: " + "; ".join(problems))
+    return schema(**typed)
+
+
+def resolve(notebook: str, profile: str, overrides: Mapping[str, Any] | None = None) -> NotebookParams:
+    """Parameters of ``notebook`` under ``profile``: the YAML file, then ``overrides``."""
+    values = read_params_file(profile, notebook)
+    if "profile" in values and values["profile"] != profile:
+        raise ConfigError(
+            f"{paths.params_file(profile, notebook)} sets profile={values['profile']!r}; "
+            f"it must be {profile!r} or absent"
+        )
+    values = {**values, **dict(overrides or {}), "profile": profile}
+    return validate(notebook, values)
+
+
+def load(notebook: str, namespace: Mapping[str, Any]) -> NotebookParams:
+    """Inside a notebook: validate the ``parameters`` cell values (after papermill injection).
+
+    Usage: ``params = config.load("00_theory_checks", globals())``.
+    """
+    schema = schema_for(notebook)
+    values = {f.name: namespace[f.name] for f in dataclasses.fields(schema) if f.name in namespace}
+    return validate(notebook, values, allow_missing=False)
+
+
+def as_dict(params: NotebookParams) -> dict[str, Any]:
+    """Plain JSON-ready mapping of the parameters (tuples become lists)."""
+    return json.loads(json.dumps(dataclasses.asdict(params)))
+
+
+def params_hash(params: NotebookParams) -> str:
+    """SHA-256 of what the parameters compute (execution-only keys excluded)."""
+    content = {k: v for k, v in as_dict(params).items() if k not in EXECUTION_KEYS}
+    canonical = json.dumps({"notebook": params.notebook, **content}, sort_keys=True)
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def seeds_of(params: NotebookParams) -> dict[str, Any]:
+    """Every parameter that seeds randomness (its name contains ``seed``)."""
+    return {k: v for k, v in as_dict(params).items() if "seed" in k}

@@ -1,0 +1,86 @@
+"""Every path the companion reads or writes, built in one place, relative to the repo root.
+
+Layout (DESIGN.md): ``params/<profile>/<notebook>.yaml`` in, ``results/<profile>/<notebook>/``
+and ``figures/<profile>/<notebook>/`` out, executed notebooks under ``build/<profile>/``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+PROFILES: tuple[str, ...] = ("smoke", "default", "paper")
+
+
+def _find_repo_root() -> Path:
+    """The directory holding ``pyproject.toml`` above this package (works for editable installs)."""
+    here = Path(__file__).resolve().parent
+    for candidate in (here, *here.parents):
+        if (candidate / "pyproject.toml").is_file() and (candidate / "lib").is_dir():
+            return candidate
+    raise RuntimeError(f"cannot find the repository root above {here}")
+
+
+REPO_ROOT: Path = _find_repo_root()
+LIB_DIR: Path = REPO_ROOT / "lib"
+NOTEBOOKS_DIR: Path = REPO_ROOT / "notebooks"
+PARAMS_DIR: Path = REPO_ROOT / "params"
+RESULTS_DIR: Path = REPO_ROOT / "results"
+FIGURES_DIR: Path = REPO_ROOT / "figures"
+BUILD_DIR: Path = REPO_ROOT / "build"
+
+
+def check_profile(profile: str) -> str:
+    """Return ``profile`` if it is known, else raise naming the allowed values."""
+    if profile not in PROFILES:
+        raise ValueError(f"profile={profile!r} is not a profile; allowed: {', '.join(PROFILES)}")
+    return profile
+
+
+def notebook_script(notebook: str) -> Path:
+    """The percent-script source of a notebook."""
+    return NOTEBOOKS_DIR / f"{notebook}.py"
+
+
+def params_file(profile: str, notebook: str) -> Path:
+    """The YAML parameters of a notebook under a profile."""
+    return PARAMS_DIR / check_profile(profile) / f"{notebook}.yaml"
+
+
+def results_dir(profile: str, notebook: str) -> Path:
+    """Where a notebook's logged results live."""
+    return RESULTS_DIR / check_profile(profile) / notebook
+
+
+def figures_dir(profile: str, notebook: str) -> Path:
+    """Where a notebook's figures and tables live."""
+    return FIGURES_DIR / check_profile(profile) / notebook
+
+
+def figures_index(profile: str) -> Path:
+    """The per-profile index of every figure and table with its caption."""
+    return FIGURES_DIR / check_profile(profile) / "INDEX.md"
+
+
+def build_dir(profile: str) -> Path:
+    """Where executed notebooks and the runner's completion stamps live."""
+    return BUILD_DIR / check_profile(profile)
+
+
+def executed_notebook(profile: str, notebook: str) -> Path:
+    """The executed ``.ipynb`` written by the runner."""
+    return build_dir(profile) / f"{notebook}.ipynb"
+
+
+def run_stamp(profile: str, notebook: str) -> Path:
+    """The runner's completion stamp; present only after a successful execution."""
+    return build_dir(profile) / f"{notebook}.done.json"
+
+
+def relative_to_root(path: Path) -> str:
+    """``path`` as a POSIX string relative to the repository root (for captions and manifests)."""
+    return Path(path).resolve().relative_to(REPO_ROOT).as_posix()
+
+
+def from_root(relative: str) -> Path:
+    """Resolve a repository-relative path written by :func:`relative_to_root`."""
+    return REPO_ROOT / relative

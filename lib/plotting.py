@@ -1,0 +1,94 @@
+"""One figure style, and figures/tables whose captions name their logged sources.
+
+``save_figure`` and ``save_table`` derive ``figures/<profile>/<notebook>/`` from the
+result files they were drawn from (``results/<profile>/<notebook>/…``), so a caption's
+``Source:`` lines always point at files that exist and carry a manifest.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Sequence
+from pathlib import Path
+
+import matplotlib
+import pandas as pd
+
+from lib import paths, results
+
+_INLINE = "module://matplotlib_inline.backend_inline"
+
+
+def use_style() -> None:
+    """The companion's style: seaborn whitegrid, paper context; Agg unless shown inline."""
+    if matplotlib.get_backend() != _INLINE:
+        matplotlib.use("Agg")
+    import seaborn as sns
+
+    sns.set_theme(context="paper", style="whitegrid", palette="colorblind")
+    matplotlib.rcParams.update({"figure.dpi": 110, "savefig.dpi": 200, "savefig.bbox": "tight"})
+
+
+def _destination(sources: Sequence[Path]) -> tuple[str, str]:
+    """(profile, notebook) shared by every source; each source must be a complete result."""
+    if not sources:
+        raise ValueError("sources is empty: every figure and table must name the results it shows")
+    places = set()
+    for source in sources:
+        results.read_manifest(source)  # raises if the source is not a complete logged result
+        relative = Path(paths.relative_to_root(source))
+        if len(relative.parts) != 4 or relative.parts[0] != "results":
+            raise ValueError(f"{relative} is not under results/<profile>/<notebook>/")
+        places.add(relative.parts[1:3])
+    if len(places) != 1:
+        raise ValueError(f"sources span several notebooks or profiles: {sorted(places)}")
+    return places.pop()
+
+
+def _caption_text(caption: str, sources: Sequence[Path]) -> str:
+    lines = [caption.strip(), ""]
+    lines += [f"Source: {paths.relative_to_root(s)}" for s in sources]
+    return "\n".join(lines) + "\n"
+
+
+def save_figure(fig, name: str, caption: str, sources: Sequence[Path]) -> list[Path]:
+    """Write ``<name>.pdf``, ``<name>.png`` and ``<name>.caption.md``; refresh the index."""
+    profile, notebook = _destination(sources)
+    directory = paths.figures_dir(profile, notebook)
+    written = []
+    for fmt in ("pdf", "png"):
+        buffer = io.BytesIO()
+        fig.savefig(buffer, format=fmt, metadata={"CreationDate": None} if fmt == "pdf" else None)
+        written.append(results.atomic_write_bytes(directory / f"{name}.{fmt}", buffer.getvalue()))
+    written.append(results.atomic_write_text(directory / f"{name}.caption.md", _caption_text(caption, sources)))
+    write_index(profile)
+    return written
+
+
+def save_table(frame: pd.DataFrame, name: str, caption: str, sources: Sequence[Path]) -> list[Path]:
+    """Write ``<name>.csv``, ``.md`` and ``.tex`` and ``<name>.caption.md``; refresh the index."""
+    profile, notebook = _destination(sources)
+    directory = paths.figures_dir(profile, notebook)
+    text = _caption_text(caption, sources)
+    latex = frame.to_latex(index=False, float_format="%.4g", caption=text.replace("\n", " ").strip())
+    written = [
+        results.atomic_write_text(directory / f"{name}.csv", frame.to_csv(index=False)),
+        results.atomic_write_text(directory / f"{name}.md", frame.to_markdown(index=False) + "\n"),
+        results.atomic_write_text(directory / f"{name}.tex", latex),
+        results.atomic_write_text(directory / f"{name}.caption.md", text),
+    ]
+    write_index(profile)
+    return written
+
+
+def write_index(profile: str) -> Path:
+    """Rebuild ``figures/<profile>/INDEX.md`` from every caption of the profile."""
+    root = paths.figures_index(profile).parent
+    lines = [f"# Figures and tables — profile `{profile}`", ""]
+    for caption in sorted(root.glob("*/*.caption.md")):
+        notebook, stem = caption.parent.name, caption.name.removesuffix(".caption.md")
+        is_figure = (caption.parent / f"{stem}.png").exists()
+        link = f"{notebook}/{stem}.png" if is_figure else f"{notebook}/{stem}.md"
+        lines += [f"## {notebook} · {stem}", "", f"[{'figure' if is_figure else 'table'}]({link})", ""]
+        lines += [caption.read_text().strip(), ""]
+    return results.atomic_write_text(paths.figures_index(profile), "\n".join(lines))

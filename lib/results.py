@@ -1,0 +1,284 @@
+"""Logged results: atomic writes, run manifests, loading by name (DESIGN.md, "Data flow").
+
+A result ``results/<profile>/<notebook>/<name>.{json,parquet}`` is complete only when its
+sidecar ``<name>.<ext>.manifest.json`` exists, is written *after* the data, and records the
+data's SHA-256: a half-written or interrupted result never reads as done.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import io
+import json
+import os
+import platform
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from lib import config, paths
+
+_TRACKED_PACKAGES = (
+    "numpy", "scipy", "pandas", "scikit-learn", "statsmodels", "matplotlib", "seaborn",
+    "torch", "transformers", "papermill", "jupytext", "joblib", "dask",
+)
+
+
+class IncompleteResultError(RuntimeError):
+    """A result is missing, has no manifest, or its bytes do not match its manifest."""
+
+
+# --------------------------------------------------------------------------- atomic writes
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> Path:
+    """Write ``data`` to ``path`` through a temp file in the same folder and an atomic rename."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def atomic_write_text(path: Path, text: str) -> Path:
+    """Atomically write UTF-8 text."""
+    return atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def _json_default(obj: Any) -> Any:
+    if isinstance(obj, np.generic):
+        return obj.item()
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    if isinstance(obj, Path):
+        return obj.as_posix()
+    raise TypeError(f"{type(obj).__name__} is not JSON serialisable")
+
+
+def to_json(obj: Any) -> str:
+    """Deterministic JSON (sorted keys, numpy scalars and arrays converted)."""
+    return json.dumps(obj, indent=2, sort_keys=True, default=_json_default, allow_nan=True)
+
+
+def sha256_file(path: Path) -> str:
+    """SHA-256 of a file's bytes."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+# --------------------------------------------------------------------------- environment facts
+
+
+@functools.cache
+def git_state() -> dict[str, Any]:
+    """Commit and dirty flag of the repository (``None`` outside a git checkout)."""
+
+    def git(*args: str) -> str | None:
+        try:
+            out = subprocess.run(
+                ["git", *args], cwd=paths.REPO_ROOT, capture_output=True, text=True, timeout=10
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        return out.stdout.strip() if out.returncode == 0 else None
+
+    commit = git("rev-parse", "HEAD")
+    status = git("status", "--porcelain", "--untracked-files=no")
+    return {"commit": commit, "dirty": None if status is None else bool(status)}
+
+
+@functools.cache
+def package_versions() -> dict[str, str | None]:
+    """Versions of the packages that shape the numbers, plus Python's."""
+    versions: dict[str, str | None] = {"python": platform.python_version()}
+    for name in _TRACKED_PACKAGES:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = None
+    return versions
+
+
+# --------------------------------------------------------------------------- claims
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One "paper vs measured" line of a notebook's closing cell (DESIGN.md, "Notebooks")."""
+
+    id: str
+    paper: str
+    section: str
+    statement: str
+    paper_value: str
+    measured: float
+    comparison: str
+    holds: bool
+
+
+# --------------------------------------------------------------------------- the run
+
+
+def manifest_path(result: Path) -> Path:
+    """The manifest sidecar of a result file."""
+    return result.with_name(result.name + ".manifest.json")
+
+
+class Run:
+    """One execution of a notebook: writes its results with manifests and reuses valid ones."""
+
+    def __init__(self, params: config.NotebookParams) -> None:
+        self.params = params
+        self.params_hash = config.params_hash(params)
+        self.directory = paths.results_dir(params.profile, params.notebook)
+        self.started = datetime.now(UTC)
+        self._t0 = time.perf_counter()
+
+    def path(self, filename: str) -> Path:
+        """Path of a result file of this run."""
+        return self.directory / filename
+
+    def _manifest(self, result: Path) -> dict[str, Any]:
+        return {
+            "file": paths.relative_to_root(result),
+            "sha256": sha256_file(result),
+            "notebook": self.params.notebook,
+            "profile": self.params.profile,
+            "params": config.as_dict(self.params),
+            "params_hash": self.params_hash,
+            "seeds": config.seeds_of(self.params),
+            "git": git_state(),
+            "packages": package_versions(),
+            "cpu_count": os.cpu_count(),
+            "started": self.started.isoformat(),
+            "finished": datetime.now(UTC).isoformat(),
+            "wall_time_s": round(time.perf_counter() - self._t0, 3),
+        }
+
+    def _commit(self, result: Path, data: bytes) -> Path:
+        manifest = manifest_path(result)
+        manifest.unlink(missing_ok=True)  # the data is invalid from here until the new manifest
+        atomic_write_bytes(result, data)
+        atomic_write_text(manifest, to_json(self._manifest(result)))
+        return result
+
+    def save_json(self, name: str, obj: Any) -> Path:
+        """Log a JSON-serialisable object as ``<name>.json``."""
+        return self._commit(self.path(f"{name}.json"), to_json(obj).encode())
+
+    def save_table(self, name: str, frame: pd.DataFrame) -> Path:
+        """Log a data frame as ``<name>.parquet``."""
+        buffer = io.BytesIO()
+        frame.to_parquet(buffer, index=False)
+        return self._commit(self.path(f"{name}.parquet"), buffer.getvalue())
+
+    def is_current(self, result: Path) -> bool:
+        """True when ``result`` is complete and was computed with these parameters."""
+        try:
+            return read_manifest(result)["params_hash"] == self.params_hash
+        except IncompleteResultError:
+            return False
+
+    def table(self, name: str, compute: Callable[[], pd.DataFrame]) -> tuple[pd.DataFrame, Path]:
+        """The logged table ``name``: reused when current, else computed and logged.
+
+        With ``recompute: false`` a missing or stale table is an error, never a computation.
+        """
+        result = self.path(f"{name}.parquet")
+        if not self.is_current(result):
+            self._require_recompute(result)
+            self.save_table(name, compute())
+        return load_table(result), result
+
+    def json(self, name: str, compute: Callable[[], Any]) -> tuple[Any, Path]:
+        """The logged JSON object ``name``: reused when current, else computed and logged."""
+        result = self.path(f"{name}.json")
+        if not self.is_current(result):
+            self._require_recompute(result)
+            self.save_json(name, compute())
+        return load_json(result), result
+
+    def _require_recompute(self, result: Path) -> None:
+        if not self.params.recompute:
+            raise IncompleteResultError(
+                f"{paths.relative_to_root(result)} is missing or stale and recompute is false; "
+                f"run the notebook with recompute: true first"
+            )
+
+    def record_claims(self, claims: Sequence[Claim]) -> tuple[pd.DataFrame, Path]:
+        """Log the notebook's paper-vs-measured claims as ``claims.json``."""
+        ids = [c.id for c in claims]
+        if len(set(ids)) != len(ids):
+            raise ValueError(f"claim ids must be unique, got {ids}")
+        path = self.save_json("claims", [asdict(c) for c in claims])
+        return pd.DataFrame(load_json(path)), path
+
+
+def start(params: config.NotebookParams) -> Run:
+    """Begin a notebook run under its validated parameters."""
+    return Run(params)
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def read_manifest(result: Path) -> dict[str, Any]:
+    """The manifest of a complete result; raises :class:`IncompleteResultError` otherwise."""
+    result = Path(result)
+    manifest = manifest_path(result)
+    if not result.is_file() or not manifest.is_file():
+        raise IncompleteResultError(f"{result} is missing or has no manifest")
+    try:
+        content = json.loads(manifest.read_text())
+    except json.JSONDecodeError as err:
+        raise IncompleteResultError(f"{manifest} is not valid JSON: {err}") from None
+    if content.get("sha256") != sha256_file(result):
+        raise IncompleteResultError(f"{result} does not match the checksum in its manifest")
+    return content
+
+
+def load_json(result: Path) -> Any:
+    """Read a complete JSON result."""
+    read_manifest(result)
+    return json.loads(Path(result).read_text())
+
+
+def load_table(result: Path) -> pd.DataFrame:
+    """Read a complete Parquet result."""
+    read_manifest(result)
+    return pd.read_parquet(result)
+
+
+def complete_results(profile: str, notebook: str) -> list[Path]:
+    """Every complete result file of a notebook under a profile."""
+    directory = paths.results_dir(profile, notebook)
+    found = []
+    for manifest in sorted(directory.glob("*.manifest.json")):
+        result = manifest.with_name(manifest.name.removesuffix(".manifest.json"))
+        try:
+            read_manifest(result)
+        except IncompleteResultError:
+            continue
+        found.append(result)
+    return found
