@@ -26,7 +26,7 @@ import yaml
 from lib import paths
 
 #: Keys that change how a notebook executes but not what it computes; excluded from the hash.
-EXECUTION_KEYS: frozenset[str] = frozenset({"recompute"})
+EXECUTION_KEYS: frozenset[str] = frozenset({"recompute", "n_jobs"})
 
 
 class ConfigError(ValueError):
@@ -44,6 +44,10 @@ class NotebookParams:
         metadata={"doc": "compute missing or stale results; false: only redraw from logged results"},
     )
     seed: int = field(default=0, metadata={"ge": 0})
+    n_jobs: int = field(
+        default=1,
+        metadata={"ge": -1, "exclude": (0,), "doc": "worker processes (-1: all cores); never changes results"},
+    )
 
 
 def param(
@@ -151,6 +155,8 @@ def _describe(meta: Mapping[str, Any], annotation: Any) -> str:
             parts.append(f"{symbol} {meta[key]}")
     if "choices" in meta:
         parts.append("one of " + ", ".join(repr(c) for c in meta["choices"]))
+    if "exclude" in meta:
+        parts.append("except " + ", ".join(repr(c) for c in meta["exclude"]))
     return " ".join(parts)
 
 
@@ -211,12 +217,19 @@ def _coerce(value: Any, annotation: Any) -> Any:
     raise TypeError(f"unsupported schema type {annotation!r}")
 
 
+def _flatten(value: Any) -> list[Any]:
+    if isinstance(value, tuple):
+        return [leaf for item in value for leaf in _flatten(item)]
+    return [value]
+
+
 def _check_bounds(value: Any, meta: Mapping[str, Any]) -> bool:
-    values = value if isinstance(value, tuple) else (value,)
-    for v in values:
+    for v in _flatten(value):
         if v is None:
             continue
         if "choices" in meta and v not in meta["choices"]:
+            return False
+        if "exclude" in meta and v in meta["exclude"]:
             return False
         if "ge" in meta and not v >= meta["ge"]:
             return False
