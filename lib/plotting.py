@@ -51,34 +51,29 @@ def _caption_text(caption: str, sources: Sequence[Path]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def save_figure(fig, name: str, caption: str, sources: Sequence[Path]) -> list[Path]:
+def save_figure(fig, name: str, caption: str, sources: Sequence[Path]) -> None:
     """Write ``<name>.pdf``, ``<name>.png`` and ``<name>.caption.md``; refresh the index."""
     profile, notebook = _destination(sources)
     directory = paths.figures_dir(profile, notebook)
-    written = []
     for fmt in ("pdf", "png"):
         buffer = io.BytesIO()
         fig.savefig(buffer, format=fmt, metadata={"CreationDate": None} if fmt == "pdf" else None)
-        written.append(results.atomic_write_bytes(directory / f"{name}.{fmt}", buffer.getvalue()))
-    written.append(results.atomic_write_text(directory / f"{name}.caption.md", _caption_text(caption, sources)))
+        results.atomic_write_bytes(directory / f"{name}.{fmt}", buffer.getvalue())
+    results.atomic_write_text(directory / f"{name}.caption.md", _caption_text(caption, sources))
     write_index(profile)
-    return written
 
 
-def save_table(frame: pd.DataFrame, name: str, caption: str, sources: Sequence[Path]) -> list[Path]:
+def save_table(frame: pd.DataFrame, name: str, caption: str, sources: Sequence[Path]) -> None:
     """Write ``<name>.csv``, ``.md`` and ``.tex`` and ``<name>.caption.md``; refresh the index."""
     profile, notebook = _destination(sources)
     directory = paths.figures_dir(profile, notebook)
     text = _caption_text(caption, sources)
     latex = frame.to_latex(index=False, float_format="%.4g", caption=text.replace("\n", " ").strip())
-    written = [
-        results.atomic_write_text(directory / f"{name}.csv", frame.to_csv(index=False)),
-        results.atomic_write_text(directory / f"{name}.md", frame.to_markdown(index=False) + "\n"),
-        results.atomic_write_text(directory / f"{name}.tex", latex),
-        results.atomic_write_text(directory / f"{name}.caption.md", text),
-    ]
+    results.atomic_write_text(directory / f"{name}.csv", frame.to_csv(index=False))
+    results.atomic_write_text(directory / f"{name}.md", frame.to_markdown(index=False) + "\n")
+    results.atomic_write_text(directory / f"{name}.tex", latex)
+    results.atomic_write_text(directory / f"{name}.caption.md", text)
     write_index(profile)
-    return written
 
 
 def write_index(profile: str) -> Path:

@@ -17,7 +17,7 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
@@ -232,7 +232,7 @@ class Run:
         if len(set(ids)) != len(ids):
             raise ValueError(f"claim ids must be unique, got {ids}")
         path = self.save_json("claims", [asdict(c) for c in claims])
-        return pd.DataFrame(load_json(path)), path
+        return load_claims(path), path
 
 
 def start(params: config.NotebookParams) -> Run:
@@ -268,6 +268,11 @@ def load_table(result: Path) -> pd.DataFrame:
     """Read a complete Parquet result."""
     read_manifest(result)
     return pd.read_parquet(result)
+
+
+def load_claims(result: Path) -> pd.DataFrame:
+    """A logged ``claims.json`` as a table, columns in :class:`Claim` order."""
+    return pd.DataFrame(load_json(result))[[f.name for f in fields(Claim)]]
 
 
 def complete_results(profile: str, notebook: str) -> list[Path]:

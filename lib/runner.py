@@ -70,23 +70,28 @@ def _stamp(profile: str, notebook: str) -> dict[str, Any] | None:
         return None
 
 
-def status(profile: str, notebook: str, overrides: Mapping[str, Any] | None = None) -> str:
-    """``done`` (stamp matches and results complete), ``stale`` (anything else run before) or ``missing``."""
-    stamp = _stamp(profile, notebook)
-    if stamp is None:
-        return "missing"
-    try:
-        current = fingerprint(config.resolve(notebook, profile, overrides))
-    except config.ConfigError:
-        return "stale"
-    if stamp.get("fingerprint") != current:
-        return "stale"
+def _stamp_is_current(stamp: dict[str, Any] | None, target: str) -> bool:
+    """The stamp records ``target`` and every result it lists is still complete."""
+    if stamp is None or stamp.get("fingerprint") != target:
+        return False
     for relative in stamp.get("results", []):
         try:
             results.read_manifest(paths.from_root(relative))
         except results.IncompleteResultError:
-            return "stale"
-    return "done"
+            return False
+    return True
+
+
+def status(profile: str, notebook: str) -> str:
+    """``done`` (stamp matches and results complete), ``stale`` (run before, not current) or ``missing``."""
+    stamp = _stamp(profile, notebook)
+    if stamp is None:
+        return "missing"
+    try:
+        current = fingerprint(config.resolve(notebook, profile))
+    except config.ConfigError:
+        return "stale"
+    return "done" if _stamp_is_current(stamp, current) else "stale"
 
 
 def _failure_message(notebook: str, error: Exception) -> str:
@@ -128,8 +133,7 @@ def run_one(
     """Run one validated notebook unless it is already done; never raises on notebook failure."""
     name, profile = params.notebook, params.profile
     target = fingerprint(params)
-    stamp = _stamp(profile, name)
-    if not force and stamp is not None and status(profile, name, _overrides_of(params)) == "done":
+    if not force and _stamp_is_current(_stamp(profile, name), target):
         return Outcome(name, "skipped", 0.0, "up to date")
     paths.run_stamp(profile, name).unlink(missing_ok=True)
     start = time.perf_counter()
@@ -147,11 +151,6 @@ def run_one(
         }),
     )
     return Outcome(name, "ran", seconds)
-
-
-def _overrides_of(params: config.NotebookParams) -> dict[str, Any]:
-    """The parameters as overrides, so ``status`` resolves exactly these values."""
-    return {k: v for k, v in config.as_dict(params).items() if k != "profile"}
 
 
 def run_batch(

@@ -39,6 +39,7 @@ class TheoryChecks(NotebookParams):
     power_s: tuple[float, ...] = param((0.25, 0.5, 1.0, 2.0, 4.0), gt=0)
     power_n: tuple[int, ...] = param((300, 1000, 3000), ge=20)
     power_reps: int = param(1000, ge=2)
+    power_tolerance: float = param(0.05, gt=0, lt=1, doc="allowed |power − (1 − γ)| where the linearisation holds")
     phase_s: float = param(1.0, gt=0)
     phase_n: tuple[int, ...] = param((100, 200, 400, 800, 1600, 3200), ge=20)
     phase_alphas: tuple[float, ...] = param(

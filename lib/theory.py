@@ -48,6 +48,23 @@ def saturated_purity_auc(alpha: ArrayLike) -> np.ndarray:
     return 0.5 + a * (2.0 - a) / 2.0
 
 
+def saturation_threshold(tolerance: float = 0.005) -> float:
+    """Smallest s beyond which Eq. 8 stays within ``tolerance`` of ½ + α(2−α)/2 for every α.
+
+    Theorem 3, reading (ii) (the paper states s ≥ 6.6 for 0.005). The largest gap over α is
+    decreasing in s, so the threshold is the root of max_α gap(s) = tolerance.
+    """
+
+    def largest_gap(s: float) -> float:
+        best = optimize.minimize_scalar(
+            lambda a: -(saturated_purity_auc(a) - purity_auc(s, a)), bounds=(0.0, 1.0), method="bounded",
+            options={"xatol": 1e-10},
+        )
+        return float(-best.fun)
+
+    return float(optimize.brentq(lambda s: largest_gap(s) - tolerance, 1e-6, 100.0, xtol=1e-10))
+
+
 def chord_length(r: ArrayLike, kappa: ArrayLike) -> np.ndarray:
     """Chord subtended by geodesic distance r on curvature κ ≥ 0 (Theorem 2, Eq. 6).
 

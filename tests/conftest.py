@@ -1,0 +1,53 @@
+"""Shared fixtures: a path sandbox for in-process tests and a repository copy for runner tests."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from lib import paths
+
+REPO = paths.REPO_ROOT
+
+
+@pytest.fixture
+def sandbox(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Redirect every path of lib.paths into ``tmp_path`` (in-process tests only)."""
+    for name, sub in [
+        ("REPO_ROOT", ""), ("NOTEBOOKS_DIR", "notebooks"), ("PARAMS_DIR", "params"),
+        ("RESULTS_DIR", "results"), ("FIGURES_DIR", "figures"), ("BUILD_DIR", "build"),
+    ]:
+        monkeypatch.setattr(paths, name, tmp_path / sub if sub else tmp_path)
+    return tmp_path
+
+
+def copy_repository(destination: Path) -> Path:
+    """A working copy of the companion (sources only) where the runner can be run for real.
+
+    ``python -m lib`` started inside it imports *its* ``lib`` (the working directory comes first
+    on ``sys.path``), so every path it writes stays inside the copy.
+    """
+    for item in ("lib", "notebooks", "params"):
+        shutil.copytree(REPO / item, destination / item, ignore=shutil.ignore_patterns("__pycache__", "*.ipynb"))
+    shutil.copy2(REPO / "pyproject.toml", destination / "pyproject.toml")
+    return destination
+
+
+def run_cli(root: Path, *args: str, timeout: int = 900) -> subprocess.CompletedProcess:
+    """Run ``python -m lib ARGS`` in ``root`` and capture its output."""
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONDONTWRITEBYTECODE": "1"}
+    return subprocess.run(
+        [sys.executable, "-m", "lib", *args], cwd=root, env=env, capture_output=True, text=True,
+        timeout=timeout,
+    )
+
+
+@pytest.fixture(scope="session")
+def repo_copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One repository copy shared by the notebook smoke runs and the provenance tests."""
+    return copy_repository(tmp_path_factory.mktemp("companion"))
