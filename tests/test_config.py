@@ -1,0 +1,91 @@
+"""lib.config: typed parameters, clear errors before compute, YAML gotchas, hashing."""
+
+import jupytext
+import pytest
+
+from lib import config, paths, runner
+
+
+def test_yaml_reads_exponent_floats():
+    assert config.parse_yaml("a: 1e-3\nb: -2.5E+2\nc: 7\nd: .5") == {"a": 0.001, "b": -250.0, "c": 7, "d": 0.5}
+
+
+def test_float_field_accepts_strings_from_yaml_1_1_tools():
+    params = config.validate("00_theory_checks", {"chord_sigma_w": "5e-1", "purity_s": [1, "2e0"]})
+    assert params.chord_sigma_w == 0.5 and params.purity_s == (1.0, 2.0)
+
+
+def test_unknown_key_names_the_closest_valid_key():
+    with pytest.raises(config.ConfigError, match=r"unknown parameter 'purity_reep'; did you mean 'purity_reps'"):
+        config.validate("00_theory_checks", {"purity_reep": 3})
+
+
+@pytest.mark.parametrize(
+    ("values", "message"),
+    [
+        ({"purity_n": 2.5}, r"'purity_n' = 2.5 has the wrong type; allowed: int >= 20"),
+        ({"purity_n": True}, r"'purity_n' = True has the wrong type"),
+        ({"purity_n": 3}, r"'purity_n' = 3 is out of range; allowed: int >= 20"),
+        ({"purity_alphas": [0.5, 1.5]}, r"'purity_alphas' = \[0.5, 1.5\] is out of range; allowed: list of float >= 0 <= 1"),
+        ({"delta": "often"}, r"'delta' = 'often' has the wrong type"),
+        ({"profile": "laptop"}, r"'profile' = 'laptop' is out of range; allowed: str one of 'smoke', 'default', 'paper'"),
+        ({"n_jobs": 0}, r"'n_jobs' = 0 is out of range; allowed: int >= -1 except 0"),
+        ({"null_exact_sizes": [[3, 0]]}, r"'null_exact_sizes'"),
+        ({"recompute": "no"}, r"'recompute' = 'no' has the wrong type; allowed: bool"),
+    ],
+)
+def test_bad_values_are_named_with_what_is_allowed(values, message):
+    with pytest.raises(config.ConfigError, match=message):
+        config.validate("00_theory_checks", values)
+
+
+def test_unknown_notebook_and_overrides():
+    with pytest.raises(config.ConfigError, match="did you mean '00_theory_checks'"):
+        config.schema_for("00_theory_check")
+    assert config.parse_override("purity_n=100") == ("purity_n", 100)
+    assert config.parse_override("purity_s=[1, 2e-1]") == ("purity_s", [1, 0.2])
+    with pytest.raises(config.ConfigError, match="KEY=VALUE"):
+        config.parse_override("purity_n")
+
+
+def test_load_reads_the_notebook_namespace_and_requires_every_key():
+    values = config.as_dict(config.validate("00_theory_checks", {}))
+    namespace = {**values, "np": object(), "unrelated": 1}
+    assert config.load("00_theory_checks", namespace) == config.validate("00_theory_checks", values)
+    del namespace["gap_reps"]
+    with pytest.raises(config.ConfigError, match="'gap_reps' is missing"):
+        config.load("00_theory_checks", namespace)
+
+
+def test_hash_ignores_execution_keys_only():
+    base = config.validate("00_theory_checks", {})
+    same = config.validate("00_theory_checks", {"recompute": False, "n_jobs": 2})
+    other = config.validate("00_theory_checks", {"seed": 1})
+    assert config.params_hash(base) == config.params_hash(same) != config.params_hash(other)
+    assert config.seeds_of(other) == {"seed": 1}
+
+
+@pytest.mark.parametrize("profile", paths.PROFILES)
+def test_every_params_file_validates(profile):
+    for notebook in runner.discover(profile):
+        assert config.resolve(notebook, profile).profile == profile
+
+
+def test_profile_mismatch_in_a_params_file_is_refused(sandbox):
+    (sandbox / "params" / "smoke").mkdir(parents=True)
+    (sandbox / "params" / "smoke" / "00_theory_checks.yaml").write_text("profile: paper\n")
+    with pytest.raises(config.ConfigError, match="sets profile='paper'"):
+        config.resolve("00_theory_checks", "smoke")
+
+
+@pytest.mark.parametrize("notebook", sorted(p.stem for p in paths.NOTEBOOKS_DIR.glob("*.py")))
+def test_parameters_cell_holds_the_default_profile(notebook):
+    """A user opening the notebook in JupyterLab gets exactly the default profile."""
+    cells = jupytext.read(paths.notebook_script(notebook)).cells
+    tagged = [c for c in cells if "parameters" in c.metadata.get("tags", [])]
+    assert len(tagged) == 1
+    namespace: dict = {}
+    exec(tagged[0].source, namespace)  # literals only (DESIGN.md)
+    from_cell = config.load(notebook, namespace)
+    assert config.as_dict(from_cell) == config.as_dict(config.resolve(notebook, "default"))
+    assert set(namespace) - {"__builtins__"} == set(config.as_dict(from_cell))

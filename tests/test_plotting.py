@@ -1,0 +1,48 @@
+"""lib.plotting: figures and tables land beside captions that name their logged sources."""
+
+import matplotlib
+
+matplotlib.use("Agg")
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+from matplotlib import pyplot as plt  # noqa: E402
+
+from lib import config, plotting, results  # noqa: E402
+
+
+@pytest.fixture
+def logged(sandbox):
+    run = results.start(config.validate("00_theory_checks", {"profile": "smoke"}))
+    return run.save_table("curve", pd.DataFrame({"x": [0, 1], "y": [0.5, 0.9]}))
+
+
+def test_figure_files_caption_and_index(sandbox, logged):
+    plotting.use_style()
+    fig, ax = plt.subplots()
+    ax.plot([0, 1], [0.5, 0.9])
+    plotting.save_figure(fig, "curve", "A curve.", [logged])
+    folder = sandbox / "figures" / "smoke" / "00_theory_checks"
+    assert (folder / "curve.pdf").stat().st_size > 0 and (folder / "curve.png").stat().st_size > 0
+    caption = (folder / "curve.caption.md").read_text()
+    assert caption.strip().endswith("Source: results/smoke/00_theory_checks/curve.parquet")
+    index = (sandbox / "figures" / "smoke" / "INDEX.md").read_text()
+    assert "00_theory_checks · curve" in index and "A curve." in index
+
+
+def test_table_formats(sandbox, logged):
+    frame = pd.DataFrame({"claim": ["a"], "value": [0.123456]})
+    plotting.save_table(frame, "summary", "A table.", [logged])
+    folder = sandbox / "figures" / "smoke" / "00_theory_checks"
+    assert pd.read_csv(folder / "summary.csv").equals(frame)
+    assert "| claim" in (folder / "summary.md").read_text()
+    assert "\\begin{tabular}" in (folder / "summary.tex").read_text()
+    assert "Source: results/smoke/00_theory_checks/curve.parquet" in (folder / "summary.caption.md").read_text()
+
+
+def test_sources_must_be_complete_logged_results(sandbox, logged):
+    fig = plt.figure()
+    with pytest.raises(ValueError, match="sources is empty"):
+        plotting.save_figure(fig, "f", "c", [])
+    results.manifest_path(logged).unlink()
+    with pytest.raises(results.IncompleteResultError):
+        plotting.save_figure(fig, "f", "c", [logged])

@@ -1,0 +1,82 @@
+"""lib.results: atomic writes, manifests, completeness, reuse and claims."""
+
+import dataclasses
+import json
+import os
+
+import pandas as pd
+import pytest
+
+from lib import config, results
+
+
+def _params(**values):
+    return config.validate("00_theory_checks", {"profile": "smoke", **values})
+
+
+def test_atomic_write_leaves_nothing_half_written(sandbox, monkeypatch):
+    target = sandbox / "out" / "file.txt"
+    results.atomic_write_text(target, "old")
+
+    def crash(*_):
+        raise OSError("disk gone")
+
+    monkeypatch.setattr(os, "replace", crash)
+    with pytest.raises(OSError):
+        results.atomic_write_text(target, "new")
+    assert target.read_text() == "old"
+    assert [p.name for p in target.parent.iterdir()] == ["file.txt"]
+
+
+def test_manifest_records_provenance(sandbox):
+    run = results.start(_params(seed=3))
+    path = run.save_json("numbers", {"a": 1})
+    manifest = results.read_manifest(path)
+    assert manifest["file"] == "results/smoke/00_theory_checks/numbers.json"
+    assert manifest["params"]["seed"] == 3 and manifest["seeds"] == {"seed": 3}
+    assert manifest["params_hash"] == config.params_hash(run.params)
+    for key in ("git", "packages", "cpu_count", "started", "finished", "wall_time_s", "sha256"):
+        assert key in manifest
+    assert manifest["packages"]["numpy"]
+
+
+def test_truncated_or_unmanifested_results_are_incomplete(sandbox):
+    run = results.start(_params())
+    path = run.save_table("frame", pd.DataFrame({"x": [1, 2, 3]}))
+    assert results.complete_results("smoke", "00_theory_checks") == [path]
+    path.write_bytes(path.read_bytes()[:10])
+    with pytest.raises(results.IncompleteResultError, match="checksum"):
+        results.load_table(path)
+    assert not run.is_current(path)
+    results.manifest_path(path).unlink()
+    assert results.complete_results("smoke", "00_theory_checks") == []
+
+
+def test_cached_table_is_reused_then_recomputed_when_parameters_change(sandbox):
+    calls = []
+
+    def compute():
+        calls.append(1)
+        return pd.DataFrame({"x": [len(calls)]})
+
+    first, path = results.start(_params()).table("t", compute)
+    again, _ = results.start(_params(n_jobs=2)).table("t", compute)  # execution-only key
+    assert len(calls) == 1 and again.equals(first)
+    changed, _ = results.start(_params(seed=9)).table("t", compute)
+    assert len(calls) == 2 and changed.x.item() == 2
+    assert json.loads(results.manifest_path(path).read_text())["params"]["seed"] == 9
+
+
+def test_recompute_false_never_computes(sandbox):
+    with pytest.raises(results.IncompleteResultError, match="recompute is false"):
+        results.start(_params(recompute=False)).json("missing", lambda: {"a": 1})
+
+
+def test_claims_round_trip_in_field_order(sandbox):
+    claim = results.Claim("c1", "000", "Thm 3", "statement", "< 0.006", 0.001, "< 0.006", True)
+    second = dataclasses.replace(claim, id="c2")
+    table, path = results.start(_params()).record_claims([claim, second])
+    assert list(table.columns) == ["id", "paper", "section", "statement", "paper_value", "measured", "comparison", "holds"]
+    assert table.id.tolist() == ["c1", "c2"] and path.name == "claims.json"
+    with pytest.raises(ValueError, match="unique"):
+        results.start(_params()).record_claims([claim, claim])

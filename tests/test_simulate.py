@@ -1,0 +1,44 @@
+"""lib.simulate: the Monte Carlo tables the theory notebook is built on."""
+
+import numpy as np
+import pytest
+
+from lib import simulate, theory
+
+
+def test_purity_law_table_is_unbiased():
+    frame = simulate.purity_law([1.0], [0.0, 0.5, 1.0], n=1000, reps=40, seed=1)
+    assert (frame.error.abs() < 4 * frame.mc_se).all()
+    np.testing.assert_allclose(frame.theory_auc, theory.purity_auc(1.0, frame.alpha_realised))
+
+
+def test_chordal_law_skips_impossible_distances():
+    frame = simulate.chordal_law([0.0, 4.0], [0.5, 2.0], sigma_w=0.5, n=400, reps=5)
+    assert len(frame) == 3  # r = 2 > π/2 is beyond the κ = 4 sphere
+    np.testing.assert_allclose(frame.chord_measured, frame.chord_theory)
+
+
+def test_null_variance_tables():
+    exact = simulate.null_variance_exact([(3, 4)])
+    assert exact.null_var.item() == pytest.approx(exact.theory_var.item())
+    mc = simulate.null_variance_mc([(30, 30)], reps=3000, seed=2)
+    assert abs(mc.null_var.item() - mc.theory_var.item()) < 4 * mc.null_var_se.item()
+
+
+def test_detection_power_is_the_level_at_alpha_zero():
+    frame = simulate.detection_power([(1.0, 200, 1e-9)], reps=2000, seed=3)
+    assert frame.power.item() == pytest.approx(0.05, abs=0.02)
+
+
+def test_crossing_purity_and_slope():
+    alphas = np.array([0.1, 0.2, 0.4])
+    assert simulate.crossing_purity(alphas, np.array([0.2, 0.6, 1.0]), 0.8) == pytest.approx(np.sqrt(0.08))
+    assert np.isnan(simulate.crossing_purity(alphas, np.array([0.1, 0.2, 0.3]), 0.8))
+    assert simulate.loglog_slope([1, 4, 16], [1, 0.5, 0.25]) == pytest.approx(-0.5)
+
+
+def test_generalization_gap_table_respects_its_bounds():
+    frame = simulate.generalization_gap([50, 200], d=5, s=2.0, alpha=0.5, reg=1.0, reps=3, n_test=2000)
+    assert (frame.erm_gap <= frame.erm_bound).all()
+    assert (frame.rademacher_empirical <= frame.rademacher_bound).all()
+    assert (frame.uniform_deviation <= frame.uniform_bound).all()
