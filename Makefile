@@ -13,7 +13,7 @@ export MPLBACKEND := Agg
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet "$(TORCH_SPEC)" -e ".[dev]"
+	$(PY) -m pip install --quiet $(TORCH_SPEC) -e ".[dev]"
 	touch $@
 
 setup: $(VENV)/.installed

@@ -13,6 +13,7 @@ import io
 import json
 import os
 import platform
+import re
 import subprocess
 import tempfile
 import time
@@ -135,6 +136,34 @@ class Claim:
     measured: float
     comparison: str
     holds: bool
+
+
+_COMPARISON = re.compile(
+    r"^\s*(?:(?P<op><=|>=|<|>)\s*(?P<bound>\S+)|within\s+(?P<tol>\S+)\s+of\s+(?P<centre>\S+))\s*$"
+)
+
+
+def compare(measured: float, comparison: str) -> bool:
+    """Evaluate ``comparison`` on ``measured``: ``< v``, ``<= v``, ``> v``, ``>= v`` or ``within t of c``.
+
+    NaN never holds.
+    """
+    match = _COMPARISON.match(comparison)
+    if match is None:
+        raise ValueError(f"comparison={comparison!r} is not understood; allowed: '< v', '<= v', '> v', "
+                         f"'>= v', 'within t of c'")
+    value = float(measured)
+    if match["op"]:
+        bound = float(match["bound"])
+        return bool({"<": value < bound, "<=": value <= bound, ">": value > bound, ">=": value >= bound}[match["op"]])
+    return bool(abs(value - float(match["centre"])) <= float(match["tol"]))
+
+
+def claim(
+    id: str, section: str, statement: str, paper_value: str, measured: float, comparison: str, paper: str = "000"
+) -> Claim:
+    """A :class:`Claim` whose ``holds`` is evaluated from ``comparison`` (see :func:`compare`)."""
+    return Claim(id, paper, section, statement, paper_value, float(measured), comparison, compare(measured, comparison))
 
 
 # --------------------------------------------------------------------------- the run

@@ -38,14 +38,14 @@ class TheoryChecks(NotebookParams):
     gamma: float = param(0.2, gt=0, lt=1, doc="type-II error; target power 1 − γ")
     power_s: tuple[float, ...] = param((0.25, 0.5, 1.0, 2.0, 4.0), gt=0)
     power_n: tuple[int, ...] = param((300, 1000, 3000), ge=20)
-    power_reps: int = param(1000, ge=2)
+    power_reps: int = param(2000, ge=2)
     power_tolerance: float = param(0.05, gt=0, lt=1, doc="allowed |power − (1 − γ)| where the linearisation holds")
     phase_s: float = param(1.0, gt=0)
     phase_n: tuple[int, ...] = param((100, 200, 400, 800, 1600, 3200), ge=20)
     phase_alphas: tuple[float, ...] = param(
         (0.02, 0.03, 0.05, 0.07, 0.1, 0.14, 0.2, 0.28, 0.4, 0.56, 0.8, 1.0), gt=0, le=1
     )
-    phase_reps: int = param(300, ge=2)
+    phase_reps: int = param(500, ge=2)
     # Part E: generalisation gap (Theorem 1)
     gap_n: tuple[int, ...] = param((50, 100, 200, 400, 800, 1600, 3200), ge=10)
     gap_dim: int = param(20, ge=1)

@@ -25,7 +25,7 @@ from IPython.display import display
 from matplotlib import pyplot as plt
 
 from lib import config, plotting, results, simulate, theory
-from lib.results import Claim
+from lib.results import claim
 
 # %% tags=["parameters"]
 profile = "default"  # smoke | default | paper
@@ -50,12 +50,12 @@ delta = 0.05  # Part D: test level δ
 gamma = 0.2  # Part D: type-II error γ (target power 1 − γ)
 power_s = [0.25, 0.5, 1.0, 2.0, 4.0]  # Part D: separations at which power is checked at α*(n)
 power_n = [300, 1000, 3000]  # Part D: audit sizes at which power is checked
-power_reps = 1000  # Part D: replicates per power cell
+power_reps = 2000  # Part D: replicates per power cell
 power_tolerance = 0.05  # Part D: allowed |power − (1 − γ)| where the linearisation holds
 phase_s = 1.0  # Part D: separation of the (α, n) phase plane
 phase_n = [100, 200, 400, 800, 1600, 3200]  # Part D: audit sizes of the phase plane
 phase_alphas = [0.02, 0.03, 0.05, 0.07, 0.1, 0.14, 0.2, 0.28, 0.4, 0.56, 0.8, 1.0]  # Part D: purities
-phase_reps = 300  # Part D: replicates per phase-plane cell
+phase_reps = 500  # Part D: replicates per phase-plane cell
 gap_n = [50, 100, 200, 400, 800, 1600, 3200]  # Part E: training-set sizes
 gap_dim = 20  # Part E: feature dimension
 gap_s = 2.0  # Part E: separation
@@ -136,9 +136,11 @@ for kappa, cell in chord.groupby("kappa"):
     ax_auc.plot(r_ok, theory.chordal_auc(r_ok, kappa, params.chord_sigma_w), color=line.get_color())
     ax_auc.errorbar(cell.r, cell.mc_auc, yerr=2 * cell.mc_se, fmt="o", ms=3, color=line.get_color())
     if kappa > 0:
-        ax_auc.axhline(theory.curvature_ceiling(kappa, params.chord_sigma_w), ls=":", lw=1, color=line.get_color())
+        ceiling = theory.curvature_ceiling(kappa, params.chord_sigma_w)
+        ax_auc.axhline(ceiling, ls=":", lw=1, color=line.get_color())
 ax_chord.set(xlabel="geodesic distance r", ylabel="chord", title="Eq. 6: chord (lines), embedded (points)")
-ax_auc.set(xlabel="geodesic distance r", ylabel="AUC", title=f"chordal AUC, σ_w = {params.chord_sigma_w:g}; ceilings dotted")
+ax_auc.set(xlabel="geodesic distance r", ylabel="AUC",
+           title=f"chordal AUC, σ_w = {params.chord_sigma_w:g}; ceilings dotted")
 ax_chord.legend(fontsize=7)
 plotting.save_figure(
     fig, "chord_ceiling",
@@ -185,14 +187,14 @@ grid = pd.DataFrame([(s, n) for s in params.power_s for n in params.power_n], co
 grid["alpha_star"] = theory.critical_purity(grid.n, grid.s, params.delta, params.gamma)
 grid = grid[grid.alpha_star <= 1].reset_index(drop=True)
 grid["alpha_star_exact"] = [
-    theory.critical_purity_exact(n, s, params.delta, params.gamma) for s, n in zip(grid.s, grid.n)
+    theory.critical_purity_exact(n, s, params.delta, params.gamma) for s, n in zip(grid.s, grid.n, strict=True)
 ]
 linear_gain = grid.alpha_star * grid.s / (2 * np.sqrt(np.pi))
 grid["linearisation_error"] = (theory.purity_auc(grid.s, grid.alpha_star) - 0.5) / linear_gain - 1
 power, power_file = run.table(
     "power_at_threshold",
     lambda: simulate.detection_power(
-        list(zip(grid.s, grid.n, grid.alpha_star)), params.power_reps, params.delta, **mc
+        list(zip(grid.s, grid.n, grid.alpha_star, strict=True)), params.power_reps, params.delta, **mc
     ).merge(grid, on=["s", "n"]),
 )
 power["linearisation_holds"] = power.linearisation_error.abs() < 0.05
@@ -230,8 +232,10 @@ rates = phase.pivot(index="alpha", columns="n", values="power")
 mesh = ax.pcolormesh(rates.columns, rates.index, rates.to_numpy(), shading="nearest", cmap="viridis")
 fig.colorbar(mesh, label="detection rate")
 ax.plot(boundary.n, boundary.alpha_star, "w-", lw=2, label="α*(n), Eq. 11")
-ax.plot(fitted.n, fitted.alpha_empirical, "r--o", ms=3, label=f"empirical {1 - params.gamma:.0%} power (slope {boundary_slope:.2f})")
-ax.set(xscale="log", yscale="log", xlabel="audit size n", ylabel="purity α", title=f"detectability, s = {params.phase_s:g}")
+ax.plot(fitted.n, fitted.alpha_empirical, "r--o", ms=3,
+        label=f"empirical {1 - params.gamma:.0%} power (slope {boundary_slope:.2f})")
+ax.set(xscale="log", yscale="log", xlabel="audit size n", ylabel="purity α",
+       title=f"detectability, s = {params.phase_s:g}")
 ax.legend(fontsize=7, loc="lower left")
 plotting.save_figure(
     fig, "phase_plane",
@@ -260,9 +264,10 @@ erm_slope = simulate.loglog_slope(gap.n, gap.erm_gap.clip(lower=1e-12))
 
 # %%
 fig, ax = plt.subplots(figsize=(5, 3.6))
-ax.plot(gap.n, gap.uniform_deviation, "o-", label=f"worst case over ‖w‖ ≤ 1 (slope {uniform_slope:.2f})")
+ax.plot(gap.n, gap.uniform_deviation, "o-", label=f"worst case, ‖w‖ ≤ 1 (slope {uniform_slope:.2f})")
 ax.plot(gap.n, gap.uniform_bound, "--", label="2ρ/√n (Theorem 1, Rademacher term)")
-ax.errorbar(gap.n, gap.erm_gap, yerr=2 * gap.erm_gap_se, fmt="s-", ms=3, label=f"fitted ℓ2 probe, ramp loss (slope {erm_slope:.2f})")
+ax.errorbar(gap.n, gap.erm_gap, yerr=2 * gap.erm_gap_se, fmt="s-", ms=3,
+            label=f"fitted ℓ2 probe, ramp loss (slope {erm_slope:.2f})")
 ax.plot(gap.n, gap.erm_bound, ":", label="Eq. 2 bound for the fitted probe")
 ax.set(xscale="log", yscale="log", xlabel="training size n", ylabel="generalisation gap")
 ax.legend(fontsize=7)
@@ -278,51 +283,49 @@ plotting.save_figure(
 
 # %%
 z_purity = (purity.error.abs() / purity.mc_se.where(purity.mc_se > 0)).max()
-flat, curved = chord[chord.kappa == 0], chord[chord.kappa > 0]
-ceiling_gap = curved.groupby("kappa").apply(lambda c: (c.ceiling - c.mc_auc).min() / c.mc_se.max())
+flat, curved = chord[chord.kappa == 0].sort_values("r"), chord[chord.kappa > 0]
+ceiling_margin = ((curved.ceiling - curved.mc_auc) / curved.mc_se).min()
+exact_null = null[null.method == "exact permutation"]
 valid, invalid = power[power.linearisation_holds], power[~power.linearisation_holds]
+target_power = 1 - params.gamma
+tol_z, tol_slope = params.tolerance_z, params.slope_tolerance
 claims = [
-    Claim("purity_law_mc", "000", "Thm 3, Eq. 8; E3-A", "oracle AUC matches Eq. 8 (max |error|)",
-          "< 0.006", purity.error.abs().max(), "max |error| < 0.006", bool(purity.error.abs().max() < 0.006)),
-    Claim("purity_law_z", "000", "Thm 3, Eq. 8", "oracle AUC matches Eq. 8 within Monte Carlo error",
-          "exact", z_purity, f"max |error|/s.e. <= {params.tolerance_z:g}", bool(z_purity <= params.tolerance_z)),
-    Claim("purity_monotone", "000", "Thm 3 (i)", "Eq. 8 strictly increasing in α (min step, s ∈ (0, 40])",
-          "> 0", increments.min(), "> 0", bool(increments.min() > 0)),
-    Claim("binormal_saturation", "000", "Thm 3 (ii)", "Φ(s/√2) at s = 4",
-          "> 0.997", float(theory.binormal_auc(4.0)), "> 0.997", bool(theory.binormal_auc(4.0) > 0.997)),
-    Claim("saturated_form", "000", "Thm 3 (ii)", "max |Eq. 8 − (½ + α(2−α)/2)| over s ≥ 6.6",
-          "< 0.005", saturation_gap, "< 0.005", bool(saturation_gap < 0.005)),
-    Claim("saturated_form_threshold", "000", "Thm 3 (ii)", "smallest s with the whole curve within 0.005",
-          "6.6", s_threshold, "<= 6.6", bool(s_threshold <= 6.6)),
-    Claim("chord_geometry", "000", "Thm 2, Eq. 6", "embedded chord vs (2/√κ) sin(√κ r/2) (max |error|)",
-          "exact", (chord.chord_measured - chord.chord_theory).abs().max(), "< 1e-9",
-          bool((chord.chord_measured - chord.chord_theory).abs().max() < 1e-9)),
-    Claim("chordal_auc_mc", "000", "Thm 2, Eq. 6; E3-B", "oracle AUC vs Φ(chord/(√2 σ_w)) (max |error|)",
-          "< 0.013", chord.error.abs().max(), "max |error| < 0.013", bool(chord.error.abs().max() < 0.013)),
-    Claim("flat_keeps_rising", "000", "Cor 1; Fig. 3b", "flat AUC increases with r (min step)",
-          "> 0", flat.sort_values("r").mc_auc.diff().min(), "> 0", bool(flat.sort_values("r").mc_auc.diff().min() > 0)),
-    Claim("curved_below_ceiling", "000", "Cor 1, Eq. 7; Fig. 3b", "curved AUC never above its ceiling (min (ceiling − AUC)/s.e.)",
-          ">= 0", ceiling_gap.min(), f">= -{params.tolerance_z:g}", bool(ceiling_gap.min() >= -params.tolerance_z)),
-    Claim("null_variance_exact", "000", "Thm 4", "exact permutation variance vs (n₊+n₋+1)/(12n₊n₋) (max rel. error)",
-          "exact", null[null.method == "exact permutation"].relative_error.abs().max(), "< 1e-12",
-          bool(null[null.method == "exact permutation"].relative_error.abs().max() < 1e-12)),
-    Claim("null_variance_mc", "000", "Thm 4", "Monte Carlo null variance (max |error|/s.e.)",
-          "exact", null_mc_z.abs().max(), f"<= {params.tolerance_z:g}", bool(null_mc_z.abs().max() <= params.tolerance_z)),
-    Claim("power_at_threshold", "000", "Thm 4, Eq. 11", "power at α*(n) where the linearisation holds (max |power − (1−γ)|)",
-          f"{1 - params.gamma:g}", (valid.power - (1 - params.gamma)).abs().max(), f"<= {params.power_tolerance:g}",
-          bool(len(valid) and (valid.power - (1 - params.gamma)).abs().max() <= params.power_tolerance)),
-    Claim("power_beyond_linearisation", "000", "Thm 4, Eq. 11", "lowest power at α*(n) where the linearisation fails (large s)",
-          "not stated", invalid.power.min() if len(invalid) else float("nan"), f"reported; < {1 - params.gamma:g} means α* is too small",
-          bool(len(invalid) == 0 or invalid.power.min() < 1 - params.gamma)),
-    Claim("boundary_slope", "000", "Thm 4; E3-C", "log-log slope of the empirical detection boundary",
-          "-0.5", boundary_slope, f"|slope + 0.5| <= {params.slope_tolerance:g}", bool(abs(boundary_slope + 0.5) <= params.slope_tolerance)),
-    Claim("gap_uniform_slope", "000", "Thm 1, Eq. 2", "log-log slope of the worst-case gap over the norm ball",
-          "-0.5", uniform_slope, f"|slope + 0.5| <= {params.slope_tolerance:g}", bool(abs(uniform_slope + 0.5) <= params.slope_tolerance)),
-    Claim("gap_below_bound", "000", "Thm 1, Eq. 2", "fitted probe's gap / Eq. 2 bound (max over n)",
-          "<= 1", (gap.erm_gap / gap.erm_bound).max(), "<= 1", bool((gap.erm_gap <= gap.erm_bound).all())),
-    Claim("gap_erm_slope", "000", "Thm 1; E6", "log-log slope of the fitted probe's gap",
-          "-0.5 (upper-bound rate)", erm_slope, f"<= {-0.5 + params.slope_tolerance:g} (at least as fast)",
-          bool(erm_slope <= -0.5 + params.slope_tolerance)),
+    claim("purity_law_mc", "Thm 3, Eq. 8; E3-A", "oracle AUC vs Eq. 8, max |error| over the grid",
+          "< 0.006", purity.error.abs().max(), "< 0.006"),
+    claim("purity_law_z", "Thm 3, Eq. 8", "oracle AUC vs Eq. 8, max |error| / s.e.",
+          "exact", z_purity, f"<= {tol_z}"),
+    claim("purity_monotone", "Thm 3 (i)", "Eq. 8 strictly increasing in α: min step, s in (0, 40]",
+          "> 0", increments.min(), "> 0"),
+    claim("binormal_saturation", "Thm 3 (ii)", "Φ(s/√2) at s = 4",
+          "> 0.997", theory.binormal_auc(4.0), "> 0.997"),
+    claim("saturated_form", "Thm 3 (ii)", "max |Eq. 8 − (½ + α(2−α)/2)| over s ≥ 6.6",
+          "< 0.005", saturation_gap, "< 0.005"),
+    claim("saturated_form_threshold", "Thm 3 (ii)", "smallest s with the whole curve within 0.005",
+          "6.6", s_threshold, "<= 6.6"),
+    claim("chord_geometry", "Thm 2, Eq. 6", "embedded chord vs (2/√κ) sin(√κ r/2), max |error|",
+          "exact", (chord.chord_measured - chord.chord_theory).abs().max(), "< 1e-9"),
+    claim("chordal_auc_mc", "Thm 2, Eq. 6; E3-B", "oracle AUC vs Φ(chord/(√2 σ_w)), max |error|",
+          "< 0.013", chord.error.abs().max(), "< 0.013"),
+    claim("flat_keeps_rising", "Cor 1; Fig. 3b", "flat AUC increases with r: min step",
+          "> 0", flat.mc_auc.diff().min(), "> 0"),
+    claim("curved_below_ceiling", "Cor 1, Eq. 7; Fig. 3b", "curved AUC under its ceiling: min (ceiling − AUC)/s.e.",
+          ">= 0", ceiling_margin, f">= {-tol_z}"),
+    claim("null_variance_exact", "Thm 4", "exact permutation variance vs (n₊+n₋+1)/(12n₊n₋), max rel. error",
+          "exact", exact_null.relative_error.abs().max(), "< 1e-12"),
+    claim("null_variance_mc", "Thm 4", "Monte Carlo null variance, max |error| / s.e.",
+          "exact", null_mc_z.abs().max(), f"<= {tol_z}"),
+    claim("power_at_threshold", "Thm 4, Eq. 11", "power at α*(n) where the linearisation holds, max |power − (1−γ)|",
+          f"{target_power:g}", (valid.power - target_power).abs().max(), f"<= {params.power_tolerance}"),
+    claim("power_beyond_linearisation", "Thm 4, Eq. 11", "lowest power at α*(n) where the linearisation fails",
+          "not stated", invalid.power.min(), f"< {target_power:g}"),
+    claim("boundary_slope", "Thm 4; E3-C", "log-log slope of the empirical detection boundary",
+          "-0.5", boundary_slope, f"within {tol_slope} of -0.5"),
+    claim("gap_uniform_slope", "Thm 1, Eq. 2", "log-log slope of the worst-case gap over the norm ball",
+          "-0.5", uniform_slope, f"within {tol_slope} of -0.5"),
+    claim("gap_below_bound", "Thm 1, Eq. 2", "fitted probe's gap / its Eq. 2 bound, max over n",
+          "<= 1", (gap.erm_gap / gap.erm_bound).max(), "<= 1"),
+    claim("gap_erm_slope", "Thm 1; E6", "log-log slope of the fitted probe's gap (at least as fast as the bound)",
+          "-0.5 (bound rate)", erm_slope, f"<= {-0.5 + tol_slope:g}"),
 ]
 claims_table, claims_file = run.record_claims(claims)
 plotting.save_table(

@@ -26,9 +26,11 @@ def test_unknown_key_names_the_closest_valid_key():
         ({"purity_n": 2.5}, r"'purity_n' = 2.5 has the wrong type; allowed: int >= 20"),
         ({"purity_n": True}, r"'purity_n' = True has the wrong type"),
         ({"purity_n": 3}, r"'purity_n' = 3 is out of range; allowed: int >= 20"),
-        ({"purity_alphas": [0.5, 1.5]}, r"'purity_alphas' = \[0.5, 1.5\] is out of range; allowed: list of float >= 0 <= 1"),
+        ({"purity_alphas": [0.5, 1.5]}, r"'purity_alphas' = \[0.5, 1.5\] is out of range; "
+                                        r"allowed: list of float >= 0 <= 1"),
         ({"delta": "often"}, r"'delta' = 'often' has the wrong type"),
-        ({"profile": "laptop"}, r"'profile' = 'laptop' is out of range; allowed: str one of 'smoke', 'default', 'paper'"),
+        ({"profile": "laptop"}, r"'profile' = 'laptop' is out of range; "
+                                r"allowed: str one of 'smoke', 'default', 'paper'"),
         ({"n_jobs": 0}, r"'n_jobs' = 0 is out of range; allowed: int >= -1 except 0"),
         ({"null_exact_sizes": [[3, 0]]}, r"'null_exact_sizes'"),
         ({"recompute": "no"}, r"'recompute' = 'no' has the wrong type; allowed: bool"),

@@ -1,0 +1,48 @@
+"""Every notebook under params/smoke/ runs through the runner; its outputs carry provenance."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from conftest import run_cli
+
+from lib import config, paths
+
+SMOKE_NOTEBOOKS = sorted(p.stem for p in (paths.PARAMS_DIR / "smoke").glob("*.yaml"))
+_runs: dict[str, object] = {}
+
+
+def smoke_run(root: Path, notebook: str):
+    if notebook not in _runs:
+        _runs[notebook] = run_cli(root, "run", notebook, "--profile", "smoke", "--force", "--quiet")
+    return _runs[notebook]
+
+
+@pytest.mark.parametrize("notebook", SMOKE_NOTEBOOKS)
+def test_notebook_runs_under_smoke(repo_copy, notebook):
+    result = smoke_run(repo_copy, notebook)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert (repo_copy / "build" / "smoke" / f"{notebook}.done.json").is_file()
+    assert (repo_copy / "results" / "smoke" / notebook / "claims.json").is_file()
+
+
+@pytest.mark.parametrize("notebook", SMOKE_NOTEBOOKS)
+def test_every_caption_names_existing_sources_with_the_parameters_used(repo_copy, notebook):
+    assert smoke_run(repo_copy, notebook).returncode == 0
+    stamp = json.loads((repo_copy / "build" / "smoke" / f"{notebook}.done.json").read_text())
+    used = config.validate(notebook, stamp["params"])
+    captions = sorted((repo_copy / "figures" / "smoke" / notebook).glob("*.caption.md"))
+    assert captions, "the notebook wrote no figure or table"
+    for caption in captions:
+        sources = re.findall(r"^Source: (\S+)$", caption.read_text(), flags=re.M)
+        assert sources, f"{caption.name} names no source"
+        for source in sources:
+            manifest = json.loads((repo_copy / (source + ".manifest.json")).read_text())
+            assert (repo_copy / source).is_file()
+            assert manifest["params_hash"] == config.params_hash(used)
+            assert manifest["params_hash"] == config.params_hash(config.validate(notebook, manifest["params"]))
+    index = (repo_copy / "figures" / "smoke" / "INDEX.md").read_text()
+    assert all(c.name.removesuffix(".caption.md") in index for c in captions)
