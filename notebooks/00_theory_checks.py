@@ -38,8 +38,8 @@ purity_alphas = [0.0, 0.1, 0.3, 0.5, 0.7, 0.9, 1.0]  # Part A: purities α (5 ×
 purity_n = 4000  # Part A: texts per simulated audit
 purity_reps = 200  # Part A: replicates per setting
 chord_kappas = [0.0, 0.25, 1.0, 4.0]  # Part B: curvatures κ (0: flat)
-chord_r = [0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 2.5, 3.0]  # Part B: geodesic distances r
-chord_sigma_w = 0.5  # Part B: ambient noise σ_w
+chord_r = [0.25, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0]  # Part B: geodesic distances r
+chord_sigma_w = 1.5  # Part B: ambient noise σ_w
 chord_dim = 3  # Part B: ambient dimension
 chord_n = 2000  # Part B: texts per replicate
 chord_reps = 100  # Part B: replicates per (κ, r)
@@ -264,11 +264,11 @@ erm_slope = simulate.loglog_slope(gap.n, gap.erm_gap.clip(lower=1e-12))
 
 # %%
 fig, ax = plt.subplots(figsize=(5, 3.6))
-ax.plot(gap.n, gap.uniform_deviation, "o-", label=f"worst case, ‖w‖ ≤ 1 (slope {uniform_slope:.2f})")
-ax.plot(gap.n, gap.uniform_bound, "--", label="2ρ/√n (Theorem 1, Rademacher term)")
-ax.errorbar(gap.n, gap.erm_gap, yerr=2 * gap.erm_gap_se, fmt="s-", ms=3,
+ax.plot(gap.n, gap.uniform_deviation, "o-", color="C0", label=f"worst case, ‖w‖ ≤ 1 (slope {uniform_slope:.2f})")
+ax.plot(gap.n, gap.uniform_bound, "--", color="C0", label="its bound 2ρ/√n (Theorem 1)")
+ax.errorbar(gap.n, gap.erm_gap, yerr=2 * gap.erm_gap_se, fmt="s-", ms=3, color="C2",
             label=f"fitted ℓ2 probe, ramp loss (slope {erm_slope:.2f})")
-ax.plot(gap.n, gap.erm_bound, ":", label="Eq. 2 bound for the fitted probe")
+ax.plot(gap.n, gap.erm_bound, ":", color="C2", label="its bound, Eq. 2 at the probe's ‖w‖")
 ax.set(xscale="log", yscale="log", xlabel="training size n", ylabel="generalisation gap")
 ax.legend(fontsize=7)
 plotting.save_figure(

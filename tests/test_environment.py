@@ -1,7 +1,11 @@
 """The environment files agree, and CI runs the README's test command."""
 
 import re
+import shutil
+import subprocess
+import sys
 import tomllib
+from pathlib import Path
 
 import yaml
 
@@ -30,7 +34,15 @@ def test_ci_runs_the_readme_test_command():
     assert re.search(r"^make test\b", ci, flags=re.M)
 
 
-def test_only_percent_scripts_are_sources():
-    config = (paths.REPO_ROOT / "jupytext.toml").read_text()
-    assert "py:percent" in config and "jupytext_version" in config
+def test_jupytext_pairing_round_trips_scripts_unchanged(tmp_path):
+    """Syncing a script to .ipynb and back (as JupyterLab does) leaves the source byte-identical."""
+    shutil.copy2(paths.REPO_ROOT / "jupytext.toml", tmp_path)
+    (tmp_path / "notebooks").mkdir()
+    for script in paths.NOTEBOOKS_DIR.glob("*.py"):
+        copy = shutil.copy2(script, tmp_path / "notebooks")
+        subprocess.run([sys.executable, "-m", "jupytext", "--sync", copy], cwd=tmp_path, check=True,
+                       capture_output=True)
+        assert Path(copy).with_suffix(".ipynb").is_file()
+        assert Path(copy).read_text() == script.read_text()
+        assert "jupytext_version" not in script.read_text()
     assert "notebooks/*.ipynb" in (paths.REPO_ROOT / ".gitignore").read_text()
