@@ -83,3 +83,34 @@ def sphere_clusters(
     y = _balanced_labels(rng, n)
     X = centers[1 - y] + sigma_w * rng.standard_normal((n, d))
     return LabelledSample(X, y, np.ones(n, dtype=bool), centers[0] - centers[1])
+
+
+def _embed(rng: np.random.Generator, coords: np.ndarray, ambient_dim: int, noise: float) -> np.ndarray:
+    """Place ``coords`` in ℝ^ambient_dim by a random rotation and add isotropic noise."""
+    k = coords.shape[1]
+    if ambient_dim < k:
+        raise ValueError(f"ambient_dim={ambient_dim!r} is out of range; allowed: >= {k}")
+    rotation, _ = np.linalg.qr(rng.standard_normal((ambient_dim, ambient_dim)))
+    X = coords @ rotation[:, :k].T
+    return X + noise * rng.standard_normal(X.shape) if noise > 0 else X
+
+
+def linear_manifold(
+    rng: np.random.Generator, n: int, intrinsic_dim: int, ambient_dim: int, noise: float = 0.0
+) -> np.ndarray:
+    """n points uniform in a unit cube of dimension d_B, rotated into ℝ^D (flat, κ = 0)."""
+    if intrinsic_dim < 1:
+        raise ValueError(f"intrinsic_dim={intrinsic_dim!r} is out of range; allowed: >= 1")
+    return _embed(rng, rng.uniform(size=(n, intrinsic_dim)), ambient_dim, noise)
+
+
+def sphere_manifold(
+    rng: np.random.Generator, n: int, intrinsic_dim: int, ambient_dim: int, kappa: float = 1.0,
+    noise: float = 0.0,
+) -> np.ndarray:
+    """n points uniform on the d_B-sphere of curvature κ (radius 1/√κ), rotated into ℝ^D."""
+    if intrinsic_dim < 1 or kappa <= 0:
+        raise ValueError(f"need intrinsic_dim >= 1 and kappa > 0; got {intrinsic_dim!r}, {kappa!r}")
+    directions = rng.standard_normal((n, intrinsic_dim + 1))
+    directions /= np.linalg.norm(directions, axis=1, keepdims=True)
+    return _embed(rng, directions / np.sqrt(kappa), ambient_dim, noise)
