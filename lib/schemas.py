@@ -55,3 +55,74 @@ class TheoryChecks(NotebookParams):
     gap_reps: int = param(20, ge=2)
     gap_n_test: int = param(20000, ge=100)
     slope_tolerance: float = param(0.1, gt=0, doc="allowed |slope − (−½)| on log–log axes")
+
+
+@register("E09_null_calibration")
+@dataclass(frozen=True)
+class NullCalibration(NotebookParams):
+    """E09: false-positive rate and null s.d. of the full detection pipeline on label-free features."""
+
+    pool_cells: int = param(340, ge=5, doc="context cells, one counterfactual pair each")
+    neutral_per_cell: int = param(2, ge=0)
+    feature_dim: int = param(64, ge=1)
+    cell_scale: float = param(1.0, ge=0, doc="s.d. of the shared per-cell feature offset")
+    cells: tuple[tuple[float, ...], ...] = param(
+        ((0.1, 100), (0.3, 100), (0.3, 300), (1.0, 300), (0.3, 680), (1.0, 680)), ge=0,
+        doc="pool-respecting (alpha, n) cells",
+    )
+    broken_cells: tuple[tuple[float, ...], ...] = param(((1.0, 1000),), ge=0, doc="cells resampled past the pool")
+    reps: int = param(500, ge=2, doc="null replicates per cell")
+    n_seeds: int = param(5, ge=1)
+    n_splits: int = param(5, ge=2)
+    level: float = param(0.05, gt=0, lt=1)
+
+
+@register("E05_orthogonality")
+@dataclass(frozen=True)
+class Orthogonality(NotebookParams):
+    """E05 (synthetic part): the orthogonality condition C3 checked exactly, then stressed."""
+
+    angles_deg: tuple[float, ...] = param((0.0, 15.0, 30.0, 45.0, 60.0, 75.0, 90.0), ge=0, le=90)
+    s: float = param(2.0, gt=0)
+    alpha: float = param(0.5, gt=0, lt=1, doc="purity: marked and neutral texts both present")
+    shift: float = param(1.5, gt=0, doc="length of the marked-vs-neutral confound shift, in noise s.d.")
+    n: int = param(1000, ge=20)
+    dim: int = param(10, ge=2)
+    reps: int = param(40, ge=2)
+    tolerance_z: float = param(4.0, gt=0)
+
+
+@register("E06_scaling")
+@dataclass(frozen=True)
+class Scaling(NotebookParams):
+    """E06 (synthetic part): the generalisation gap against n at α = 0.3, beside Theorem 1."""
+
+    n_values: tuple[int, ...] = param((50, 100, 200, 400, 800, 1600, 3200), ge=10)
+    dim: int = param(100, ge=1)
+    s: float = param(2.0, gt=0)
+    alpha: float = param(0.3, gt=0, le=1)
+    reps: int = param(20, ge=2)
+    n_test: int = param(20000, ge=100)
+    reg: float = param(1.0, gt=0, doc="ℓ2 penalty per sample of the norm-bounded probe (C is 1/(reg·n))")
+    slope_tolerance: float = param(0.1, gt=0)
+
+
+@register("E10_nonlinear")
+@dataclass(frozen=True)
+class Nonlinear(NotebookParams):
+    """E10 (synthetic part): kernel, MLP and oracle probes on the E3 generators."""
+
+    purity_s: tuple[float, ...] = param((1.0, 4.0), gt=0)
+    purity_alphas: tuple[float, ...] = param((0.1, 0.3, 1.0), gt=0, le=1)
+    purity_n: int = param(400, ge=20)
+    purity_dim: int = param(10, ge=1)
+    purity_reps: int = param(8, ge=2)
+    sphere_kappa: float = param(4.0, gt=0)
+    sphere_r: tuple[float, ...] = param((1.0, 1.25, 1.5), gt=0)
+    sphere_sigma_w: float = param(1.0, gt=0)
+    sphere_tau: float = param(0.0, ge=0, doc="intrinsic geodesic spread; 0 is the paper's ambient-noise generator")
+    sphere_n: int = param(400, ge=20)
+    sphere_dim: int = param(5, ge=2)
+    sphere_reps: int = param(8, ge=2)
+    tolerance_z: float = param(4.0, gt=0)
+    recovered_tolerance: float = param(0.25, gt=0, doc="largest share of the chordal-geodesic gap called 'none'")

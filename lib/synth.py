@@ -12,12 +12,17 @@ import numpy as np
 
 @dataclass(frozen=True)
 class LabelledSample:
-    """Features ``X`` (n, d), labels ``y`` (n,), which rows are marked, and the oracle direction."""
+    """Features ``X`` (n, d), labels ``y``, marked rows, the oracle direction and CV ``groups``.
+
+    ``groups`` keeps each counterfactual pair (one marked text per group) together; every other
+    text is its own group.
+    """
 
     X: np.ndarray
     y: np.ndarray
     marked: np.ndarray
     oracle_direction: np.ndarray
+    groups: np.ndarray
 
 
 def _balanced_labels(rng: np.random.Generator, n: int) -> np.ndarray:
@@ -32,13 +37,14 @@ def purity_mixture(
     alpha: float,
     d: int = 1,
     covariance: np.ndarray | None = None,
+    neutral_offset: np.ndarray | None = None,
 ) -> LabelledSample:
     """The purity model of Theorem 3 (paper 000, Sec. IV-D).
 
     round(α·n/2) marked texts per group at ±Δ/2 with ΔᵀΣ⁻¹Δ = s²; the other texts are neutral,
     at the midpoint 0, with random balanced labels ("neutral texts carry no label
     information"). Noise is N(0, Σ) (identity by default). The oracle (Bayes-optimal linear)
-    direction is Σ⁻¹Δ.
+    direction is Σ⁻¹Δ. ``neutral_offset`` moves every neutral text off the midpoint (E05 stress).
     """
     if not 0 <= alpha <= 1:
         raise ValueError(f"alpha={alpha!r} is out of range; allowed: 0 <= alpha <= 1")
@@ -55,17 +61,22 @@ def purity_mixture(
     marked = np.arange(n) < 2 * per_group
     centers = np.where(marked, y - 0.5, 0.0)[:, None] * delta[None, :]
     X = centers + rng.standard_normal((n, d)) @ chol.T
-    return LabelledSample(X, y.astype(int), marked, np.linalg.solve(cov, delta))
+    if neutral_offset is not None:
+        X[~marked] += np.asarray(neutral_offset, dtype=float)
+    groups = np.concatenate([np.arange(per_group), np.arange(per_group), per_group + np.arange(n_neutral)])
+    return LabelledSample(X, y.astype(int), marked, np.linalg.solve(cov, delta), groups)
 
 
 def sphere_clusters(
-    rng: np.random.Generator, n: int, kappa: float, r: float, sigma_w: float, d: int = 3
+    rng: np.random.Generator, n: int, kappa: float, r: float, sigma_w: float, d: int = 3, tau: float = 0.0
 ) -> LabelledSample:
-    """Two point clusters at geodesic distance r on a sphere of curvature κ, ambient noise σ_w.
+    """Two clusters at geodesic distance r on a sphere of curvature κ, ambient noise σ_w.
 
     The centres lie on a great circle of radius 1/√κ (flat line when κ = 0) in the first two
-    coordinates of ℝ^d, at angles ±√κ·r/2; each text adds isotropic N(0, σ_w² I_d) noise
-    (Theorem 2, Sec. IV-C). Labels are balanced; the oracle direction is the chord.
+    coordinates of ℝ^d, at angles ±√κ·r/2; each text is displaced along the circle by a geodesic
+    N(0, τ²) step (intrinsic spread, 0 by default) and adds isotropic N(0, σ_w² I_d) ambient noise
+    (Theorem 2, Sec. IV-C). With τ = 0 the classes are Gaussian and Eq. 6 is exact. Labels are
+    balanced; the oracle direction is the chord.
     """
     if kappa < 0 or r < 0 or sigma_w <= 0 or d < 2:
         raise ValueError(
@@ -73,16 +84,22 @@ def sphere_clusters(
         )
     if kappa > 0 and np.sqrt(kappa) * r > np.pi + 1e-12:
         raise ValueError(f"r={r!r} exceeds the sphere's diameter pi/sqrt(kappa)={np.pi / np.sqrt(kappa):.4g}")
-    centers = np.zeros((2, d))
-    if kappa == 0:
-        centers[:, 0] = [r / 2, -r / 2]
-    else:
-        radius, half_angle = 1 / np.sqrt(kappa), np.sqrt(kappa) * r / 2
-        centers[:, 0] = radius * np.sin([half_angle, -half_angle])
-        centers[:, 1] = radius * np.cos(half_angle)
     y = _balanced_labels(rng, n)
-    X = centers[1 - y] + sigma_w * rng.standard_normal((n, d))
-    return LabelledSample(X, y, np.ones(n, dtype=bool), centers[0] - centers[1])
+    position = np.where(y == 1, r / 2, -r / 2) + tau * rng.standard_normal(n)  # signed arc length
+
+    def on_manifold(arc: np.ndarray) -> np.ndarray:
+        points = np.zeros((len(arc), d))
+        if kappa == 0:
+            points[:, 0] = arc
+        else:
+            radius = 1 / np.sqrt(kappa)
+            points[:, 0] = radius * np.sin(arc / radius)
+            points[:, 1] = radius * np.cos(arc / radius)
+        return points
+
+    centers = on_manifold(np.array([r / 2, -r / 2]))
+    X = on_manifold(position) + sigma_w * rng.standard_normal((n, d))
+    return LabelledSample(X, y, np.ones(n, dtype=bool), centers[0] - centers[1], np.arange(n))
 
 
 def _embed(rng: np.random.Generator, coords: np.ndarray, ambient_dim: int, noise: float) -> np.ndarray:
@@ -114,3 +131,81 @@ def sphere_manifold(
     directions = rng.standard_normal((n, intrinsic_dim + 1))
     directions /= np.linalg.norm(directions, axis=1, keepdims=True)
     return _embed(rng, directions / np.sqrt(kappa), ambient_dim, noise)
+
+
+# --------------------------------------------------------------------------- label-free null pools (E09)
+
+
+@dataclass(frozen=True)
+class Pool:
+    """A text pool with the template grid's structure (paper 000, Sec. VI-A).
+
+    Each context cell holds one counterfactual pair of marked texts (group 0 and group 1) and
+    ``neutral_per_cell`` neutral texts. ``X`` holds one feature row per text.
+    """
+
+    X: np.ndarray
+    cell: np.ndarray
+    pair: np.ndarray  # pair id of a marked text, −1 for a neutral one
+    group: np.ndarray  # 0/1 for a marked text, −1 for a neutral one
+
+    @property
+    def marked(self) -> np.ndarray:
+        return self.pair >= 0
+
+
+def null_pool(
+    rng: np.random.Generator, n_cells: int = 340, neutral_per_cell: int = 2, d: int = 64, cell_scale: float = 1.0
+) -> Pool:
+    """Label-free noise features on the grid's structure: H0 holds exactly (E09).
+
+    Every text's features are its cell's shared offset (scale ``cell_scale``, the context effect that
+    grouped folds must respect) plus independent N(0, I_d) noise; nothing depends on the group label.
+    """
+    per_cell = 2 + neutral_per_cell
+    cell = np.repeat(np.arange(n_cells), per_cell)
+    slot = np.tile(np.arange(per_cell), n_cells)
+    pair = np.where(slot < 2, cell, -1)
+    group = np.where(slot < 2, slot, -1)
+    X = cell_scale * rng.standard_normal((n_cells, d))[cell] + rng.standard_normal((len(cell), d))
+    return Pool(X, cell, pair, group)
+
+
+@dataclass(frozen=True)
+class PuritySample:
+    """Rows of a pool drawn at purity α: indices into the pool, labels, CV groups, duplicates."""
+
+    index: np.ndarray
+    y: np.ndarray
+    groups: np.ndarray
+    n_duplicates: int
+
+
+def draw_purity_sample(
+    rng: np.random.Generator, pool: Pool, n: int, alpha: float, allow_resampling: bool = False
+) -> PuritySample:
+    """n texts at purity α (Sec. VI-A): round(αn/2) whole pairs (label = group), the rest neutral
+    texts with random balanced labels; CV groups are the context cells.
+
+    A request beyond the pool raises unless ``allow_resampling``, which then draws pairs or neutral
+    texts with replacement — the deliberately broken E09 cell (duplicates create ties).
+    """
+    if not 0 <= alpha <= 1:
+        raise ValueError(f"alpha={alpha!r} is out of range; allowed: 0 <= alpha <= 1")
+    n_pairs = int(round(alpha * n / 2))
+    n_neutral = n - 2 * n_pairs
+    pair_ids = np.unique(pool.pair[pool.marked])
+    neutral_rows = np.flatnonzero(~pool.marked)
+    short = n_pairs > len(pair_ids) or n_neutral > len(neutral_rows)
+    if short and not allow_resampling:
+        raise ValueError(
+            f"n={n}, alpha={alpha} needs {n_pairs} pairs and {n_neutral} neutral texts; the pool has "
+            f"{len(pair_ids)} and {len(neutral_rows)} (set allow_resampling to draw with replacement)"
+        )
+    chosen_pairs = rng.choice(pair_ids, n_pairs, replace=n_pairs > len(pair_ids))
+    chosen_neutral = rng.choice(neutral_rows, n_neutral, replace=n_neutral > len(neutral_rows))
+    row_of = {(p, g): i for i, (p, g) in enumerate(zip(pool.pair, pool.group, strict=True)) if p >= 0}
+    marked_rows = np.array([row_of[(p, g)] for p in chosen_pairs for g in (0, 1)], dtype=int)
+    index = np.concatenate([marked_rows, chosen_neutral]).astype(int)
+    y = np.concatenate([pool.group[marked_rows], rng.permutation(np.arange(n_neutral) % 2)]).astype(int)
+    return PuritySample(index, y, pool.cell[index], len(index) - len(np.unique(index)))

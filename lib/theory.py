@@ -42,6 +42,25 @@ def purity_auc(s: ArrayLike, alpha: ArrayLike) -> np.ndarray:
     )
 
 
+def offset_purity_auc(s: ArrayLike, alpha: ArrayLike, b_w: ArrayLike) -> np.ndarray:
+    """Eq. 8 when neutral texts sit at offset b_w (in s.d. units along w) from the midpoint (Cor. 2).
+
+    Re-derived (the corollary's formula was lost in extraction): marked texts project to ±s/2 and
+    neutral ones to b_w, all with unit variance, so marked–neutral pairs compare at s/2 ∓ b_w:
+    α²Φ(s/√2) + α(1−α)[Φ((s/2 − b_w)/√2) + Φ((s/2 + b_w)/√2)] + (1−α)²/2. Equals Eq. 8 at b_w = 0 and
+    is below it for any b_w ≠ 0 when s > 0.
+    """
+    s = np.asarray(s, dtype=float)
+    a = np.asarray(alpha, dtype=float)
+    b = np.asarray(b_w, dtype=float)
+    root2 = np.sqrt(2.0)
+    return (
+        a**2 * norm.cdf(s / root2)
+        + a * (1.0 - a) * (norm.cdf((s / 2 - b) / root2) + norm.cdf((s / 2 + b) / root2))
+        + (1.0 - a) ** 2 / 2.0
+    )
+
+
 def saturated_purity_auc(alpha: ArrayLike) -> np.ndarray:
     """The s → ∞ limit of :func:`purity_auc` (Theorem 3, reading (ii)): ½ + α(2−α)/2."""
     a = np.asarray(alpha, dtype=float)

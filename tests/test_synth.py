@@ -42,3 +42,26 @@ def test_sphere_centres_sit_on_the_sphere_at_the_chord(kappa):
 def test_sphere_refuses_distances_beyond_the_diameter():
     with pytest.raises(ValueError, match="exceeds the sphere's diameter"):
         synth.sphere_clusters(np.random.default_rng(0), 10, kappa=4.0, r=2.0, sigma_w=0.1)
+
+
+def test_null_pool_structure_and_purity_draws():
+    rng = np.random.default_rng(2)
+    pool = synth.null_pool(rng, n_cells=20, neutral_per_cell=2, d=3)
+    assert pool.X.shape == (80, 3) and pool.marked.sum() == 40
+    sample = synth.draw_purity_sample(rng, pool, 40, 0.5)
+    marked = pool.marked[sample.index]
+    assert marked.sum() == 20 and sample.y.mean() == 0.5 and sample.n_duplicates == 0
+    pairs = pool.pair[sample.index][marked]
+    assert all((pairs == p).sum() == 2 for p in np.unique(pairs))  # pair members travel together
+    np.testing.assert_array_equal(sample.groups, pool.cell[sample.index])
+    with pytest.raises(ValueError, match="the pool has 20 and 40"):
+        synth.draw_purity_sample(rng, pool, 100, 1.0)
+    broken = synth.draw_purity_sample(rng, pool, 100, 1.0, allow_resampling=True)
+    assert broken.n_duplicates > 0
+
+
+def test_sphere_intrinsic_spread_moves_points_along_the_circle():
+    rng = np.random.default_rng(3)
+    sample = synth.sphere_clusters(rng, 500, kappa=1.0, r=1.0, sigma_w=1e-9, d=3, tau=0.3)
+    np.testing.assert_allclose(np.linalg.norm(sample.X[:, :2], axis=1), 1.0, rtol=1e-6)
+    assert np.unique(np.round(sample.X, 4), axis=0).shape[0] > 400

@@ -131,3 +131,17 @@ def test_sphere_extrinsic_radius_matches_cap():
     points = rng.standard_normal((20000, 3))
     points /= np.linalg.norm(points, axis=1, keepdims=True) * np.sqrt(4.0)  # sphere with κ = 4
     assert np.linalg.norm(points, axis=1).max() == pytest.approx(theory.sphere_radius_cap(4.0))
+
+
+def test_offset_purity_law_against_monte_carlo_and_limits():
+    """Corollary 2 (re-derived): neutral texts at b_w from the midpoint along the discriminant."""
+    np.testing.assert_allclose(theory.offset_purity_auc(2.0, 0.4, 0.0), theory.purity_auc(2.0, 0.4))
+    assert theory.offset_purity_auc(2.0, 0.4, 0.7) < theory.purity_auc(2.0, 0.4)
+    assert theory.offset_purity_auc(2.0, 0.4, 0.7) == pytest.approx(theory.offset_purity_auc(2.0, 0.4, -0.7))
+    rng = np.random.default_rng(6)
+    aucs = []
+    for _ in range(60):
+        sample = synth.purity_mixture(rng, 3000, 2.0, 0.4, d=2, neutral_offset=np.array([0.7, 0.0]))
+        aucs.append(stats.auroc(sample.y, sample.X @ sample.oracle_direction))
+    se = np.std(aucs, ddof=1) / np.sqrt(len(aucs))
+    assert abs(np.mean(aucs) - theory.offset_purity_auc(2.0, 0.4, 0.7)) < 4 * se
