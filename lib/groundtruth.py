@@ -1,9 +1,10 @@
-"""Learned probes on generators with known truth: paper 000's synthetic experiments (E3, E5, E6, E10).
+"""Probes and estimators on generators with known truth: paper 000's synthetic experiments (E3, E5, E6, E10).
 
-Every function runs the paper's probing protocol (:func:`lib.probes.probe_auc`: grouped 5-fold × 5
-seeds, pooled out-of-fold AUC) on :mod:`lib.synth` generators and returns a tidy table with the
-closed form of :mod:`lib.theory` beside the measurement. Cells are spread over processes with
-:func:`lib.parallel.parallel_map`, one seed per cell.
+The probe functions run the paper's probing protocol (:func:`lib.probes.probe_auc`: grouped 5-fold ×
+5 seeds, pooled out-of-fold AUC) on :mod:`lib.synth` generators; the calibration functions run the
+:mod:`lib.estimators` on manifolds whose s, κ and d_B are known (E3 Part D). Each returns a tidy
+table with the truth or the closed form of :mod:`lib.theory` beside the measurement. Cells are
+spread over processes with :func:`lib.parallel.parallel_map`, one seed per cell.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import norm
 
-from lib import parallel, probes, stats, synth, theory
+from lib import estimators, parallel, probes, stats, synth, theory
 
 PROBES = ("linear", "rbf_svm", "mlp", "oracle")
 
@@ -203,3 +204,75 @@ def probes_on_spheres(
     gap = frame.geodesic_auc - frame.chordal_auc
     frame["recovered"] = (frame.probe_auc - frame.chordal_auc) / gap.where(gap > 1e-3)
     return frame
+
+
+# --------------------------------------------------------------------------- E3-D: estimator calibration
+
+
+def _curvature_cell(cell: tuple, seed: int) -> dict:
+    kappa, intrinsic_dim, ambient_dim, n, noise, reps = cell
+    rng = np.random.default_rng(seed)
+    estimates = [
+        estimators.curvature_sagitta(synth.sphere_manifold(rng, n, intrinsic_dim, ambient_dim, kappa, noise),
+                                     intrinsic_dim=intrinsic_dim, seed=rng)
+        for _ in range(reps)
+    ]
+    mean, se = _mean_se(estimates)
+    return {"kappa": kappa, "intrinsic_dim": intrinsic_dim, "ambient_dim": ambient_dim, "n": n, "noise": noise,
+            "reps": reps, "kappa_hat": mean, "kappa_hat_se": se, "relative_error": mean / kappa - 1}
+
+
+def curvature_calibration(
+    kappas: Sequence[float], intrinsic_dim: int, ambient_dim: int, n: int, noise: float, reps: int,
+    seed: int = 0, n_jobs: int = 1,
+) -> pd.DataFrame:
+    """κ̂ (sagitta fit, true tangent dimension) on spheres of known curvature (E3 Part D)."""
+    cells = [(float(k), intrinsic_dim, ambient_dim, n, noise, reps) for k in kappas]
+    return pd.DataFrame(parallel.parallel_map(_curvature_cell, cells, seed=seed, n_jobs=n_jobs))
+
+
+def _dimension_cell(cell: tuple, seed: int) -> dict:
+    manifold, intrinsic_dim, ambient_dim, n, reps = cell
+    rng = np.random.default_rng(seed)
+    mle, twonn = [], []
+    for _ in range(reps):
+        if manifold == "linear":
+            X = synth.linear_manifold(rng, n, intrinsic_dim, ambient_dim)
+        else:
+            X = synth.sphere_manifold(rng, n, intrinsic_dim, ambient_dim)
+        mle.append(estimators.intrinsic_dim_mle(X))
+        twonn.append(estimators.intrinsic_dim_twonn(X))
+    return {"manifold": manifold, "intrinsic_dim": intrinsic_dim, "ambient_dim": ambient_dim, "n": n, "reps": reps,
+            "mle": float(np.mean(mle)), "twonn": float(np.mean(twonn)),
+            "mle_relative_error": float(np.mean(mle)) / intrinsic_dim - 1,
+            "twonn_relative_error": float(np.mean(twonn)) / intrinsic_dim - 1}
+
+
+def dimension_calibration(
+    manifold: str, intrinsic_dims: Sequence[int], ambient_dim: int, n: int, reps: int, seed: int = 0, n_jobs: int = 1
+) -> pd.DataFrame:
+    """d̂ (Levina–Bickel MLE with MacKay–Ghahramani, Two-NN) on ``linear`` or ``sphere`` manifolds (E3-D)."""
+    if manifold not in ("linear", "sphere"):
+        raise ValueError(f"manifold={manifold!r} is unknown; allowed: linear, sphere")
+    cells = [(manifold, int(m), ambient_dim, n, reps) for m in intrinsic_dims]
+    return pd.DataFrame(parallel.parallel_map(_dimension_cell, cells, seed=seed, n_jobs=n_jobs))
+
+
+def _separation_cell(cell: tuple, seed: int) -> dict:
+    s, d, n, reps = cell
+    rng = np.random.default_rng(seed)
+    naive, crossfit = [], []
+    for _ in range(reps):
+        sample = synth.purity_mixture(rng, n, s, 1.0, d)
+        naive.append(estimators.separation_naive(sample.X, sample.y))
+        crossfit.append(estimators.separation_crossfit(sample.X, sample.y, seed=rng))
+    return {"s": s, "d": d, "n": n, "reps": reps, "naive": float(np.mean(naive)), "crossfit": float(np.mean(crossfit)),
+            "crossfit_median_relative_error": float(np.median(np.asarray(crossfit) / s - 1)) if s > 0 else np.nan}
+
+
+def separation_calibration(
+    s_values: Sequence[float], d: int, n: int, reps: int, seed: int = 0, n_jobs: int = 1
+) -> pd.DataFrame:
+    """Naive vs cross-fitted ŝ on counterfactual (α = 1) samples of known s (E3-D, Table VI)."""
+    cells = [(float(s), d, n, reps) for s in s_values]
+    return pd.DataFrame(parallel.parallel_map(_separation_cell, cells, seed=seed, n_jobs=n_jobs))

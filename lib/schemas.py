@@ -126,3 +126,51 @@ class Nonlinear(NotebookParams):
     sphere_reps: int = param(8, ge=2)
     tolerance_z: float = param(4.0, gt=0)
     recovered_tolerance: float = param(0.25, gt=0, doc="largest share of the chordal-geodesic gap called 'none'")
+
+
+@register("E03_ground_truth")
+@dataclass(frozen=True)
+class GroundTruth(NotebookParams):
+    """E03: closed forms, learned probes and estimators on synthetic manifolds with known truth."""
+
+    tolerance_z: float = param(4.0, gt=0, doc="|measured − closed form| allowed, in Monte Carlo s.e.")
+    # Part A: purity law, oracle and learned probes
+    purity_s: tuple[float, ...] = param((0.5, 1.0, 2.0, 4.0, 8.0), gt=0)
+    purity_alphas: tuple[float, ...] = param((0.0, 0.1, 0.3, 0.5, 0.7, 0.9, 1.0), ge=0, le=1)
+    purity_n: int = param(4000, ge=20)
+    purity_reps: int = param(200, ge=2)
+    probe_s: tuple[float, ...] = param((1.0, 2.0, 4.0), gt=0)
+    probe_alphas: tuple[float, ...] = param((0.1, 0.3, 0.5, 1.0), gt=0, le=1)
+    probe_n: int = param(600, ge=20)
+    probe_dim: int = param(10, ge=1)
+    probe_reps: int = param(10, ge=2)
+    # Part B: chord and ceiling on spheres
+    chord_kappas: tuple[float, ...] = param((0.0, 0.25, 1.0, 4.0), ge=0)
+    chord_r: tuple[float, ...] = param((0.25, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0), ge=0)
+    chord_sigma_w: float = param(1.5, gt=0)
+    chord_dim: int = param(3, ge=2)
+    chord_n: int = param(2000, ge=20)
+    chord_reps: int = param(100, ge=2)
+    # Part C: detection-rate grid of the full protocol
+    detect_s: float = param(1.0, gt=0)
+    detect_dim: int = param(10, ge=1)
+    detect_n: tuple[int, ...] = param((100, 200, 400, 800, 1600), ge=20)
+    detect_alphas: tuple[float, ...] = param((0.05, 0.1, 0.15, 0.2, 0.3, 0.45, 0.65, 1.0), gt=0, le=1)
+    detect_reps: int = param(20, ge=2)
+    delta: float = param(0.05, gt=0, lt=1)
+    gamma: float = param(0.2, gt=0, lt=1)
+    # Part D: estimator calibration
+    kappa_values: tuple[float, ...] = param((0.25, 0.5, 1.0, 2.0, 4.0), gt=0)
+    kappa_intrinsic_dim: int = param(3, ge=1)
+    kappa_noise: tuple[float, ...] = param((0.0, 0.01), ge=0, doc="ambient noise levels for κ̂; claims use the first")
+    manifold_ambient_dim: int = param(30, ge=2)
+    manifold_n: int = param(2000, ge=50)
+    linear_dims: tuple[int, ...] = param((2, 5, 10, 15, 20, 25), ge=1)
+    sphere_dims: tuple[int, ...] = param((2, 3, 4, 5, 6), ge=1)
+    estimator_reps: int = param(3, ge=1)
+    separation_dim: int = param(768, ge=2)
+    separation_n: int = param(300, ge=8)
+    separation_s: tuple[float, ...] = param((0.0, 2.0, 4.0, 8.0), ge=0)
+    separation_reps: int = param(10, ge=1)
+    kappa_perturbation: float = param(0.3, gt=0, lt=1, doc="relative κ error propagated (the sagitta worst case)")
+    ceiling_kappas: tuple[float, ...] = param((0.25, 0.5, 1.0, 2.0, 4.0, 8.0), gt=0)
