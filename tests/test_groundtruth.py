@@ -38,3 +38,14 @@ def test_probes_on_spheres_and_unknown_probe():
     assert (frame.geodesic_auc > frame.chordal_auc).all()
     with pytest.raises(ValueError, match="probe='lasso' is unknown"):
         groundtruth.probes_on_spheres(4.0, [1.5], 1.0, n=50, d=3, reps=2, probe_names=("lasso",))
+
+
+def test_estimator_calibration_tables():
+    curvature = groundtruth.curvature_calibration([0.5, 2.0], 2, 5, 800, 0.0, 1)
+    assert (curvature.relative_error.abs() < 0.35).all() and curvature.kappa_hat.is_monotonic_increasing
+    dims = groundtruth.dimension_calibration("linear", [2, 8], 10, 800, 1)
+    assert dims.mle_relative_error.iloc[1] < dims.mle_relative_error.iloc[0]  # underestimation grows with d
+    with pytest.raises(ValueError, match="manifold='torus'"):
+        groundtruth.dimension_calibration("torus", [2], 5, 100, 1)
+    separation = groundtruth.separation_calibration([0.0], d=200, n=100, reps=2)
+    assert separation.naive.item() > 2 * separation.crossfit.item()
