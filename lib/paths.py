@@ -27,6 +27,9 @@ PARAMS_DIR: Path = REPO_ROOT / "params"
 RESULTS_DIR: Path = REPO_ROOT / "results"
 FIGURES_DIR: Path = REPO_ROOT / "figures"
 BUILD_DIR: Path = REPO_ROOT / "build"
+MODELS_DIR: Path = REPO_ROOT / "models"  # offline models converted on first use (generated)
+FEATURES_CACHE_DIR: Path = REPO_ROOT / "cache" / "features"  # hidden states keyed by content (generated)
+DATA_DIR: Path = REPO_ROOT / "data"
 
 
 def check_profile(profile: str) -> str:

@@ -21,6 +21,7 @@ def sandbox(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for name, sub in [
         ("REPO_ROOT", ""), ("NOTEBOOKS_DIR", "notebooks"), ("PARAMS_DIR", "params"),
         ("RESULTS_DIR", "results"), ("FIGURES_DIR", "figures"), ("BUILD_DIR", "build"),
+        ("FEATURES_CACHE_DIR", "cache/features"),
     ]:
         monkeypatch.setattr(paths, name, tmp_path / sub if sub else tmp_path)
     return tmp_path
@@ -32,9 +33,11 @@ def copy_repository(destination: Path) -> Path:
     ``python -m lib`` started inside it imports *its* ``lib`` (the working directory comes first
     on ``sys.path``), so every path it writes stays inside the copy.
     """
-    for item in ("lib", "notebooks", "params"):
+    for item in ("lib", "notebooks", "params", "data"):
         shutil.copytree(REPO / item, destination / item, ignore=shutil.ignore_patterns("__pycache__", "*.ipynb"))
     shutil.copy2(REPO / "pyproject.toml", destination / "pyproject.toml")
+    (REPO / "models").mkdir(exist_ok=True)
+    (destination / "models").symlink_to(REPO / "models")  # converted offline models are shared, not rebuilt
     return destination
 
 

