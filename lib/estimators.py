@@ -307,3 +307,21 @@ def separation_from_concentration(beta: float, d: int, alpha: float = 1.0) -> fl
     if gap <= 0:
         return float("inf")
     return float(np.sqrt(4.0 * beta * d**2 / (alpha * gap)))
+
+
+def neutral_offset(X_marked: ArrayLike, y_marked: ArrayLike, X_neutral: ArrayLike) -> float:
+    """Standardised offset b_w of the neutral texts from the marked midpoint (paper 000, Sec. VI-C, Cor. 2).
+
+    With w = Σ̂⁻¹Δ̂ (Ledoit–Wolf within-class covariance of the marked rows), b_w is the projection of
+    mean(neutral) − (μ̂₊ + μ̂₋)/2 on w in units of the within-class s.d. along w, √(wᵀΣ̂w). The neutral
+    midpoint condition of Theorem 3 is b_w = 0; Corollary 2 gives the AUC when it is not.
+    """
+    X, positive = _two_classes(X_marked, y_marked, min_per_class=2)
+    neutral = _as_matrix(X_neutral, name="X_neutral", min_rows=1)
+    if neutral.shape[1] != X.shape[1]:
+        raise ValueError(f"X_neutral has {neutral.shape[1]} columns; allowed: {X.shape[1]}, as X_marked")
+    residuals = _within_class_residuals(X, positive)
+    w = _shrunk_solve(residuals, _mean_difference(X, positive))
+    midpoint = (X[positive].mean(axis=0) + X[~positive].mean(axis=0)) / 2
+    scale = np.sqrt(np.mean((residuals @ w) ** 2) * len(residuals) / max(len(residuals) - 2, 1))
+    return float((neutral.mean(axis=0) - midpoint) @ w / scale)

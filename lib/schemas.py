@@ -174,3 +174,59 @@ class GroundTruth(NotebookParams):
     separation_reps: int = param(10, ge=1)
     kappa_perturbation: float = param(0.3, gt=0, lt=1, doc="relative κ error propagated (the sagitta worst case)")
     ceiling_kappas: tuple[float, ...] = param((0.25, 0.5, 1.0, 2.0, 4.0, 8.0), gt=0)
+
+
+_OFFLINE_MODELS = ("minilm", "smollm2-135m")
+_DIMENSIONS = ("gender", "race", "religion", "age")
+
+
+@dataclass(frozen=True)
+class ModelNotebookParams(NotebookParams):
+    """Parameters shared by the model-feature notebooks (paper 000, Sec. VI-A)."""
+
+    models: tuple[str, ...] = param(_OFFLINE_MODELS, doc="registry names, hub ids or local checkpoint folders")
+    dimensions: tuple[str, ...] = param(_DIMENSIONS, choices=_DIMENSIONS)
+    layer: int = param(-1, ge=-1, doc="hidden-state layer; -1: mid-depth ⌊L/2⌋")
+    pooling: str = param("mean", choices=("mean", "last", "max"))
+
+
+@register("E01_regimes")
+@dataclass(frozen=True)
+class Regimes(ModelNotebookParams):
+    """E01: counterfactual (α = 1) vs mixed (α = 0.3, n = 300) on every model × dimension, family-wise audit."""
+
+    mixed_alpha: float = param(0.3, gt=0, lt=1)
+    mixed_n: int = param(300, ge=20)
+    fdr: float = param(0.05, gt=0, lt=1, doc="family-wise level for Bonferroni and Benjamini-Hochberg")
+
+
+@register("E02_purity_sweep")
+@dataclass(frozen=True)
+class PuritySweep(ModelNotebookParams):
+    """E02: AUC(α) predicted from one ŝ, and the (α, n) detection phase diagram."""
+
+    curve_alphas: tuple[float, ...] = param((0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.7, 0.85, 1.0), gt=0, le=1)
+    curve_n: int = param(300, ge=20)
+    curve_draws: int = param(3, ge=1, doc="datasets drawn per purity")
+    phase_alphas: tuple[float, ...] = param((0.01, 0.02, 0.04, 0.08, 0.15, 0.3, 0.5, 1.0), gt=0, le=1)
+    phase_n: tuple[int, ...] = param((100, 300, 1000), ge=20)
+    phase_repeats: int = param(8, ge=1, doc="datasets per cell (the paper's 8 seeds)")
+    gamma: float = param(0.2, gt=0, lt=1, doc="boundary where the detection rate reaches 1 − γ")
+
+
+@register("E04_layers")
+@dataclass(frozen=True)
+class Layers(ModelNotebookParams):
+    """E04: every layer of each model: mixed-regime AUC and ŝ."""
+
+    mixed_alpha: float = param(0.3, gt=0, lt=1)
+    mixed_n: int = param(300, ge=20)
+
+
+@register("E08_leakage")
+@dataclass(frozen=True)
+class Leakage(ModelNotebookParams):
+    """E08: grouped vs random cross-validation on identical data."""
+
+    alphas: tuple[float, ...] = param((0.3, 1.0), gt=0, le=1)
+    n: int = param(300, ge=20)

@@ -37,7 +37,9 @@ def copy_repository(destination: Path) -> Path:
         shutil.copytree(REPO / item, destination / item, ignore=shutil.ignore_patterns("__pycache__", "*.ipynb"))
     shutil.copy2(REPO / "pyproject.toml", destination / "pyproject.toml")
     (REPO / "models").mkdir(exist_ok=True)
+    (REPO / "cache").mkdir(exist_ok=True)
     (destination / "models").symlink_to(REPO / "models")  # converted offline models are shared, not rebuilt
+    (destination / "cache").symlink_to(REPO / "cache")  # the feature cache is content-keyed and atomic
     return destination
 
 

@@ -253,3 +253,14 @@ def test_concentration_link_round_trip_and_edges():
         estimators.separation_from_concentration(0.0, 1)
     with pytest.raises(ValueError, match="zero variance"):
         estimators.concentration_index(np.ones((5, 3)))
+
+
+def test_neutral_offset_recovers_a_known_shift():
+    rng = np.random.default_rng(11)
+    along = synth.purity_mixture(rng, 20000, 2.0, 0.5, d=4, neutral_offset=np.array([0.6, 0.0, 0.0, 0.0]))
+    across = synth.purity_mixture(rng, 20000, 2.0, 0.5, d=4, neutral_offset=np.array([0.0, 0.6, 0.0, 0.0]))
+    for sample, expected in ((along, 0.6), (across, 0.0)):
+        offset = estimators.neutral_offset(sample.X[sample.marked], sample.y[sample.marked], sample.X[~sample.marked])
+        assert offset == pytest.approx(expected, abs=0.06)
+    with pytest.raises(ValueError, match="X_neutral has 3 columns"):
+        estimators.neutral_offset(along.X[along.marked], along.y[along.marked], np.zeros((2, 3)))

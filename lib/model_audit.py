@@ -1,0 +1,177 @@
+"""Paper 000's experiments on model features (Sec. VI): the template grid through a model, probed
+with the ground-truth tier's protocol unchanged (:func:`lib.probes.probe_auc`, 1.4·σ₀ test).
+
+Hidden states of all 5,440 prompts come from one cached extraction per model
+(:func:`lib.features.extract`); each dimension's prompts form a :class:`lib.synth.Pool`, and
+datasets at purity α are drawn with :func:`lib.synth.draw_purity_sample` (whole pairs, neutral
+texts with random labels, CV groups = context cells).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from lib import estimators, features, parallel, probes, prompts, synth, theory
+
+
+def grid_states(model: str, layers: str | Sequence[int] = "all", pooling: str = "mean",
+                chat_template: bool = False) -> np.ndarray:
+    """Pooled hidden states of the whole template grid, shape (layers, 5440, d) (cached)."""
+    texts = prompts.template_grid().text.tolist()
+    return features.extract(model, texts, layers=layers, pooling=pooling, chat_template=chat_template)
+
+
+def model_pools(models: Sequence[str], dimensions: Sequence[str], layer: int = -1,
+                pooling: str = "mean") -> dict[tuple[str, str], synth.Pool]:
+    """Pools keyed by (model, dimension) at ``layer`` (−1: the paper's mid-depth ⌊L/2⌋)."""
+    pools = {}
+    for model in models:
+        chosen = features.mid_layer(model) if layer == -1 else layer
+        by_dimension = dimension_pools(grid_states(model, layers=[chosen], pooling=pooling)[0])
+        pools.update({(model, dim): by_dimension[dim] for dim in dimensions})
+    return pools
+
+
+def dimension_pools(states: np.ndarray) -> dict[str, synth.Pool]:
+    """One layer's states (5440, d) split into a pool per bias dimension."""
+    grid = prompts.template_grid()
+    return {dim: prompts.pool(grid, dim, states[(grid.dimension == dim).to_numpy()]) for dim in prompts.DIMENSIONS}
+
+
+def _marked(pool: synth.Pool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    rows = pool.marked
+    return pool.X[rows], pool.group[rows], pool.cell[rows]
+
+
+def separation_and_offset(pool: synth.Pool, seed: int = 0) -> dict:
+    """Cross-fitted ŝ on the counterfactual pairs and the neutral offset b_w (Sec. V-F, VI-C)."""
+    X, y, _ = _marked(pool)
+    return {"s_hat": estimators.separation_crossfit(X, y, seed=seed),
+            "b_w": estimators.neutral_offset(X, y, pool.X[~pool.marked])}
+
+
+def _probe_row(X: np.ndarray, y: np.ndarray, groups: np.ndarray, seed: int, n_seeds: int = 5) -> dict:
+    result = probes.probe_auc(X, y, groups, seed=seed, n_seeds=n_seeds)
+    return result.as_row()
+
+
+def regime_cell(item: tuple, seed: int) -> dict:
+    """E01 cell: one regime of one (model, dimension) pool. ``item`` = (labels, pool, regime, α, n)."""
+    labels, pool, regime, alpha, n = item
+    rng = np.random.default_rng(seed)
+    if regime == "counterfactual":
+        X, y, groups = _marked(pool)
+    else:
+        sample = synth.draw_purity_sample(rng, pool, n, alpha)
+        X, y, groups = pool.X[sample.index], sample.y, sample.groups
+    return {**labels, "regime": regime, "alpha": alpha if regime != "counterfactual" else 1.0, "n": len(y),
+            **_probe_row(X, y, groups, int(rng.integers(2**31)))}
+
+
+def regimes(pools: dict[tuple, synth.Pool], alpha: float = 0.3, n: int = 300, seed: int = 0,
+            n_jobs: int = 1) -> pd.DataFrame:
+    """E01: counterfactual (α = 1, every marked sentence) vs mixed (α, n) per labelled pool, with ŝ and b_w.
+
+    ``pools`` maps label tuples (e.g. (model, dimension)) to pools; ``predicted_auc`` is Eq. 8 at ŝ.
+    """
+    keys = list(pools)
+    items = [(dict(zip(("model", "dimension"), key, strict=False)), pools[key], regime, alpha, n)
+             for key in keys for regime in ("counterfactual", "mixed")]
+    frame = pd.DataFrame(parallel.parallel_map(regime_cell, items, seed=seed, n_jobs=n_jobs))
+    geometry = pd.DataFrame([{"model": k[0], "dimension": k[1], **separation_and_offset(pools[k], seed)} for k in keys])
+    frame = frame.merge(geometry, on=["model", "dimension"])
+    frame["predicted_auc"] = theory.purity_auc(frame.s_hat, frame.alpha)
+    return frame
+
+
+def _curve_cell(item: tuple, seed: int) -> dict:
+    labels, pool, alpha, n, draws = item
+    rng = np.random.default_rng(seed)
+    aucs = []
+    for _ in range(draws):
+        sample = synth.draw_purity_sample(rng, pool, n, alpha)
+        aucs.append(_probe_row(pool.X[sample.index], sample.y, sample.groups, int(rng.integers(2**31)))["auc_mean"])
+    return {**labels, "alpha": alpha, "n": n, "draws": draws, "auc": float(np.mean(aucs)),
+            "auc_se": float(np.std(aucs, ddof=1) / np.sqrt(draws)) if draws > 1 else np.nan}
+
+
+def purity_curves(pools: dict[tuple, synth.Pool], alphas: Sequence[float], n: int, draws: int, seed: int = 0,
+                  n_jobs: int = 1) -> pd.DataFrame:
+    """E02: AUC(α) at n per pool beside Eq. 8 predicted from one cross-fitted ŝ (zero free parameters)."""
+    items = [(dict(zip(("model", "dimension"), k, strict=False)), pools[k], float(a), n, draws)
+             for k in pools for a in alphas]
+    frame = pd.DataFrame(parallel.parallel_map(_curve_cell, items, seed=seed, n_jobs=n_jobs))
+    s_hat = pd.DataFrame([{"model": k[0], "dimension": k[1], "s_hat": separation_and_offset(pools[k], seed)["s_hat"]}
+                          for k in pools])
+    frame = frame.merge(s_hat, on=["model", "dimension"])
+    frame["predicted_auc"] = theory.purity_auc(frame.s_hat, frame.alpha)
+    return frame
+
+
+def pool_respects(pool: synth.Pool, n: int, alpha: float) -> bool:
+    """Whether (α, n) can be drawn without resampling past the pool."""
+    pairs = int(round(alpha * n / 2))
+    return pairs <= len(np.unique(pool.pair[pool.marked])) and n - 2 * pairs <= int((~pool.marked).sum())
+
+
+def _phase_cell(item: tuple, seed: int) -> dict:
+    labels, pool, alpha, n, repeats = item
+    rng = np.random.default_rng(seed)
+    detected = []
+    for _ in range(repeats):
+        sample = synth.draw_purity_sample(rng, pool, n, alpha)
+        row = _probe_row(pool.X[sample.index], sample.y, sample.groups, int(rng.integers(2**31)), n_seeds=1)
+        detected.append(row["detection_detected"])
+    return {**labels, "alpha": alpha, "n": n, "repeats": repeats, "detection_rate": float(np.mean(detected))}
+
+
+def phase_diagram(pools: dict[tuple, synth.Pool], alphas: Sequence[float], ns: Sequence[int], repeats: int,
+                  seed: int = 0, n_jobs: int = 1) -> pd.DataFrame:
+    """E02: detection rate (single-seed protocol, 1.4·σ₀ test) over pool-respecting (α, n) cells."""
+    items = [(dict(zip(("model", "dimension"), k, strict=False)), pools[k], float(a), int(n), repeats)
+             for k in pools for n in ns for a in alphas if pool_respects(pools[k], int(n), float(a))]
+    return pd.DataFrame(parallel.parallel_map(_phase_cell, items, seed=seed, n_jobs=n_jobs))
+
+
+def _leakage_cell(item: tuple, seed: int) -> dict:
+    labels, pool, alpha, n = item
+    rng = np.random.default_rng(seed)
+    if alpha >= 1:
+        X, y, cells = _marked(pool)
+    else:
+        sample = synth.draw_purity_sample(rng, pool, n, alpha)
+        X, y, cells = pool.X[sample.index], sample.y, sample.groups
+    split_seed = int(rng.integers(2**31))
+    grouped = probes.probe_auc(X, y, cells, seed=split_seed).auc_mean
+    random = probes.probe_auc(X, y, np.arange(len(y)), seed=split_seed).auc_mean
+    return {**labels, "alpha": alpha, "n": len(y), "grouped_auc": grouped, "random_auc": random,
+            "leakage": random - grouped}
+
+
+def leakage(pools: dict[tuple, synth.Pool], alphas: Sequence[float], n: int, seed: int = 0,
+            n_jobs: int = 1) -> pd.DataFrame:
+    """E08: grouped (context cell, pairs together) vs random CV on identical data; α = 1 uses every marked text."""
+    items = [(dict(zip(("model", "dimension"), k, strict=False)), pools[k], float(a), n) for k in pools for a in alphas]
+    return pd.DataFrame(parallel.parallel_map(_leakage_cell, items, seed=seed, n_jobs=n_jobs))
+
+
+def layer_scan(models: Sequence[str], dimensions: Sequence[str], alpha: float, n: int, pooling: str = "mean",
+               seed: int = 0, n_jobs: int = 1) -> pd.DataFrame:
+    """E04: mixed-regime AUC and cross-fitted ŝ at every layer (0 = embeddings) of every model."""
+    rows = []
+    for model in models:
+        states = grid_states(model, pooling=pooling)
+        pools = {}
+        for layer, layer_states in enumerate(states):
+            by_dimension = dimension_pools(np.asarray(layer_states))
+            pools.update({(model, dim, layer): by_dimension[dim] for dim in dimensions})
+        items = [({"model": k[0], "dimension": k[1], "layer": k[2]}, p, "mixed", alpha, n) for k, p in pools.items()]
+        frame = pd.DataFrame(parallel.parallel_map(regime_cell, items, seed=seed, n_jobs=n_jobs))
+        frame["s_hat"] = [separation_and_offset(pools[(m, d, k)], seed)["s_hat"]
+                          for m, d, k in frame[["model", "dimension", "layer"]].itertuples(index=False)]
+        frame["n_layers"] = len(states) - 1
+        rows.append(frame)
+    return pd.concat(rows, ignore_index=True)

@@ -1,0 +1,140 @@
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # E02 · Purity sweep and detection phase diagram on real models
+#
+# **Paper 000**, Sec. VI (E2, family F2) with Theorems 3 and 4. (i) AUC(α) at n = 300 over nine
+# purities, predicted with zero free parameters from a single cross-fitted ŝ measured on the
+# counterfactual pairs (Eq. 8), against the empirical curve; no inversion is allowed. (ii) The
+# detection rate over (α, n), eight datasets per cell with the single-seed test, against α\*(n)
+# (Eq. 11) and its −½ boundary slope. Cells that would have to resample past the pool are skipped.
+#
+# Writes: `purity_curves`, `phase_diagram` (figures), `claims`.
+
+# %%
+import numpy as np
+import pandas as pd
+from IPython.display import display
+from matplotlib import pyplot as plt
+
+from lib import config, model_audit, plotting, results, simulate, theory
+from lib.results import claim
+
+# %% tags=["parameters"]
+profile = "default"  # smoke | default | paper
+recompute = True  # false: redraw figures from logged results only
+seed = 0  # root seed; every cell draws its own child seed
+n_jobs = -1  # worker processes (-1: all cores); results do not depend on it
+models = ["minilm", "smollm2-135m"]  # registry names, hub ids or local checkpoint folders
+dimensions = ["gender", "race", "religion", "age"]  # bias dimensions of the template grid
+layer = -1  # hidden-state layer (-1: mid-depth, the paper's default)
+pooling = "mean"  # token pooling: mean | last | max
+curve_alphas = [0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.7, 0.85, 1.0]  # the nine purities of the AUC(α) curve
+curve_n = 300  # texts per dataset on the curve
+curve_draws = 3  # datasets drawn per purity
+phase_alphas = [0.01, 0.02, 0.04, 0.08, 0.15, 0.3, 0.5, 1.0]  # purities of the phase diagram
+phase_n = [100, 300, 1000]  # audit sizes of the phase diagram
+phase_repeats = 8  # datasets per phase cell (the paper's 8 seeds)
+gamma = 0.2  # the boundary is where the detection rate reaches 1 − γ
+
+# %%
+params = config.load("E02_purity_sweep", globals())
+run = results.start(params)
+plotting.use_style()
+common = {"seed": params.seed, "n_jobs": params.n_jobs}
+pools = model_audit.model_pools(params.models, params.dimensions, params.layer, params.pooling)
+
+# %% [markdown]
+# ## AUC(α) from a single ŝ
+
+# %%
+curves, curves_file = run.table(
+    "purity_curves",
+    lambda: model_audit.purity_curves(pools, params.curve_alphas, params.curve_n, params.curve_draws, **common),
+)
+curves["error"] = curves.auc - curves.predicted_auc
+display(curves.pivot_table(index=["model", "dimension"], columns="alpha", values="error").round(3))
+
+# %%
+combos = curves.groupby(["model", "dimension"], sort=True)
+fig, axes = plt.subplots(1, len(params.models), figsize=(4.6 * len(params.models), 3.6), squeeze=False)
+for ax, model in zip(axes[0], params.models, strict=True):
+    for (m, dim), rows in combos:
+        if m != model:
+            continue
+        line = ax.errorbar(rows.alpha, rows.auc, yerr=2 * rows.auc_se.fillna(0), fmt="o", ms=3, label=dim)
+        ax.plot(rows.alpha, rows.predicted_auc, "-", color=line[0].get_color(), lw=1)
+    ax.set(xlabel="purity α", ylabel="AUC", title=f"{model}: points measured, lines Eq. 8 at ŝ")
+    ax.legend(fontsize=7)
+plotting.save_figure(
+    fig, "purity_curves",
+    f"AUC against purity at n = {params.curve_n} (paper 000, E2): grouped-CV AUC (±2 s.e. over datasets) and the "
+    "zero-free-parameter prediction of Eq. 8 from one cross-fitted ŝ per model and dimension.",
+    [curves_file],
+)
+
+# %% [markdown]
+# ## Detection phase diagram
+
+# %%
+phase, phase_file = run.table(
+    "phase_diagram",
+    lambda: model_audit.phase_diagram(pools, params.phase_alphas, params.phase_n, params.phase_repeats, **common),
+)
+s_hat = curves.groupby(["model", "dimension"]).s_hat.first()
+boundary = pd.DataFrame([
+    {"model": m, "dimension": d, "n": n,
+     "alpha_empirical": simulate.crossing_purity(rows.alpha.to_numpy(), rows.detection_rate.to_numpy(), 1 - params.gamma),
+     "alpha_star": float(theory.critical_purity(n, s_hat[(m, d)]))}
+    for (m, d, n), rows in phase.groupby(["model", "dimension", "n"], sort=True)
+])
+slopes = boundary.dropna().groupby(["model", "dimension"]).apply(
+    lambda b: simulate.loglog_slope(b.n, b.alpha_empirical) if b.n.nunique() >= 2 else np.nan, include_groups=False
+).rename("slope")
+display(boundary, slopes)
+
+# %%
+fig, ax = plt.subplots(figsize=(5.5, 3.8))
+for (model, dim), rows in boundary.groupby(["model", "dimension"]):
+    line = ax.plot(rows.n, rows.alpha_empirical, "o-", ms=3, label=f"{model}/{dim}")[0]
+    ax.plot(rows.n, rows.alpha_star, ":", color=line.get_color(), lw=1)
+ax.set(xscale="log", yscale="log", xlabel="audit size n", ylabel=f"purity at {1 - params.gamma:.0%} detection",
+       title="points: empirical boundary; dotted: α*(n) at ŝ")
+ax.legend(fontsize=6, ncol=2)
+plotting.save_figure(
+    fig, "phase_diagram",
+    "Detection phase boundary on real features (paper 000, E2): the purity at which the single-seed 1.4·σ₀ test "
+    "detects in 80% of datasets, per audit size, beside α*(n) of Eq. 11 at the cross-fitted ŝ.",
+    [phase_file, curves_file],
+)
+
+# %% [markdown]
+# ## Claims — paper value beside measured value
+
+# %%
+steps = curves.sort_values("alpha").groupby(["model", "dimension"]).auc.diff().dropna()
+claims = [
+    claim("curve_prediction_mae", "E2; Thm 3", "mean |AUC − Eq. 8 at ŝ| over models × dimensions × purities",
+          "small (zero free parameters)", curves.error.abs().mean(), "<= 0.05"),
+    claim("curve_prediction_bias", "E2; Thm 3", "mean (AUC − Eq. 8 at ŝ)", "≈ 0", curves.error.mean(), "within 0.05 of 0"),
+    claim("no_inversion", "E2; Thm 3 (i)", "largest drop of AUC between consecutive purities", "no inversion",
+          -steps.min(), "<= 0.03"),
+    claim("boundary_slope", "E2; Thm 4", "median log-log slope of the empirical detection boundary", "-0.5",
+          slopes.median(), "within 0.15 of -0.5"),
+]
+claims_table, claims_file = run.record_claims(claims)
+plotting.save_table(claims_table, "claims", "E02 purity sweep (paper 000, E2): the paper's value beside the value measured "
+                    "on the offline models.", [claims_file])
+
+# %% [markdown]
+# `holds = False` marks a paper statement these models do not show, reported as measured.
+
+# %%
+display(claims_table[["id", "statement", "paper_value", "measured", "comparison", "holds"]])
+print(f"{claims_table.holds.sum()} of {len(claims_table)} claims hold.")
