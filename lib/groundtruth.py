@@ -22,12 +22,8 @@ PROBES = ("linear", "rbf_svm", "mlp", "oracle")
 
 
 def _estimator(name: str, sample: synth.LabelledSample, seed: int, kappa: float = 0.0, r: float = 0.0):
-    if name == "linear":
-        return probes.linear_probe()
-    if name == "rbf_svm":
-        return probes.rbf_svm_probe()
-    if name == "mlp":
-        return probes.mlp_probe(seed=seed % 2**31)
+    if name in probes.LEARNED_PROBES:
+        return probes.make_probe(name, seed)
     if name == "oracle":
         return probes.OracleProbe(sample.oracle_direction)
     if name == "geodesic_oracle":

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from lib import estimators, features, parallel, probes, prompts, synth, theory
+from lib import estimators, features, parallel, probes, prompts, stats, synth, theory
 
 
 def grid_states(model: str, layers: str | Sequence[int] = "all", pooling: str = "mean",
@@ -175,3 +175,132 @@ def layer_scan(models: Sequence[str], dimensions: Sequence[str], alpha: float, n
         frame["n_layers"] = len(states) - 1
         rows.append(frame)
     return pd.concat(rows, ignore_index=True)
+
+
+def subpool(pool: synth.Pool, cells: np.ndarray) -> synth.Pool:
+    """The rows of ``pool`` whose context cell is in ``cells`` (held-out splits by cell)."""
+    rows = np.isin(pool.cell, cells)
+    return synth.Pool(pool.X[rows], pool.cell[rows], pool.pair[rows], pool.group[rows])
+
+
+def _split_cells(pool: synth.Pool, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    cells = rng.permutation(np.unique(pool.cell))
+    return cells[: len(cells) // 2], cells[len(cells) // 2:]
+
+
+# --------------------------------------------------------------------------- E07: concentration index
+
+
+def concentration_predictions(pools: dict[tuple, synth.Pool], alphas: Sequence[float], n: int, draws: int,
+                              seed: int = 0, n_jobs: int = 1) -> pd.DataFrame:
+    """E07: label-free β_B on the marked texts → ŝ_β (α = 1 link) → Eq. 8, beside the empirical AUC(α).
+
+    Also carries the cross-fitted ŝ and its prediction, so the label-free route can be compared
+    with the supervised one.
+    """
+    frame = purity_curves(pools, alphas, n, draws, seed=seed, n_jobs=n_jobs)
+    rows = []
+    for (model, dim), pool in pools.items():
+        X, _, _ = _marked(pool)
+        beta = estimators.concentration_index(X)
+        rows.append({"model": model, "dimension": dim, "beta": beta,
+                     "s_beta": estimators.separation_from_concentration(beta, X.shape[1])})
+    frame = frame.merge(pd.DataFrame(rows), on=["model", "dimension"])
+    frame["predicted_from_beta"] = theory.purity_auc(frame.s_beta, frame.alpha)
+    return frame
+
+
+# --------------------------------------------------------------------------- E05: confound resampling
+
+
+def _confound_cell(item: tuple, seed: int) -> dict:
+    labels, pool, is_confounded_cell, rho, n, draws = item
+    rng = np.random.default_rng(seed)
+    aucs = []
+    for _ in range(draws):
+        train_cells, test_cells = _split_cells(pool, rng)
+        marked = pool.marked & np.isin(pool.cell, train_cells)
+        confound = is_confounded_cell[pool.cell]
+        # P(y = 1 | confound) = (1 + ρ)/2 and P(y = 1 | not confound) = (1 − ρ)/2: single sentences, not pairs
+        want_group = np.where(rng.random(len(pool.cell)) < (1 + rho) / 2, confound, ~confound).astype(int)
+        candidates = np.flatnonzero(marked & (pool.group == want_group))
+        chosen = rng.choice(candidates, size=min(n, len(candidates)), replace=False)
+        probe = probes.linear_probe().fit(pool.X[chosen], pool.group[chosen])
+        test = pool.marked & np.isin(pool.cell, test_cells)
+        aucs.append(float(stats.auroc(pool.group[test], probe.decision_function(pool.X[test]))))
+    return {**labels, "correlation": rho, "n": n, "draws": draws, "test_auc": float(np.mean(aucs)),
+            "test_auc_se": float(np.std(aucs, ddof=1) / np.sqrt(draws)) if draws > 1 else np.nan}
+
+
+def confound_resampling(pools: dict[tuple, synth.Pool], correlations: Sequence[float], n: int, draws: int,
+                        seed: int = 0, n_jobs: int = 1) -> pd.DataFrame:
+    """E05 (semi-synthetic): train on real features where the label correlates with a confound.
+
+    The confound is the context kind (profession vs trait or activity frames): training sentences
+    are drawn so that P(y = 1 | profession) = (1 + ρ)/2; the probe is tested on whole counterfactual
+    pairs from held-out cells, where label and confound are independent. If the bias direction is
+    orthogonal to the confound (C3), the test AUC does not depend on ρ.
+    """
+    kinds = prompts.context_cells().set_index("cell").content_kind
+    is_profession = (kinds.sort_index() == "profession").to_numpy()
+    items = [(dict(zip(("model", "dimension"), k, strict=False)), pools[k], is_profession, float(rho), n, draws)
+             for k in pools for rho in correlations]
+    return pd.DataFrame(parallel.parallel_map(_confound_cell, items, seed=seed, n_jobs=n_jobs))
+
+
+# --------------------------------------------------------------------------- E06: generalisation gap
+
+
+def _gap_cell(item: tuple, seed: int) -> dict:
+    labels, pool, alpha, n, draws = item
+    rng = np.random.default_rng(seed)
+    gaps, tests = [], []
+    for _ in range(draws):
+        train_cells, test_cells = _split_cells(pool, rng)
+        train_pool, test_pool = subpool(pool, train_cells), subpool(pool, test_cells)
+        train = synth.draw_purity_sample(rng, train_pool, n, alpha)
+        test_n = max(m for m in range(20, 2000, 10) if pool_respects(test_pool, m, alpha))
+        test = synth.draw_purity_sample(rng, test_pool, test_n, alpha)
+        probe = probes.linear_probe().fit(train_pool.X[train.index], train.y)
+        train_auc = float(stats.auroc(train.y, probe.decision_function(train_pool.X[train.index])))
+        tests.append(float(stats.auroc(test.y, probe.decision_function(test_pool.X[test.index]))))
+        gaps.append(train_auc - tests[-1])
+    return {**labels, "alpha": alpha, "n": n, "draws": draws, "auc_gap": float(np.mean(gaps)),
+            "auc_gap_se": float(np.std(gaps, ddof=1) / np.sqrt(draws)) if draws > 1 else np.nan,
+            "test_auc": float(np.mean(tests))}
+
+
+def generalization_gap(pools: dict[tuple, synth.Pool], n_values: Sequence[int], alpha: float, draws: int,
+                       seed: int = 0, n_jobs: int = 1) -> pd.DataFrame:
+    """E06 on model features: train − held-out-cells AUC of the paper's probe against n at purity α."""
+    items = [(dict(zip(("model", "dimension"), k, strict=False)), pools[k], float(alpha), int(n), draws)
+             for k in pools for n in n_values]
+    return pd.DataFrame(parallel.parallel_map(_gap_cell, items, seed=seed, n_jobs=n_jobs))
+
+
+# --------------------------------------------------------------------------- E10: non-linear probes
+
+
+def _nonlinear_cell(item: tuple, seed: int) -> dict:
+    labels, pool, alpha, n, draws, probe_name = item
+    rng = np.random.default_rng(seed)
+    aucs = []
+    for _ in range(draws):
+        if alpha >= 1:
+            X, y, groups = _marked(pool)
+        else:
+            sample = synth.draw_purity_sample(rng, pool, n, alpha)
+            X, y, groups = pool.X[sample.index], sample.y, sample.groups
+        estimator = probes.make_probe(probe_name, int(rng.integers(2**31)))
+        aucs.append(probes.probe_auc(X, y, groups, estimator, seed=int(rng.integers(2**31))).auc_mean)
+    return {**labels, "alpha": alpha, "probe": probe_name, "draws": draws, "auc": float(np.mean(aucs)),
+            "auc_se": float(np.std(aucs, ddof=1) / np.sqrt(draws)) if draws > 1 else np.nan}
+
+
+def nonlinear_probes(pools: dict[tuple, synth.Pool], alphas: Sequence[float], n: int, draws: int,
+                     probe_names: Sequence[str] = ("linear", "rbf_svm", "mlp"), seed: int = 0,
+                     n_jobs: int = 1) -> pd.DataFrame:
+    """E10 on model features: linear, RBF-SVM and MLP probes under the identical protocol, per purity."""
+    items = [(dict(zip(("model", "dimension"), k, strict=False)), pools[k], float(a), n, draws, p)
+             for k in pools for a in alphas for p in probe_names]
+    return pd.DataFrame(parallel.parallel_map(_nonlinear_cell, items, seed=seed, n_jobs=n_jobs))

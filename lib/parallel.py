@@ -12,6 +12,7 @@ from typing import TypeVar
 
 import joblib
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -43,6 +44,11 @@ def parallel_map(
     if n_jobs == 0 or n_jobs < -1:
         raise ValueError(f"n_jobs={n_jobs!r} is out of range; allowed: -1 or >= 1")
     seeds = spawn_seeds(seed, len(items))
+    if scheduler is None and n_jobs == 1:
+        # Inline, like a loky worker: one BLAS thread per work item. The items are many small fits that
+        # gain nothing from threads, and on a busy machine threaded BLAS slows them several-fold.
+        with threadpool_limits(limits=1):
+            return [func(item, item_seed) for item, item_seed in zip(items, seeds, strict=True)]
     calls = [joblib.delayed(func)(item, item_seed) for item, item_seed in zip(items, seeds, strict=True)]
     if scheduler is None:
         return list(joblib.Parallel(n_jobs=n_jobs, backend="loky")(calls))

@@ -80,6 +80,20 @@ def mlp_probe(hidden: int = 64, alpha: float = 1e-3, seed: int = 0) -> Standardi
     )
 
 
+LEARNED_PROBES: tuple[str, ...] = ("linear", "rbf_svm", "mlp")
+
+
+def make_probe(name: str, seed: int = 0) -> StandardizedProbe:
+    """The learned probe called ``name`` (E10: linear, rbf_svm or mlp); ``seed`` seeds the MLP only."""
+    if name == "linear":
+        return linear_probe()
+    if name == "rbf_svm":
+        return rbf_svm_probe()
+    if name == "mlp":
+        return mlp_probe(seed=int(seed) % 2**31)
+    raise ValueError(f"probe={name!r} is unknown; allowed: {', '.join(LEARNED_PROBES)}")
+
+
 class _FixedScorer(ClassifierMixin, BaseEstimator):
     """A scorer that learns nothing: ``fit`` only records the classes."""
 

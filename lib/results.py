@@ -316,3 +316,17 @@ def complete_results(profile: str, notebook: str) -> list[Path]:
             continue
         found.append(result)
     return found
+
+
+def gather_claims(profile: str) -> pd.DataFrame:
+    """Every notebook's complete ``claims.json`` under ``profile`` in one table (DESIGN.md, "Notebooks")."""
+    frames = []
+    for path in sorted(paths.RESULTS_DIR.joinpath(paths.check_profile(profile)).glob("*/claims.json")):
+        try:
+            frames.append(load_claims(path).assign(notebook=path.parent.name))
+        except IncompleteResultError:
+            continue
+    if not frames:
+        return pd.DataFrame(columns=["notebook", *[f.name for f in fields(Claim)]])
+    table = pd.concat(frames, ignore_index=True)
+    return table[["notebook", *[f.name for f in fields(Claim)]]]

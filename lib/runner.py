@@ -210,6 +210,8 @@ def _parser() -> argparse.ArgumentParser:
         sub.add_argument("--quiet", action="store_true", help="do not echo cell output")
     run.add_argument("--force", action="store_true", help="rerun even when up to date")
     commands.add_parser("list", help="notebooks, profiles and the status of each")
+    claims = commands.add_parser("claims", help="every notebook's paper-vs-measured claims in one table")
+    claims.add_argument("--profile", default="default", choices=paths.PROFILES)
     return parser
 
 
@@ -229,6 +231,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "list":
         _print_list()
+        return 0
+    if args.command == "claims":
+        table = results.gather_claims(args.profile)
+        print(table.to_markdown(index=False, floatfmt=".4g") if len(table) else f"no claims under {args.profile}")
         return 0
     if args.jobs < 1:
         print(f"error: --jobs {args.jobs} is out of range; allowed: >= 1", file=sys.stderr)

@@ -57,6 +57,20 @@ class TheoryChecks(NotebookParams):
     slope_tolerance: float = param(0.1, gt=0, doc="allowed |slope − (−½)| on log–log axes")
 
 
+_OFFLINE_MODELS = ("minilm", "smollm2-135m")
+_DIMENSIONS = ("gender", "race", "religion", "age")
+
+
+@dataclass(frozen=True)
+class ModelNotebookParams(NotebookParams):
+    """Parameters shared by the model-feature notebooks (paper 000, Sec. VI-A)."""
+
+    models: tuple[str, ...] = param(_OFFLINE_MODELS, doc="registry names, hub ids or local checkpoint folders")
+    dimensions: tuple[str, ...] = param(_DIMENSIONS, choices=_DIMENSIONS)
+    layer: int = param(-1, ge=-1, doc="hidden-state layer; -1: mid-depth ⌊L/2⌋")
+    pooling: str = param("mean", choices=("mean", "last", "max"))
+
+
 @register("E09_null_calibration")
 @dataclass(frozen=True)
 class NullCalibration(NotebookParams):
@@ -79,8 +93,9 @@ class NullCalibration(NotebookParams):
 
 @register("E05_orthogonality")
 @dataclass(frozen=True)
-class Orthogonality(NotebookParams):
-    """E05 (synthetic part): the orthogonality condition C3 checked exactly, then stressed."""
+class Orthogonality(ModelNotebookParams):
+    """E05: the orthogonality condition C3 checked exactly and stressed (synthetic), then confound
+    resampling on real features (semi-synthetic)."""
 
     angles_deg: tuple[float, ...] = param((0.0, 15.0, 30.0, 45.0, 60.0, 75.0, 90.0), ge=0, le=90)
     s: float = param(2.0, gt=0)
@@ -90,12 +105,16 @@ class Orthogonality(NotebookParams):
     dim: int = param(10, ge=2)
     reps: int = param(40, ge=2)
     tolerance_z: float = param(4.0, gt=0)
+    confound_correlations: tuple[float, ...] = param((0.0, 0.5, 0.8, 1.0), ge=0, le=1,
+                                                     doc="label-confound correlation in the training sample")
+    confound_n: int = param(200, ge=20, doc="training texts per confounded sample")
+    confound_draws: int = param(5, ge=1)
 
 
 @register("E06_scaling")
 @dataclass(frozen=True)
-class Scaling(NotebookParams):
-    """E06 (synthetic part): the generalisation gap against n at α = 0.3, beside Theorem 1."""
+class Scaling(ModelNotebookParams):
+    """E06: the generalisation gap against n at α = 0.3, synthetic and on model features, beside Theorem 1."""
 
     n_values: tuple[int, ...] = param((50, 100, 200, 400, 800, 1600, 3200), ge=10)
     dim: int = param(100, ge=1)
@@ -105,12 +124,14 @@ class Scaling(NotebookParams):
     n_test: int = param(20000, ge=100)
     reg: float = param(1.0, gt=0, doc="ℓ2 penalty per sample of the norm-bounded probe (C is 1/(reg·n))")
     slope_tolerance: float = param(0.1, gt=0)
+    model_n_values: tuple[int, ...] = param((50, 100, 200, 400), ge=10, doc="training sizes on model features")
+    model_draws: int = param(5, ge=1)
 
 
 @register("E10_nonlinear")
 @dataclass(frozen=True)
-class Nonlinear(NotebookParams):
-    """E10 (synthetic part): kernel, MLP and oracle probes on the E3 generators."""
+class Nonlinear(ModelNotebookParams):
+    """E10: kernel, MLP and oracle probes on the E3 generators, and kernel and MLP probes on model features."""
 
     purity_s: tuple[float, ...] = param((1.0, 4.0), gt=0)
     purity_alphas: tuple[float, ...] = param((0.1, 0.3, 1.0), gt=0, le=1)
@@ -126,6 +147,9 @@ class Nonlinear(NotebookParams):
     sphere_reps: int = param(8, ge=2)
     tolerance_z: float = param(4.0, gt=0)
     recovered_tolerance: float = param(0.25, gt=0, doc="largest share of the chordal-geodesic gap called 'none'")
+    model_alphas: tuple[float, ...] = param((0.1, 0.3, 1.0), gt=0, le=1)
+    model_n: int = param(300, ge=20)
+    model_draws: int = param(2, ge=1)
 
 
 @register("E03_ground_truth")
@@ -176,20 +200,6 @@ class GroundTruth(NotebookParams):
     ceiling_kappas: tuple[float, ...] = param((0.25, 0.5, 1.0, 2.0, 4.0, 8.0), gt=0)
 
 
-_OFFLINE_MODELS = ("minilm", "smollm2-135m")
-_DIMENSIONS = ("gender", "race", "religion", "age")
-
-
-@dataclass(frozen=True)
-class ModelNotebookParams(NotebookParams):
-    """Parameters shared by the model-feature notebooks (paper 000, Sec. VI-A)."""
-
-    models: tuple[str, ...] = param(_OFFLINE_MODELS, doc="registry names, hub ids or local checkpoint folders")
-    dimensions: tuple[str, ...] = param(_DIMENSIONS, choices=_DIMENSIONS)
-    layer: int = param(-1, ge=-1, doc="hidden-state layer; -1: mid-depth ⌊L/2⌋")
-    pooling: str = param("mean", choices=("mean", "last", "max"))
-
-
 @register("E01_regimes")
 @dataclass(frozen=True)
 class Regimes(ModelNotebookParams):
@@ -208,7 +218,7 @@ class PuritySweep(ModelNotebookParams):
     curve_alphas: tuple[float, ...] = param((0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.7, 0.85, 1.0), gt=0, le=1)
     curve_n: int = param(300, ge=20)
     curve_draws: int = param(3, ge=1, doc="datasets drawn per purity")
-    phase_alphas: tuple[float, ...] = param((0.01, 0.02, 0.04, 0.08, 0.15, 0.3, 0.5, 1.0), gt=0, le=1)
+    phase_alphas: tuple[float, ...] = param((0.01, 0.02, 0.04, 0.08, 0.15, 0.3, 0.4, 0.5, 0.6, 1.0), gt=0, le=1)
     phase_n: tuple[int, ...] = param((100, 300, 1000), ge=20)
     phase_repeats: int = param(8, ge=1, doc="datasets per cell (the paper's 8 seeds)")
     gamma: float = param(0.2, gt=0, lt=1, doc="boundary where the detection rate reaches 1 − γ")
@@ -230,3 +240,44 @@ class Leakage(ModelNotebookParams):
 
     alphas: tuple[float, ...] = param((0.3, 1.0), gt=0, le=1)
     n: int = param(300, ge=20)
+
+
+@register("E07_concentration")
+@dataclass(frozen=True)
+class Concentration(ModelNotebookParams):
+    """E07: label-free β_B → ŝ → predicted AUC against the empirical AUC."""
+
+    alphas: tuple[float, ...] = param((0.1, 0.3, 0.5, 1.0), gt=0, le=1)
+    n: int = param(300, ge=20)
+    draws: int = param(2, ge=1)
+
+
+@register("E11_neutral_leakage")
+@dataclass(frozen=True)
+class NeutralLeakage(ModelNotebookParams):
+    """E11: do neutral texts carry the label? Strong-classifier tests, WinoBias stereotype leakage, leaky purity."""
+
+    neutral_probes: tuple[str, ...] = param(("linear", "rbf_svm", "mlp"), choices=("linear", "rbf_svm", "mlp"),
+                                            doc="probes of the neutral label-independence test")
+    neutral_draws: int = param(2, ge=1, doc="random balanced labellings of the neutral texts per model × dimension")
+    n_permutations: int = param(2000, ge=10, doc="profession-level permutations for the stereotype-leakage p-value")
+    n: int = param(300, ge=20)
+    draws: int = param(5, ge=1)
+    leak_rates: tuple[float, ...] = param((0.0, 0.25, 0.5, 1.0), ge=0, le=1,
+                                          doc="share of neutral texts labelled by stereotype instead of at random")
+    alphas: tuple[float, ...] = param((0.1, 0.3, 0.5), gt=0, lt=1)
+
+
+@register("E01b_paraphrases")
+@dataclass(frozen=True)
+class Paraphrases(ModelNotebookParams):
+    """E1b: the E1 regimes on LLM-paraphrased prompts, lexically validated to keep the marker."""
+
+    generator: str = param("smollm2-135m", doc="offline paraphrasing model (used when ollama_url is empty)")
+    ollama_url: str = param("", doc="a local ollama server, e.g. http://localhost:11434 (empty: offline generator)")
+    ollama_model: str = param("", doc="ollama model tag, recorded with the paraphrases")
+    cells_per_dimension: int = param(60, ge=5, le=340, doc="context cells paraphrased per dimension")
+    max_new_tokens: int = param(40, ge=5, doc="reply length cap of the offline generator")
+    mixed_alpha: float = param(0.3, gt=0, lt=1)
+    mixed_n: int = param(100, ge=20, doc="texts in the mixed regime, capped at what the surviving pool supports")
+    mixed_draws: int = param(5, ge=1, doc="mixed-regime draws averaged (the same draws for paraphrases and templates)")

@@ -154,15 +154,17 @@ def detection_power(
 
 
 def crossing_purity(alphas: np.ndarray, power: np.ndarray, target: float) -> float:
-    """α at which a power curve first reaches ``target``, interpolated on log α (NaN if never)."""
+    """α at which a power curve first reaches ``target``, interpolated on log α.
+
+    NaN when the curve never reaches it or already starts above it (the crossing is censored by
+    the grid, so it must not enter a slope fit).
+    """
     order = np.argsort(alphas)
     alphas, power = np.asarray(alphas)[order], np.asarray(power)[order]
     above = np.nonzero(power >= target)[0]
-    if above.size == 0:
+    if above.size == 0 or above[0] == 0:
         return float("nan")
     i = above[0]
-    if i == 0:
-        return float(alphas[0])
     lo, hi = np.log(alphas[i - 1]), np.log(alphas[i])
     frac = (target - power[i - 1]) / (power[i] - power[i - 1])
     return float(np.exp(lo + frac * (hi - lo)))

@@ -16,7 +16,7 @@
 # the neutral-midpoint offset b_w with Corollary 2's prediction, and the family-wise audit of the
 # detections (Bonferroni and Benjamini–Hochberg). The default profile uses the two offline models
 # (MiniLM-L6, SmolLM2-135M-Instruct); the paper profile the paper's six. The paraphrase subset E1b
-# is not built yet.
+# runs in `E01b_paraphrases`.
 #
 # Writes: `regimes` (figure and table), `family_wise`, `claims`.
 

@@ -83,3 +83,10 @@ def test_detection_test_level_on_exact_nulls_is_calibrated():
                                   seed=int(rng.integers(1000)))
         rejections.append(result.detection.detected)
     assert np.mean(rejections) <= 0.05 + 2 * np.sqrt(0.05 * 0.95 / 60)
+
+
+def test_make_probe_names():
+    assert isinstance(probes.make_probe("linear").estimator, type(probes.linear_probe().estimator))
+    assert probes.make_probe("mlp", seed=3).estimator.random_state == 3
+    with pytest.raises(ValueError, match="probe='lasso' is unknown; allowed: linear, rbf_svm, mlp"):
+        probes.make_probe("lasso")

@@ -84,3 +84,11 @@ def test_claims_round_trip_in_field_order(sandbox):
         results.compare(1.0, "about 1")
     with pytest.raises(ValueError, match="unique"):
         results.start(_params()).record_claims([claim, claim])
+
+
+def test_gather_claims_across_notebooks(sandbox):
+    claim = results.Claim("c1", "000", "Thm 3", "statement", "< 0.006", 0.001, "< 0.006", True)
+    results.start(_params()).record_claims([claim])
+    table = results.gather_claims("smoke")
+    assert table.notebook.tolist() == ["00_theory_checks"] and table.id.tolist() == ["c1"]
+    assert results.gather_claims("paper").empty

@@ -34,6 +34,7 @@ def test_crossing_purity_and_slope():
     alphas = np.array([0.1, 0.2, 0.4])
     assert simulate.crossing_purity(alphas, np.array([0.2, 0.6, 1.0]), 0.8) == pytest.approx(np.sqrt(0.08))
     assert np.isnan(simulate.crossing_purity(alphas, np.array([0.1, 0.2, 0.3]), 0.8))
+    assert np.isnan(simulate.crossing_purity(alphas, np.array([0.9, 0.95, 1.0]), 0.8))  # censored by the grid
     assert simulate.loglog_slope([1, 4, 16], [1, 0.5, 0.25]) == pytest.approx(-0.5)
 
 
