@@ -14,8 +14,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from conftest import copy_repository  # noqa: E402
-from test_runner import TINY_NOTEBOOK, TINY_SCHEMA  # noqa: E402
+from conftest import tiny_repository  # noqa: E402
 
 PAPERMILL_ONLY = """
 import jupytext, papermill
@@ -34,12 +33,8 @@ def timed(command: list[str], cwd: Path) -> float:
 
 def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        root = copy_repository(Path(tmp))
-        (root / "notebooks" / "ZZ_tiny.py").write_text(TINY_NOTEBOOK)
-        (root / "params" / "smoke" / "ZZ_tiny.yaml").write_text("{}\n")
+        root = tiny_repository(Path(tmp))
         (root / "build").mkdir()
-        with open(root / "lib" / "schemas.py", "a") as handle:
-            handle.write(TINY_SCHEMA)
         direct, runner = [], []
         for _ in range(3):
             direct.append(timed([sys.executable, "-c", PAPERMILL_ONLY], root))

@@ -13,8 +13,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from conftest import copy_repository  # noqa: E402
-from test_runner import TINY_NOTEBOOK, TINY_SCHEMA  # noqa: E402
+from conftest import tiny_repository  # noqa: E402
 
 TARGETS_S = {"smoke": 15.0, "default": 180.0}
 
@@ -28,11 +27,7 @@ def timed_run(root: Path, notebook: str, profile: str) -> float:
 
 def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        root = copy_repository(Path(tmp))
-        (root / "notebooks" / "ZZ_tiny.py").write_text(TINY_NOTEBOOK)
-        (root / "params" / "smoke" / "ZZ_tiny.yaml").write_text("{}\n")
-        with open(root / "lib" / "schemas.py", "a") as handle:
-            handle.write(TINY_SCHEMA)
+        root = tiny_repository(Path(tmp))
         baseline = timed_run(root, "ZZ_tiny", "smoke")
         print(f"baseline (tiny notebook through the runner): {baseline:.1f} s")
         for profile, target in TARGETS_S.items():

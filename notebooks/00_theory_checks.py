@@ -128,19 +128,13 @@ chord, chord_file = run.table(
 
 # %%
 fig, (ax_chord, ax_auc) = plt.subplots(1, 2, figsize=(9, 3.6))
+colours = plotting.chordal_auc_panel(ax_auc, chord, params.chord_sigma_w)
 r_fine = np.linspace(0, max(params.chord_r), 300)
 for kappa, cell in chord.groupby("kappa"):
     r_ok = r_fine if kappa == 0 else r_fine[np.sqrt(kappa) * r_fine <= np.pi]
-    line = ax_chord.plot(r_ok, theory.chord_length(r_ok, kappa), label=f"κ = {kappa:g}")[0]
-    ax_chord.plot(cell.r, cell.chord_measured, "o", ms=3, color=line.get_color())
-    ax_auc.plot(r_ok, theory.chordal_auc(r_ok, kappa, params.chord_sigma_w), color=line.get_color())
-    ax_auc.errorbar(cell.r, cell.mc_auc, yerr=2 * cell.mc_se, fmt="o", ms=3, color=line.get_color())
-    if kappa > 0:
-        ceiling = theory.curvature_ceiling(kappa, params.chord_sigma_w)
-        ax_auc.axhline(ceiling, ls=":", lw=1, color=line.get_color())
+    ax_chord.plot(r_ok, theory.chord_length(r_ok, kappa), color=colours[kappa], label=f"κ = {kappa:g}")
+    ax_chord.plot(cell.r, cell.chord_measured, "o", ms=3, color=colours[kappa])
 ax_chord.set(xlabel="geodesic distance r", ylabel="chord", title="Eq. 6: chord (lines), embedded (points)")
-ax_auc.set(xlabel="geodesic distance r", ylabel="AUC",
-           title=f"chordal AUC, σ_w = {params.chord_sigma_w:g}; ceilings dotted")
 ax_chord.legend(fontsize=7)
 plotting.save_figure(
     fig, "chord_ceiling",

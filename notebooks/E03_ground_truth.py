@@ -123,14 +123,7 @@ chord, chord_file = run.table(
 
 # %%
 fig, ax = plt.subplots(figsize=(5, 3.6))
-r_fine = np.linspace(0, max(params.chord_r), 300)
-for kappa, cell in chord.groupby("kappa"):
-    r_ok = r_fine if kappa == 0 else r_fine[np.sqrt(kappa) * r_fine <= np.pi]
-    line = ax.plot(r_ok, theory.chordal_auc(r_ok, kappa, params.chord_sigma_w), label=f"κ = {kappa:g}")[0]
-    ax.errorbar(cell.r, cell.mc_auc, yerr=2 * cell.mc_se, fmt="o", ms=3, color=line.get_color())
-    if kappa > 0:
-        ax.axhline(theory.curvature_ceiling(kappa, params.chord_sigma_w), ls=":", lw=1, color=line.get_color())
-ax.set(xlabel="geodesic distance r", ylabel="AUC", title=f"σ_w = {params.chord_sigma_w:g}; ceilings dotted")
+plotting.chordal_auc_panel(ax, chord, params.chord_sigma_w)
 ax.legend(fontsize=7)
 plotting.save_figure(
     fig, "chord_saturation",

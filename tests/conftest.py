@@ -52,6 +52,57 @@ def run_cli(root: Path, *args: str, timeout: int = 900) -> subprocess.CompletedP
     )
 
 
+TINY_NOTEBOOK = '''# %% [markdown]
+# # A tiny notebook for runner tests
+
+# %% tags=["parameters"]
+profile = "smoke"  # profile
+recompute = True  # reuse logged results
+seed = 0  # seed
+n_jobs = 1  # workers
+pause_s = 0.0  # seconds to wait before the second result
+fail = False  # raise in the last cell
+
+# %%
+import time
+from lib import config, results
+params = config.load("ZZ_tiny", globals())
+run = results.start(params)
+first, _ = run.json("first", lambda: {"seed": params.seed})
+
+# %%
+second, _ = run.json("second", lambda: time.sleep(params.pause_s) or {"done": True})
+
+# %%
+if params.fail:
+    raise ValueError("asked to fail")
+'''
+
+TINY_SCHEMA = '''
+
+@register("ZZ_tiny")
+@dataclass(frozen=True)
+class Tiny(NotebookParams):
+    pause_s: float = param(0.0, ge=0)
+    fail: bool = False
+'''
+
+
+def tiny_repository(destination: Path, only_tiny: bool = False) -> Path:
+    """A repository copy with the tiny notebook ``ZZ_tiny`` under the smoke profile (runner tests, benchmarks)."""
+    root = copy_repository(destination)
+    if only_tiny:
+        for script in (root / "notebooks").glob("*.py"):
+            script.unlink()
+        for yaml_file in (root / "params").rglob("*.yaml"):
+            yaml_file.unlink()
+    (root / "notebooks" / "ZZ_tiny.py").write_text(TINY_NOTEBOOK)
+    (root / "params" / "smoke" / "ZZ_tiny.yaml").write_text("pause_s: 0.0\n")
+    with open(root / "lib" / "schemas.py", "a") as handle:
+        handle.write(TINY_SCHEMA)
+    return root
+
+
 @pytest.fixture(scope="session")
 def repo_copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One repository copy shared by the notebook smoke runs and the provenance tests."""

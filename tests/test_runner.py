@@ -15,57 +15,13 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import copy_repository, run_cli
-
-TINY_NOTEBOOK = '''# %% [markdown]
-# # A tiny notebook for runner tests
-
-# %% tags=["parameters"]
-profile = "smoke"  # profile
-recompute = True  # reuse logged results
-seed = 0  # seed
-n_jobs = 1  # workers
-pause_s = 0.0  # seconds to wait before the second result
-fail = False  # raise in the last cell
-
-# %%
-import time
-from lib import config, results
-params = config.load("ZZ_tiny", globals())
-run = results.start(params)
-first, _ = run.json("first", lambda: {"seed": params.seed})
-
-# %%
-second, _ = run.json("second", lambda: time.sleep(params.pause_s) or {"done": True})
-
-# %%
-if params.fail:
-    raise ValueError("asked to fail")
-'''
-
-TINY_SCHEMA = '''
-
-@register("ZZ_tiny")
-@dataclass(frozen=True)
-class Tiny(NotebookParams):
-    pause_s: float = param(0.0, ge=0)
-    fail: bool = False
-'''
+from conftest import TINY_NOTEBOOK, TINY_SCHEMA, run_cli, tiny_repository
 
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     """A repository copy holding only the tiny notebook, under the smoke profile."""
-    root = copy_repository(tmp_path)
-    for script in (root / "notebooks").glob("*.py"):
-        script.unlink()
-    for yaml_file in (root / "params").rglob("*.yaml"):
-        yaml_file.unlink()
-    (root / "notebooks" / "ZZ_tiny.py").write_text(TINY_NOTEBOOK)
-    (root / "params" / "smoke" / "ZZ_tiny.yaml").write_text("pause_s: 0.0\n")
-    with open(root / "lib" / "schemas.py", "a") as handle:
-        handle.write(TINY_SCHEMA)
-    return root
+    return tiny_repository(tmp_path, only_tiny=True)
 
 
 def _stamp(root: Path) -> Path:
