@@ -1,0 +1,144 @@
+"""The Representational Bias Shift ΔB of paper 001 and its baselines (Sec. 3, Sec. 4.5).
+
+Embeddings are final-layer, token-mean pooled sentence vectors (rows). SEAT scores targets by mean
+cosine similarity to positive and negative attribute sentences (Eq. 2–3); relative representations
+re-encode every sentence by its cosine similarities to a shared anchor set (Eq. 4), where
+associations are negated Euclidean distances (Eq. 5–6); ΔB = B_aud − B_ref (Eq. 7), one value per
+target group. Baselines: Procrustes-SEAT and CKA drift (Sec. 4.5).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike
+from scipy.linalg import orthogonal_procrustes
+from scipy.spatial.distance import cdist
+
+
+def _matrix(E: ArrayLike, name: str) -> np.ndarray:
+    E = np.asarray(E, dtype=float)
+    if E.ndim != 2 or E.shape[0] == 0:
+        raise ValueError(f"{name} has shape {E.shape}; allowed: (n_sentences >= 1, d)")
+    if not np.isfinite(E).all():
+        raise ValueError(f"{name} holds non-finite values")
+    return E
+
+
+def cosine_matrix(A: ArrayLike, B: ArrayLike) -> np.ndarray:
+    """cos(a_i, b_j) for every row pair (paper 001, Eq. 1)."""
+    A, B = _matrix(A, "A"), _matrix(B, "B")
+    if A.shape[1] != B.shape[1]:
+        raise ValueError(f"A and B have {A.shape[1]} and {B.shape[1]} columns; they must agree")
+    A = A / np.linalg.norm(A, axis=1, keepdims=True)
+    B = B / np.linalg.norm(B, axis=1, keepdims=True)
+    return A @ B.T
+
+
+def seat_bias(E_t: ArrayLike, E_p: ArrayLike, E_n: ArrayLike) -> float:
+    """SEAT bias B = mean_s [S⁺(s) − S⁻(s)] with S^± the mean cosine to the attribute sets (Eq. 2–3)."""
+    return float((cosine_matrix(E_t, E_p).mean(axis=1) - cosine_matrix(E_t, E_n).mean(axis=1)).mean())
+
+
+def relative(E: ArrayLike, E_anchors: ArrayLike) -> np.ndarray:
+    """Relative representation r(x) = [cos(e(x), e(a_i))]_{i=1..m} of every row (Eq. 4)."""
+    return cosine_matrix(E, E_anchors)
+
+
+def rel_bias(R_t: ArrayLike, R_p: ArrayLike, R_n: ArrayLike) -> float:
+    """B_rel = mean_s [S⁺_rel(s) − S⁻_rel(s)], S^±_rel = −mean Euclidean distance in relative space (Eq. 5–6)."""
+    R_t, R_p, R_n = _matrix(R_t, "R_t"), _matrix(R_p, "R_p"), _matrix(R_n, "R_n")
+    positive = -cdist(R_t, R_p).mean(axis=1)
+    negative = -cdist(R_t, R_n).mean(axis=1)
+    return float((positive - negative).mean())
+
+
+def delta_b(b_audited: float, b_reference: float) -> float:
+    """The Representational Bias Shift ΔB = B_aud − B_ref (Eq. 7); negative: moved toward the negative set."""
+    return float(b_audited - b_reference)
+
+
+def _groups(model: dict, name: str) -> dict[str, np.ndarray]:
+    targets = model.get("targets")
+    if not isinstance(targets, dict) or not targets:
+        raise ValueError(f"{name}['targets'] must map each target group to its sentence embeddings")
+    return targets
+
+
+def _same_groups(reference: dict, audited: dict) -> list[str]:
+    ref, aud = _groups(reference, "reference"), _groups(audited, "audited")
+    if set(ref) != set(aud):
+        raise ValueError(f"target groups differ: reference {sorted(ref)} vs audited {sorted(aud)}")
+    return sorted(ref)
+
+
+def rr_biases(model: dict) -> dict[str, float]:
+    """B_rel of every target group of one model (Eq. 4–6); the attribute sets are encoded once.
+
+    ``model`` holds embeddings: ``anchors``, ``positive``, ``negative`` arrays and ``targets``, a
+    mapping group → array. Each model encodes the shared sentences with its own parameters.
+    """
+    anchors = model["anchors"]
+    R_p, R_n = relative(model["positive"], anchors), relative(model["negative"], anchors)
+    return {group: rel_bias(relative(E_t, anchors), R_p, R_n) for group, E_t in _groups(model, "model").items()}
+
+
+def seat_biases(model: dict) -> dict[str, float]:
+    """SEAT B of every target group of one model, in its own embedding space (Eq. 2–3)."""
+    return {group: seat_bias(E_t, model["positive"], model["negative"])
+            for group, E_t in _groups(model, "model").items()}
+
+
+def rr_delta_b(reference: dict, audited: dict) -> dict[str, float]:
+    """ΔB per target group in relative space (Sec. 3.3–3.4, Eq. 7): the paper's measure."""
+    groups = _same_groups(reference, audited)
+    ref, aud = rr_biases(reference), rr_biases(audited)
+    return {g: delta_b(aud[g], ref[g]) for g in groups}
+
+
+def seat_delta_b(reference: dict, audited: dict) -> dict[str, float]:
+    """ΔB per target group with SEAT in each model's own, unaligned space (baseline, Sec. 4.5)."""
+    groups = _same_groups(reference, audited)
+    ref, aud = seat_biases(reference), seat_biases(audited)
+    return {g: delta_b(aud[g], ref[g]) for g in groups}
+
+
+def procrustes_seat_delta_b(reference: dict, audited: dict) -> dict[str, float]:
+    """Procrustes-SEAT per target group (Sec. 4.5).
+
+    The orthogonal map Q minimising ‖A_aud Q − A_ref‖_F is fitted on the anchor embeddings
+    (uncentred; the paper leaves this open), and the mapped audited targets are scored against the
+    *reference* attribute sets — within one model an orthogonal map would leave SEAT unchanged.
+    """
+    groups = _same_groups(reference, audited)
+    A_ref, A_aud = _matrix(reference["anchors"], "reference anchors"), _matrix(audited["anchors"], "audited anchors")
+    if A_ref.shape != A_aud.shape:
+        raise ValueError(f"anchor embeddings have shapes {A_aud.shape} and {A_ref.shape}; they must agree")
+    rotation, _ = orthogonal_procrustes(A_aud, A_ref)
+    ref = seat_biases(reference)
+    return {g: delta_b(seat_bias(_matrix(audited["targets"][g], "audited targets") @ rotation,
+                                 reference["positive"], reference["negative"]), ref[g]) for g in groups}
+
+
+def cka_drift_by_group(reference: dict, audited: dict) -> dict[str, float]:
+    """1 − linear CKA between reference and audited target embeddings, per group (undirected, Sec. 4.5)."""
+    return {g: cka_drift(reference["targets"][g], audited["targets"][g]) for g in _same_groups(reference, audited)}
+
+
+def linear_cka(X: ArrayLike, Y: ArrayLike) -> float:
+    """Linear CKA of two representations of the same rows (Kornblith et al., 2019), in [0, 1].
+
+    ‖Ycᵀ Xc‖²_F / (‖Xcᵀ Xc‖_F ‖Ycᵀ Yc‖_F) with column-centred X, Y; invariant to rotations and
+    isotropic scaling of either side.
+    """
+    X, Y = _matrix(X, "X"), _matrix(Y, "Y")
+    if X.shape[0] != Y.shape[0]:
+        raise ValueError(f"X and Y have {X.shape[0]} and {Y.shape[0]} rows; CKA compares the same sentences")
+    X = X - X.mean(axis=0)
+    Y = Y - Y.mean(axis=0)
+    cross = np.linalg.norm(Y.T @ X) ** 2
+    return float(cross / (np.linalg.norm(X.T @ X) * np.linalg.norm(Y.T @ Y)))
+
+
+def cka_drift(reference_targets: ArrayLike, audited_targets: ArrayLike) -> float:
+    """CKA drift 1 − CKA between the reference and audited target representations (undirected, Sec. 4.5)."""
+    return 1.0 - linear_cka(reference_targets, audited_targets)
