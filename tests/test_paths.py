@@ -24,3 +24,8 @@ def test_relative_paths_round_trip_and_never_leave_the_repository():
 def test_unknown_profile_is_refused_with_the_allowed_ones():
     with pytest.raises(ValueError, match="allowed: smoke, default, paper"):
         paths.results_dir("fast", "nb")
+
+
+def test_audit_file_names_both_models():
+    path = paths.audit_file("smollm2-135m", "/models/my ckpt")
+    assert path.parent == paths.RESULTS_DIR / "audits" and path.name == "smollm2-135m__my_ckpt.json"
