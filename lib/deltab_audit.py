@@ -60,3 +60,46 @@ def audit(reference: str, audited: str, *, groups: Sequence[str] | None = None, 
     for name, values in columns.items():
         frame[name] = frame.group.map(values)
     return frame
+
+
+#: ΔB columns compared in Sec. 4.5; CKA drift is undirected (its AUC is reported as max(AUC, 1 − AUC)).
+METHODS: dict[str, str] = {"delta_b": "RR", "seat_delta_b": "SEAT", "procrustes_seat_delta_b": "Procrustes-SEAT",
+                           "cka_drift": "CKA drift"}
+
+
+def evaluate(pairs: pd.DataFrame, label_threshold: float = 0.1, n_bootstrap: int = 1000, seed: int = 0) -> pd.DataFrame:
+    """Sec. 4.1 evaluation of every method on pooled (ΔBiasScore, ΔB) pairs over checkpoints × groups.
+
+    Pearson r with its two-tailed p; ROC AUC of a threshold on the method's score against the label
+    "bias increased" (ΔBiasScore > ``label_threshold``), scoring −ΔB for the directed methods (a
+    negative shift is increased bias) and the drift itself for CKA, reported as max(AUC, 1 − AUC);
+    MAE of a linear fit of ΔBiasScore on the method, the mean over ``n_bootstrap`` resamples.
+    """
+    from scipy.stats import pearsonr
+    from sklearn.metrics import roc_auc_score
+
+    missing = [c for c in ("delta_bias_score", *METHODS) if c not in pairs]
+    if missing:
+        raise ValueError(f"pairs lacks the columns {missing}")
+    y = pairs.delta_bias_score.to_numpy(dtype=float)
+    labels = y > label_threshold
+    rng = np.random.default_rng(seed)
+    resamples = rng.integers(0, len(y), size=(n_bootstrap, len(y)))
+    rows = []
+    for column, name in METHODS.items():
+        x = pairs[column].to_numpy(dtype=float)
+        r, p = pearsonr(x, y) if np.ptp(x) > 0 and np.ptp(y) > 0 else (np.nan, np.nan)
+        if labels.all() or not labels.any():
+            auc = np.nan
+        else:
+            auc = roc_auc_score(labels, x if column == "cka_drift" else -x)
+            auc = max(auc, 1 - auc) if column == "cka_drift" else auc
+        errors = []
+        for idx in resamples:
+            if np.ptp(x[idx]) > 0:
+                slope, intercept = np.polyfit(x[idx], y[idx], 1)
+                errors.append(np.abs(y[idx] - (intercept + slope * x[idx])).mean())
+        rows.append({"method": name, "pearson_r": r, "p_value": p, "roc_auc": auc,
+                     "mae": float(np.mean(errors)) if errors else np.nan, "n_pairs": len(y),
+                     "n_increased": int(labels.sum())})
+    return pd.DataFrame(rows)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from lib.config import NotebookParams, param, register
+from lib.sentences import GROUPS
 
 
 @register("00_theory_checks")
@@ -281,3 +282,26 @@ class Paraphrases(ModelNotebookParams):
     mixed_alpha: float = param(0.3, gt=0, lt=1)
     mixed_n: int = param(100, ge=20, doc="texts in the mixed regime, capped at what the surviving pool supports")
     mixed_draws: int = param(5, ge=1, doc="mixed-regime draws averaged (the same draws for paraphrases and templates)")
+
+
+@register("D01_deltab")
+@dataclass(frozen=True)
+class DeltaB(NotebookParams):
+    """D01: ΔB across a graded checkpoint spectrum against output-level bias (paper 001, Sec. 4)."""
+
+    reference: str = param("smollm2-135m", doc="the base model: registry name, hub id or local folder")
+    method: str = param("lora", choices=("lora", "full"))
+    ratios: tuple[float, ...] = param((0.9, 0.7, 0.5, 0.3, 0.1), gt=0, lt=1, doc="weight of the unharmful model")
+    epochs: int = param(3, ge=1)
+    checkpoint_paths: tuple[str, ...] = param((), doc="paper profile: checkpoints audited instead of the spectrum")
+    groups: tuple[str, ...] = param(GROUPS, choices=GROUPS)
+    layer: int = param(-1, ge=-1, doc="-1: the final layer (the paper's choice)")
+    pooling: str = param("mean", choices=("mean", "last", "max"))
+    anchor_size: int = param(1000, ge=50, le=1000)
+    n_samples: int = param(5, ge=1)
+    temperature: float = param(0.7, gt=0)
+    top_p: float = param(1.0, gt=0, le=1)
+    max_new_tokens: int = param(32, ge=4)
+    external_scores_csv: str = param("", doc="paper profile: CSV checkpoint,group,score from an external benchmark")
+    label_threshold: float = param(0.1, doc="ΔBiasScore above which a checkpoint × group counts as increased bias")
+    n_bootstrap: int = param(1000, ge=10)

@@ -31,3 +31,20 @@ def test_audit_command(tmp_path):
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "is not a folder" in bad.stderr
     unknown = run_cli(paths.REPO_ROOT, "deltab", "--reference", "minilm", "--audited", "minilm", "--groups", "Martians")
     assert unknown.returncode == 2 and "unknown target group" in unknown.stderr
+
+
+def test_evaluate_on_constructed_pairs():
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    bias = rng.uniform(-0.3, 0.5, 60)
+    pairs = pd.DataFrame({"delta_bias_score": bias, "delta_b": -bias + rng.normal(0, 0.02, 60),
+                          "seat_delta_b": rng.normal(size=60), "procrustes_seat_delta_b": rng.normal(size=60),
+                          "cka_drift": np.abs(bias) + rng.normal(0, 0.01, 60)})
+    table = deltab_audit.evaluate(pairs, label_threshold=0.1, n_bootstrap=200).set_index("method")
+    assert table.loc["RR", "roc_auc"] > 0.95 and table.loc["RR", "pearson_r"] < -0.9
+    assert table.loc["RR", "mae"] < table.loc["SEAT", "mae"]
+    assert 0.5 <= table.loc["CKA drift", "roc_auc"] <= 1
+    with pytest.raises(ValueError, match="lacks the columns"):
+        deltab_audit.evaluate(pairs.drop(columns="cka_drift"))
