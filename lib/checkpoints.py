@@ -11,7 +11,9 @@ at 64 tokens (paper: 1024).
 
 Every checkpoint is a plain transformers folder (config, tokenizer, ``model.safetensors``) written
 to a hidden temp folder and renamed into place, with ``checkpoint.json`` (settings, timing) inside:
-a folder that exists is complete, so an interrupted build resumes where it stopped.
+a folder that exists is complete, so an interrupted build resumes where it stopped. A process
+killed outright (SIGKILL, SIGTERM) may leave its hidden ``.<name>.*.tmp`` staging folder behind;
+it is never read and can be deleted.
 """
 
 from __future__ import annotations
