@@ -170,6 +170,24 @@ def crossing_purity(alphas: np.ndarray, power: np.ndarray, target: float) -> flo
     return float(np.exp(lo + frac * (hi - lo)))
 
 
+def detection_boundary(
+    rates: pd.DataFrame, rate_column: str, s: float, target: float, delta: float = 0.05, gamma: float = 0.2
+) -> tuple[pd.DataFrame, float]:
+    """Empirical detection boundary of a (n, α) rate grid beside α*(n) (Eq. 11), and its log–log slope.
+
+    Per n: the α where ``rate_column`` first reaches ``target`` (:func:`crossing_purity`; NaN when
+    censored). The slope uses the uncensored sizes (NaN with fewer than two).
+    """
+    boundary = pd.DataFrame([
+        {"n": n, "alpha_empirical": crossing_purity(cell.alpha.to_numpy(), cell[rate_column].to_numpy(), target)}
+        for n, cell in rates.groupby("n", sort=True)
+    ])
+    boundary["alpha_star"] = theory.critical_purity(boundary.n, s, delta, gamma)
+    fitted = boundary.dropna()
+    slope = loglog_slope(fitted.n, fitted.alpha_empirical) if len(fitted) >= 2 else float("nan")
+    return boundary, slope
+
+
 # --------------------------------------------------------------------------- generalisation gap
 
 

@@ -209,16 +209,10 @@ phase, phase_file = run.table(
         params.phase_reps, params.delta, **mc,
     ),
 )
-boundary = pd.DataFrame({
-    "n": params.phase_n,
-    "alpha_empirical": [
-        simulate.crossing_purity(cell.alpha.to_numpy(), cell.power.to_numpy(), 1 - params.gamma)
-        for _, cell in phase.groupby("n", sort=True)
-    ],
-})
-boundary["alpha_star"] = theory.critical_purity(boundary.n, params.phase_s, params.delta, params.gamma)
+boundary, boundary_slope = simulate.detection_boundary(
+    phase, "power", params.phase_s, 1 - params.gamma, params.delta, params.gamma
+)
 fitted = boundary.dropna()
-boundary_slope = simulate.loglog_slope(fitted.n, fitted.alpha_empirical)
 
 # %%
 fig, ax = plt.subplots(figsize=(5, 3.6))

@@ -143,16 +143,10 @@ detect, detect_file = run.table(
         params.detect_dim, params.detect_reps, **common,
     ),
 )
-boundary = pd.DataFrame({
-    "n": params.detect_n,
-    "alpha_empirical": [
-        simulate.crossing_purity(cell.alpha.to_numpy(), cell.detection_rate.to_numpy(), 1 - params.gamma)
-        for _, cell in detect.groupby("n", sort=True)
-    ],
-})
-boundary["alpha_star"] = theory.critical_purity(boundary.n, params.detect_s, params.delta, params.gamma)
+boundary, boundary_slope = simulate.detection_boundary(
+    detect, "detection_rate", params.detect_s, 1 - params.gamma, params.delta, params.gamma
+)
 fitted = boundary.dropna()
-boundary_slope = simulate.loglog_slope(fitted.n, fitted.alpha_empirical) if len(fitted) >= 2 else float("nan")
 display(boundary)
 
 # %%

@@ -43,3 +43,14 @@ def test_generalization_gap_table_respects_its_bounds():
     assert (frame.erm_gap <= frame.erm_bound).all()
     assert (frame.rademacher_empirical <= frame.rademacher_bound).all()
     assert (frame.uniform_deviation <= frame.uniform_bound).all()
+
+
+def test_detection_boundary_and_censoring():
+    import pandas as pd
+
+    rows = [{"n": n, "alpha": a, "rate": min(1.0, a * np.sqrt(n) / 4)} for n in (100, 400) for a in (0.05, 0.2, 0.8)]
+    boundary, slope = simulate.detection_boundary(pd.DataFrame(rows), "rate", s=1.0, target=0.8)
+    assert list(boundary.n) == [100, 400] and (boundary.alpha_empirical.notna()).all()
+    assert slope < 0 and np.allclose(boundary.alpha_star, theory.critical_purity(boundary.n, 1.0))
+    _, censored = simulate.detection_boundary(pd.DataFrame(rows[:3]), "rate", s=1.0, target=0.8)
+    assert np.isnan(censored)
