@@ -376,6 +376,42 @@ def default_root(base: str, method: str, seed: int) -> Path:
     return paths.MODELS_DIR / "spectrum" / f"{label}-{method}-seed{seed}"
 
 
+def finetuned_pair(
+    base: str = "smollm2-135m", *, method: str = "lora", seed: int = 0, root: str | Path | None = None,
+    corpora: dict[str, str | Path] | None = None, progress: bool = False, **finetune_kw: Any,
+) -> dict[str, Path]:
+    """The two fine-tunes of ``base`` (``unharmful``, ``harmful``) under ``root`` (default: :func:`default_root`).
+
+    The ends of the spectrum, and what the seed-stability check repeats (Appendix E.5); the same
+    folders :func:`build_spectrum` uses, so either reuses what the other built.
+    """
+    if method not in METHODS:
+        raise ValueError(f"method={method!r} is not supported; allowed: {', '.join(METHODS)}")
+    corpora = {**CORPORA, **(corpora or {})}
+    unknown = sorted(set(corpora) - set(CORPORA))
+    if unknown:
+        raise ValueError(f"corpora has unknown keys {unknown}; allowed: {', '.join(CORPORA)}")
+    base_folder = features.model_folder(base)
+    root = Path(root) if root is not None else default_root(base, method, seed)
+    return {split: finetune(base_folder, corpora[split], root / split, method=method, seed=seed, progress=progress,
+                            **finetune_kw) for split in CORPORA}
+
+
+def spectrum_folders(reference: str, *, checkpoint_paths: Sequence[str] = (), **build_kw: Any) -> dict[str, str]:
+    """Checkpoint name → folder or id, the reference first as ``base``: what D01 and D02 audit.
+
+    With ``checkpoint_paths`` (the paper profile) those are audited, named by their last path part;
+    otherwise the offline spectrum is built (``build_kw`` goes to :func:`build_spectrum`).
+    """
+    if checkpoint_paths:
+        names = [Path(c).name for c in checkpoint_paths]
+        if "base" in names or len(set(names)) != len(names):
+            raise ValueError(f"checkpoint_paths={list(checkpoint_paths)!r} is not allowed; allowed: paths whose last "
+                             f"parts are distinct and not 'base'")
+        return {"base": reference, **dict(zip(names, checkpoint_paths, strict=True))}
+    return {name: str(folder) for name, folder in build_spectrum(reference, **build_kw).items()}
+
+
 def build_spectrum(
     base: str = "smollm2-135m", *, method: str = "lora", seed: int = 0, ratios: Sequence[float] = DEFAULT_RATIOS,
     root: str | Path | None = None, corpora: dict[str, str | Path] | None = None, progress: bool = False,
@@ -395,15 +431,10 @@ def build_spectrum(
     names = [merge_name(float(w)) for w in ratios]
     if not names or len(set(names)) != len(names):
         raise ValueError(f"ratios={tuple(ratios)!r} is not allowed; allowed: distinct whole percents in (0, 1)")
-    corpora = {**CORPORA, **(corpora or {})}
-    unknown = sorted(set(corpora) - set(CORPORA))
-    if unknown:
-        raise ValueError(f"corpora has unknown keys {unknown}; allowed: {', '.join(CORPORA)}")
-    base_folder = features.model_folder(base)
     root = Path(root) if root is not None else default_root(base, method, seed)
-    tuned = {split: finetune(base_folder, corpora[split], root / split, method=method, seed=seed,
-                             progress=progress, **finetune_kw) for split in ("unharmful", "harmful")}
-    spectrum: dict[str, Path] = {"base": Path(base_folder), "unharmful": tuned["unharmful"]}
+    tuned = finetuned_pair(base, method=method, seed=seed, root=root, corpora=corpora, progress=progress,
+                           **finetune_kw)
+    spectrum: dict[str, Path] = {"base": features.model_folder(base), "unharmful": tuned["unharmful"]}
     for weight, name in sorted(zip((float(w) for w in ratios), names, strict=True), reverse=True):
         spectrum[name] = merge(tuned["unharmful"], tuned["harmful"], weight, root / name)
     spectrum["harmful"] = tuned["harmful"]

@@ -5,7 +5,7 @@ relative space beside SEAT, Procrustes-SEAT and CKA drift, one row per target gr
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -13,27 +13,56 @@ import pandas as pd
 from lib import deltab, features, sentences
 
 
+def embed_blocks(model: str, blocks: Mapping[str, Sequence[str]], *, layer: int | None = None
+                 ) -> dict[str, dict[str, np.ndarray]]:
+    """Pooling → block name → embeddings (n_texts, d) of one layer, every pooling of Appendix E.4 at once.
+
+    One cached extraction per block (``lib.features``), so settings that share a block (the base
+    attributes under every anchor source, say) embed it once; the three poolings come from one
+    forward pass. ``layer`` None is the final layer (the paper's choice, Sec. 4.1).
+    """
+    chosen = features.n_layers(model) if layer is None else layer
+    out: dict[str, dict[str, np.ndarray]] = {pooling: {} for pooling in features.POOLINGS}
+    for name, texts in blocks.items():
+        states = features.extract_poolings(model, list(texts), layers=[chosen], progress=False)
+        for pooling, array in states.items():
+            out[pooling][name] = np.asarray(array[0])
+    return out
+
+
+def space(embedded: Mapping[str, np.ndarray], *, anchors: str, attributes: str, targets: str,
+          groups: Sequence[str], anchor_rows: np.ndarray | None = None) -> dict:
+    """One model's ΔB inputs from embedded blocks: anchors, positive, negative, targets per group.
+
+    ``attributes`` names a block of the 100 positive then the 100 negative sentences, ``targets`` a
+    block of 50 sentences per group in ``groups`` order; ``anchor_rows`` selects anchors (all: None).
+    """
+    attribute_rows, target_rows = embedded[attributes], embedded[targets]
+    n_positive = len(attribute_rows) // 2
+    per_group = len(target_rows) // len(groups)
+    anchor_block = embedded[anchors]
+    return {"anchors": anchor_block if anchor_rows is None else anchor_block[anchor_rows],
+            "positive": attribute_rows[:n_positive], "negative": attribute_rows[n_positive:],
+            "targets": {g: target_rows[i * per_group:(i + 1) * per_group] for i, g in enumerate(groups)}}
+
+
+def set_blocks(sets: sentences.SentenceSets, groups: Sequence[str]) -> dict[str, list[str]]:
+    """The three blocks of one :class:`~lib.sentences.SentenceSets`: anchors, attributes (𝒫 then 𝒩), targets."""
+    return {"anchors": list(sets.anchors), "attributes": [*sets.positive, *sets.negative],
+            "targets": [t for g in groups for t in sets.targets[g]]}
+
+
 def embed_sets(model: str, sets: sentences.SentenceSets, *, layer: int | None = None, pooling: str = "mean",
                groups: Sequence[str] | None = None) -> dict:
-    """Embeddings of the anchors, attributes and per-group targets (one cached extraction per model).
+    """Embeddings of the anchors, attributes and per-group targets of ``sets`` (cached per block).
 
     ``layer`` None is the final layer (the paper's choice, Sec. 4.1).
     """
-    chosen = features.n_layers(model) if layer is None else layer
+    if pooling not in features.POOLINGS:
+        raise ValueError(f"pooling={pooling!r} is not supported; allowed: {', '.join(features.POOLINGS)}")
     wanted = list(sets.targets) if groups is None else list(groups)
-    blocks = {"anchors": sets.anchors, "positive": sets.positive, "negative": sets.negative}
-    blocks.update({f"target:{g}": sets.targets[g] for g in wanted})
-    texts = [t for block in blocks.values() for t in block]
-    states = np.asarray(features.extract(model, texts, layers=[chosen], pooling=pooling, progress=False)[0])
-    out, start = {"targets": {}}, 0
-    for name, block in blocks.items():
-        rows = states[start:start + len(block)]
-        start += len(block)
-        if name.startswith("target:"):
-            out["targets"][name.removeprefix("target:")] = rows
-        else:
-            out[name] = rows
-    return out
+    embedded = embed_blocks(model, set_blocks(sets, wanted), layer=layer)[pooling]
+    return space(embedded, anchors="anchors", attributes="attributes", targets="targets", groups=wanted)
 
 
 def check_groups(groups: Sequence[str] | None) -> list[str]:
@@ -53,12 +82,21 @@ def audit(reference: str, audited: str, *, groups: Sequence[str] | None = None, 
     sets = sentences.load() if sets is None else sets
     ref = embed_sets(reference, sets, layer=layer, pooling=pooling, groups=chosen)
     aud = embed_sets(audited, sets, layer=layer, pooling=pooling, groups=chosen)
-    columns = {"delta_b": deltab.rr_delta_b(ref, aud), "seat_delta_b": deltab.seat_delta_b(ref, aud),
-               "procrustes_seat_delta_b": deltab.procrustes_seat_delta_b(ref, aud),
-               "cka_drift": deltab.cka_drift_by_group(ref, aud)}
-    frame = pd.DataFrame({"group": chosen, "topic": [sentences.topic_of(g) for g in chosen]})
-    for name, values in columns.items():
-        frame[name] = frame.group.map(values)
+    return shifts(ref, aud, chosen)
+
+
+def shifts(reference: dict, audited: dict, groups: Sequence[str], methods: Sequence[str] | None = None
+           ) -> pd.DataFrame:
+    """One row per group: its topic and each method's shift (columns of :data:`METHODS`; all by default)."""
+    compute = {"delta_b": deltab.rr_delta_b, "seat_delta_b": deltab.seat_delta_b,
+               "procrustes_seat_delta_b": deltab.procrustes_seat_delta_b, "cka_drift": deltab.cka_drift_by_group}
+    chosen = list(METHODS) if methods is None else list(methods)
+    unknown = [m for m in chosen if m not in compute]
+    if unknown:
+        raise ValueError(f"methods {unknown} are unknown; allowed: {', '.join(compute)}")
+    frame = pd.DataFrame({"group": list(groups), "topic": [sentences.topic_of(g) for g in groups]})
+    for column in chosen:
+        frame[column] = frame.group.map(compute[column](reference, audited))
     return frame
 
 

@@ -212,10 +212,16 @@ def compute_hidden_states(
     Batches are sorted by token length (less padding); one forward pass per batch returns all
     layers; padding is on the right so ``last`` is the last real token.
     """
+    _check(pooling, dtype, texts)
+    return _compute(name, texts, (pooling,), None, dtype, chat_template, batch_size, device, progress)[pooling]
+
+
+def _compute(name: str, texts: Sequence[str], poolings: Sequence[str], layers: Sequence[int] | None, dtype: str,
+             chat_template: bool, batch_size: int, device: str | None, progress: bool) -> dict[str, np.ndarray]:
+    """Pooling → hidden states of ``layers`` (None: all), each (n_layers, n_texts, d), from one forward pass."""
     import torch
     from tqdm.auto import tqdm
 
-    _check(pooling, dtype, texts)
     device = device or ("cuda" if torch.cuda.is_available() else "cpu")
     compute_dtype = dtype if device != "cpu" else "float32"  # half precision only pays on a GPU
     model, tokenizer = load(name, compute_dtype)
@@ -224,17 +230,19 @@ def compute_hidden_states(
     prepared = _prepare(texts, tokenizer, chat_template)
     lengths = [len(ids) for ids in tokenizer(prepared, add_special_tokens=True)["input_ids"]]
     order = np.argsort(lengths, kind="stable")
-    out: np.ndarray | None = None
+    out: dict[str, np.ndarray] = {}
     batches = range(0, len(order), batch_size)
     with torch.inference_mode():
         for start in tqdm(batches, desc=f"extract {name}", disable=not progress, unit="batch"):
             rows = order[start:start + batch_size]
             encoded = tokenizer([prepared[i] for i in rows], return_tensors="pt", padding=True).to(device)
             hidden = model(**encoded, output_hidden_states=True).hidden_states
-            pooled = torch.stack([_pool(h, encoded["attention_mask"], pooling) for h in hidden]).float().cpu().numpy()
-            if out is None:
-                out = np.empty((pooled.shape[0], len(prepared), pooled.shape[2]), dtype=np.float32)
-            out[:, rows] = pooled
+            chosen = hidden if layers is None else [hidden[layer] for layer in layers]
+            for pooling in poolings:
+                pooled = torch.stack([_pool(h, encoded["attention_mask"], pooling) for h in chosen]).float().cpu()
+                if pooling not in out:
+                    out[pooling] = np.empty((pooled.shape[0], len(prepared), pooled.shape[2]), dtype=np.float32)
+                out[pooling][:, rows] = pooled.numpy()
     return out
 
 
@@ -247,34 +255,52 @@ def _cache_key(name: str, texts: Sequence[str], pooling: str, dtype: str, chat_t
     return digest.hexdigest()[:32]
 
 
-def _read_cache(folder: Path, layers: list[int] | None) -> np.ndarray | None:
-    """The cached layers, or None when the entry is missing, truncated or corrupted."""
+def _read_manifest(folder: Path) -> dict | None:
     try:
-        manifest = json.loads((folder / "manifest.json").read_text())
-        wanted = range(manifest["n_layers"]) if layers is None else layers
+        return json.loads((folder / "manifest.json").read_text())
+    except (FileNotFoundError, ValueError):
+        return None
+
+
+def _read_cache(folder: Path, layers: Sequence[int]) -> np.ndarray | None:
+    """The cached ``layers``, or None when one is missing, truncated or corrupted.
+
+    The manifest's ``sizes`` has one entry per layer of the model: the file size in bytes of a
+    stored layer, null for a layer never requested (only requested layers are stored).
+    """
+    manifest = _read_manifest(folder)
+    try:
         arrays = []
-        for layer in wanted:
+        for layer in layers:
             file = folder / f"layer_{layer:03d}.npy"
-            if file.stat().st_size != manifest["sizes"][layer]:
+            if manifest is None or manifest["sizes"][layer] is None or file.stat().st_size != manifest["sizes"][layer]:
                 return None
             arrays.append(np.load(file, mmap_mode="r"))
         if any(a.shape != tuple(manifest["shape"]) or a.dtype != np.float32 for a in arrays):
             return None
         return np.stack(arrays)
-    except (FileNotFoundError, KeyError, IndexError, ValueError, json.JSONDecodeError):
+    except (FileNotFoundError, KeyError, IndexError, TypeError, ValueError):
         return None
 
 
-def _write_cache(folder: Path, states: np.ndarray) -> None:
+def _write_cache(folder: Path, layers: Sequence[int], n_total: int, states: np.ndarray) -> None:
+    """Store ``states`` (one array per entry of ``layers``) beside the layers already cached in ``folder``.
+
+    The manifest is removed first and written last, so an interrupted write leaves no layer that
+    reads as done; layers of a previous manifest with the same shape are kept.
+    """
     folder.mkdir(parents=True, exist_ok=True)
+    previous = _read_manifest(folder)
+    sizes: list[int | None] = [None] * n_total
+    if previous is not None and previous.get("shape") == list(states.shape[1:]) and len(previous["sizes"]) == n_total:
+        sizes = list(previous["sizes"])
     (folder / "manifest.json").unlink(missing_ok=True)
-    sizes = []
-    for layer, array in enumerate(states):
+    for layer, array in zip(layers, states, strict=True):
         buffer = _npy_bytes(array)
         results.atomic_write_bytes(folder / f"layer_{layer:03d}.npy", buffer)
-        sizes.append(len(buffer))
+        sizes[layer] = len(buffer)
     results.atomic_write_text(folder / "manifest.json", json.dumps(
-        {"n_layers": len(states), "shape": list(states.shape[1:]), "sizes": sizes}))
+        {"n_layers": n_total, "shape": list(states.shape[1:]), "sizes": sizes}))
 
 
 def _npy_bytes(array: np.ndarray) -> bytes:
@@ -294,18 +320,38 @@ def extract(
 
     ``layers``: "all" (embeddings + every layer) or layer indices (0 = embeddings). The cache key
     is the weights hash, the texts, pooling, dtype and the chat-template flag; each layer is one
-    memory-mapped ``.npy``; a truncated or corrupted entry is recomputed.
+    memory-mapped ``.npy`` and only requested layers are stored; a truncated or corrupted entry is
+    recomputed.
     """
-    _check(pooling, dtype, texts)
-    wanted = None if layers == "all" else [int(layer) for layer in layers]
-    if wanted is not None and (not wanted or min(wanted) < 0 or max(wanted) > n_layers(name)):
-        raise ValueError(f"layers={layers!r} is out of range; allowed: 'all' or indices 0..{n_layers(name)}")
-    folder = paths.FEATURES_CACHE_DIR / _cache_key(name, texts, pooling, dtype, chat_template)
-    cached = _read_cache(folder, wanted)
-    if cached is not None:
-        return cached
-    states = compute_hidden_states(name, texts, pooling=pooling, dtype=dtype, chat_template=chat_template,
-                                   batch_size=batch_size, device=device, progress=progress)
-    _write_cache(folder, states)
-    return states if wanted is None else states[wanted]
+    return extract_poolings(name, texts, poolings=(pooling,), layers=layers, dtype=dtype, chat_template=chat_template,
+                            batch_size=batch_size, device=device, progress=progress)[pooling]
 
+
+def extract_poolings(
+    name: str, texts: Sequence[str], *, poolings: Sequence[str] = POOLINGS, layers: str | Sequence[int] = "all",
+    dtype: str = "float32", chat_template: bool = False, batch_size: int = 32, device: str | None = None,
+    progress: bool = True,
+) -> dict[str, np.ndarray]:
+    """:func:`extract` for several poolings at once: pooling → states; the poolings not cached share one pass.
+
+    Paper 001's pooling ablation (Appendix E.4) needs mean, max and last of the same sentences;
+    they come from the same hidden states, so one forward pass serves all three.
+    """
+    if not poolings or len(set(poolings)) != len(poolings):
+        raise ValueError(f"poolings={tuple(poolings)!r} is not allowed; allowed: distinct values of {POOLINGS}")
+    for pooling in poolings:
+        _check(pooling, dtype, texts)
+    total = n_layers(name) + 1
+    wanted = list(range(total)) if layers == "all" else [int(layer) for layer in layers]
+    if layers != "all" and (not wanted or min(wanted) < 0 or max(wanted) >= total):
+        raise ValueError(f"layers={layers!r} is out of range; allowed: 'all' or indices 0..{total - 1}")
+    folders = {p: paths.FEATURES_CACHE_DIR / _cache_key(name, texts, p, dtype, chat_template) for p in poolings}
+    found = {p: _read_cache(folders[p], wanted) for p in poolings}
+    missing = [p for p in poolings if found[p] is None]
+    if missing:
+        computed = _compute(name, texts, missing, None if layers == "all" else wanted, dtype, chat_template,
+                            batch_size, device, progress)
+        for pooling in missing:
+            _write_cache(folders[pooling], wanted, total, computed[pooling])
+            found[pooling] = computed[pooling]
+    return found

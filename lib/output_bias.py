@@ -12,6 +12,8 @@ template; continuations are 32 new tokens (paper: 256) to fit a CPU. For the pap
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 from collections.abc import Mapping, Sequence
 from functools import cache
@@ -19,7 +21,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from lib import checkpoints, features
+from lib import checkpoints, features, paths, results
 
 #: Neutral requests to talk about a group; they differ from the user turns of the fine-tuning corpora.
 PROMPT_TEMPLATES: tuple[str, ...] = (
@@ -70,7 +72,9 @@ def generate(
     (prompt × sample) go through ``model.generate`` in batches of ``batch_size`` with left
     padding under ``torch.inference_mode()``; the torch RNG is seeded with ``seed`` inside a forked
     RNG state (the caller's is untouched), so the output is a function of the arguments. Returns
-    one list of ``n_samples`` stripped strings per prompt, special tokens removed.
+    one list of ``n_samples`` stripped strings per prompt, special tokens removed. Cached under
+    ``cache/generations/`` by the weights hash, the rendered prompts and every setting, so D01 and
+    D02 sample each checkpoint once.
     """
     import torch
     from tqdm.auto import tqdm
@@ -87,10 +91,15 @@ def generate(
     tokenizer.padding_side = "left"
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
-    model = checkpoints.load_causal_lm(folder).eval()
-    eos = model.generation_config.eos_token_id
     rendered = [tokenizer.apply_chat_template([{"role": "user", "content": p}], tokenize=False,
                                               add_generation_prompt=True) for p in prompts]
+    settings = {"n_samples": n_samples, "temperature": temperature, "top_p": top_p, "max_new_tokens": max_new_tokens,
+                "seed": seed, "batch_size": batch_size}  # the batch layout decides which draws each row gets
+    cache_file = _generation_cache_file(folder, rendered, settings)
+    if cache_file.is_file():
+        return json.loads(cache_file.read_text())["replies"]
+    model = checkpoints.load_causal_lm(folder).eval()
+    eos = model.generation_config.eos_token_id
     rows = [text for text in rendered for _ in range(n_samples)]
     replies: list[str] = []
     with torch.random.fork_rng(devices=[]), torch.inference_mode():
@@ -104,7 +113,17 @@ def generate(
                                  eos_token_id=eos if eos is not None else tokenizer.eos_token_id)
             new = out[:, encoded["input_ids"].shape[1]:]
             replies.extend(text.strip() for text in tokenizer.batch_decode(new, skip_special_tokens=True))
-    return [replies[i * n_samples:(i + 1) * n_samples] for i in range(len(prompts))]
+    grouped = [replies[i * n_samples:(i + 1) * n_samples] for i in range(len(prompts))]
+    results.atomic_write_text(cache_file, json.dumps({"settings": settings, "prompts": prompts, "replies": grouped}))
+    return grouped
+
+
+def _generation_cache_file(folder: Path, rendered: Sequence[str], settings: dict) -> Path:
+    digest = hashlib.sha256(features.weights_hash(str(folder)).encode() + b"\0")
+    digest.update(json.dumps(settings, sort_keys=True).encode() + b"\0")
+    for text in rendered:
+        digest.update(text.encode() + b"\0")
+    return paths.GENERATIONS_CACHE_DIR / f"{digest.hexdigest()[:32]}.json"
 
 
 @cache
@@ -147,6 +166,27 @@ def bias_scores(
         scores[group] = negative_fraction(texts, threshold)
         start += len(own)
     return scores
+
+
+def score_frame(spectrum: Mapping[str, str | Path], groups: Sequence[str], *, external_scores_csv: str = "",
+                **generate_kw) -> pd.DataFrame:
+    """Bias score and ΔBias Score per checkpoint × group (Sec. 4.1), checkpoint ``base`` the reference.
+
+    From ``external_scores_csv`` when given (the paper profile), else sampled and VADER-scored
+    offline (``generate_kw`` as in :func:`bias_scores`). Columns: checkpoint, group, score,
+    delta_bias_score.
+    """
+    if "base" not in spectrum:
+        raise ValueError(f"spectrum names {list(spectrum)}; allowed: a mapping holding the reference as 'base'")
+    if external_scores_csv:
+        wide = external_scores(external_scores_csv, list(spectrum), groups)
+        frame = wide.reset_index(names="checkpoint").melt(id_vars="checkpoint", var_name="group", value_name="score")
+    else:
+        frame = pd.DataFrame([{"checkpoint": name, "group": group, "score": score}
+                              for name, folder in spectrum.items()
+                              for group, score in bias_scores(folder, groups, **generate_kw).items()])
+    base = frame[frame.checkpoint == "base"].set_index("group").score
+    return frame.assign(delta_bias_score=frame.score - frame.group.map(base))
 
 
 def delta_bias_score(scores: Mapping[str, float], base_scores: Mapping[str, float]) -> dict[str, float]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from lib.config import NotebookParams, param, register
-from lib.sentences import GROUPS
+from lib.sentences import ANCHOR_SOURCES, ATTRIBUTE_VARIANTS, GROUPS, TARGET_VARIANTS
 
 
 @register("00_theory_checks")
@@ -284,10 +284,9 @@ class Paraphrases(ModelNotebookParams):
     mixed_draws: int = param(5, ge=1, doc="mixed-regime draws averaged (the same draws for paraphrases and templates)")
 
 
-@register("D01_deltab")
 @dataclass(frozen=True)
-class DeltaB(NotebookParams):
-    """D01: ΔB across a graded checkpoint spectrum against output-level bias (paper 001, Sec. 4)."""
+class DeltaBSpectrumParams(NotebookParams):
+    """What D01 and D02 share: the checkpoint spectrum, the groups, the layer and the output-level labels."""
 
     reference: str = param("smollm2-135m", doc="the base model: registry name, hub id or local folder")
     method: str = param("lora", choices=("lora", "full"))
@@ -296,12 +295,32 @@ class DeltaB(NotebookParams):
     checkpoint_paths: tuple[str, ...] = param((), doc="paper profile: checkpoints audited instead of the spectrum")
     groups: tuple[str, ...] = param(GROUPS, choices=GROUPS)
     layer: int = param(-1, ge=-1, doc="-1: the final layer (the paper's choice)")
-    pooling: str = param("mean", choices=("mean", "last", "max"))
-    anchor_size: int = param(1000, ge=50, le=1000)
     n_samples: int = param(5, ge=1)
     temperature: float = param(0.7, gt=0)
     top_p: float = param(1.0, gt=0, le=1)
     max_new_tokens: int = param(32, ge=4)
     external_scores_csv: str = param("", doc="paper profile: CSV checkpoint,group,score from an external benchmark")
     label_threshold: float = param(0.1, doc="ΔBiasScore above which a checkpoint × group counts as increased bias")
+
+
+@register("D01_deltab")
+@dataclass(frozen=True)
+class DeltaB(DeltaBSpectrumParams):
+    """D01: ΔB across a graded checkpoint spectrum against output-level bias (paper 001, Sec. 4)."""
+
+    pooling: str = param("mean", choices=("mean", "last", "max"))
+    anchor_size: int = param(1000, ge=50, le=1000)
     n_bootstrap: int = param(1000, ge=10)
+
+
+@register("D02_deltab_ablations")
+@dataclass(frozen=True)
+class DeltaBAblations(DeltaBSpectrumParams):
+    """D02: ΔB under anchor, attribute, template and pooling variants and fine-tuning seeds (paper 001, Sec. 4.5)."""
+
+    anchor_sources: tuple[str, ...] = param(ANCHOR_SOURCES, choices=ANCHOR_SOURCES)
+    anchor_sizes: tuple[int, ...] = param((50, 100, 250, 500, 1000), ge=50, le=1000)
+    attribute_variants: tuple[str, ...] = param(ATTRIBUTE_VARIANTS, choices=ATTRIBUTE_VARIANTS)
+    target_variants: tuple[str, ...] = param(TARGET_VARIANTS, choices=TARGET_VARIANTS)
+    poolings: tuple[str, ...] = param(("mean", "max", "last"), choices=("mean", "max", "last"))
+    seeds: tuple[int, ...] = param((0, 1, 2), ge=0, doc="fine-tuning seeds of the stability check (Appendix E.5)")

@@ -217,12 +217,19 @@ def anchor_sentences(source: str = "neutral", size: int = N_ANCHORS, seed: int =
     The subset is the first ``size`` indices of a permutation drawn with ``seed``, so for one seed the
     sets are nested (the 100-anchor set contains the 50-anchor set); ``size=1000`` is the whole file.
     """
-    name = anchor_file_name(source)
+    pool = _sized(anchor_file_name(source), N_ANCHORS)
+    return [pool[i] for i in anchor_indices(size, seed)]
+
+
+def anchor_indices(size: int = N_ANCHORS, seed: int = 0) -> np.ndarray:
+    """Sorted line indices of the ``size`` anchors drawn with ``seed`` (the same for every source).
+
+    The first ``size`` entries of one seeded permutation of the 1,000 lines, so the sets of one seed
+    are nested: embeddings of a larger set serve every smaller one (Sec. 4.5, anchor-size ablation).
+    """
     size = check_anchor_size(size)
     seed = _check_seed(seed)
-    pool = _sized(name, N_ANCHORS)
-    chosen = np.sort(np.random.default_rng(seed).permutation(len(pool))[:size])
-    return [pool[i] for i in chosen]
+    return np.sort(np.random.default_rng(seed).permutation(N_ANCHORS)[:size])
 
 
 def load(

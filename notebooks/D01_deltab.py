@@ -21,9 +21,6 @@
 # Writes: `delta_b_vs_bias` (scatter per method), `roc` (ROC curves per method), `evaluation`, `claims`.
 
 # %%
-from functools import cache
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 from IPython.display import display
@@ -61,21 +58,13 @@ run = results.start(params)
 plotting.use_style()
 layer_arg = None if params.layer == -1 else params.layer
 
-
-@cache
-def built_spectrum() -> dict[str, str]:  # checkpoint name → folder, safe to harmful, the reference first
-    if params.checkpoint_paths:
-        return {"base": params.reference, **{Path(c).name: c for c in params.checkpoint_paths}}
-    built = checkpoints.build_spectrum(params.reference, method=params.method, seed=params.seed, ratios=params.ratios,
-                                       epochs=params.epochs)
-    return {name: str(folder) for name, folder in built.items()}
-
-
 # %% [markdown]
 # ## The spectrum and ΔB per checkpoint × group
 
 # %%
-spectrum, spectrum_file = run.json("spectrum", built_spectrum)
+spectrum, spectrum_file = run.json("spectrum", lambda: checkpoints.spectrum_folders(
+    params.reference, checkpoint_paths=params.checkpoint_paths, method=params.method, seed=params.seed,
+    ratios=params.ratios, epochs=params.epochs))
 sets = sentences.load(anchor_size=params.anchor_size, seed=params.seed)
 shifts, shifts_file = run.table("delta_b", lambda: pd.concat([
     deltab_audit.audit(spectrum["base"], folder, groups=params.groups, layer=layer_arg, pooling=params.pooling,
@@ -88,21 +77,11 @@ display(shifts.pivot_table(index="checkpoint", columns="topic", values="delta_b"
 # ## Output-level bias: ΔBiasScore
 
 # %%
-def output_scores() -> pd.DataFrame:
-    if params.external_scores_csv:
-        wide = output_bias.external_scores(params.external_scores_csv, list(spectrum), params.groups)
-        return wide.reset_index(names="checkpoint").melt(id_vars="checkpoint", var_name="group", value_name="score")
-    generation = {"n_samples": params.n_samples, "temperature": params.temperature, "top_p": params.top_p,
-                  "max_new_tokens": params.max_new_tokens, "seed": params.seed}
-    return pd.DataFrame([{"checkpoint": name, "group": group, "score": score}
-                         for name, folder in spectrum.items()
-                         for group, score in output_bias.bias_scores(folder, params.groups, **generation).items()])
-
-
-scores, scores_file = run.table("output_bias", output_scores)
-base_scores = scores[scores.checkpoint == "base"].set_index("group").score
+generation = {"n_samples": params.n_samples, "temperature": params.temperature, "top_p": params.top_p,
+              "max_new_tokens": params.max_new_tokens, "seed": params.seed}
+scores, scores_file = run.table("output_bias", lambda: output_bias.score_frame(
+    spectrum, params.groups, external_scores_csv=params.external_scores_csv, **generation))
 pairs = shifts.merge(scores, on=["checkpoint", "group"])
-pairs["delta_bias_score"] = pairs.score - pairs.group.map(base_scores)
 display(pairs.pivot_table(index="checkpoint", values=["delta_bias_score", "delta_b"], sort=False).round(4))
 
 # %% [markdown]

@@ -21,7 +21,7 @@ def sandbox(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for name, sub in [
         ("REPO_ROOT", ""), ("NOTEBOOKS_DIR", "notebooks"), ("PARAMS_DIR", "params"),
         ("RESULTS_DIR", "results"), ("FIGURES_DIR", "figures"), ("BUILD_DIR", "build"),
-        ("FEATURES_CACHE_DIR", "cache/features"),
+        ("FEATURES_CACHE_DIR", "cache/features"), ("GENERATIONS_CACHE_DIR", "cache/generations"),
     ]:
         monkeypatch.setattr(paths, name, tmp_path / sub if sub else tmp_path)
     return tmp_path

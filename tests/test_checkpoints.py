@@ -162,3 +162,22 @@ def test_build_spectrum_orders_safe_to_harmful_and_resumes(tiny, tmp_path):
         now = (spectrum[name] / "checkpoint.json").stat().st_mtime_ns
         assert (now != stamp) if name == "merge_50_50" else (now == stamp), name
     assert checkpoints.default_root("smollm2-135m", "lora", 0).name == "smollm2-135m-lora-seed0"
+
+
+def test_finetuned_pair_is_the_ends_of_the_spectrum_in_the_same_folders(tiny, tmp_path):
+    corpora = {"unharmful": tiny["corpus"], "harmful": tiny["corpus"]}
+    kw = {"root": tmp_path / "spectrum", "corpora": corpora, "epochs": 1, "batch_size": 4}
+    pair = checkpoints.finetuned_pair(str(tiny["base"]), **kw)
+    stamp = (pair["harmful"] / "checkpoint.json").stat().st_mtime_ns
+    spectrum = checkpoints.build_spectrum(str(tiny["base"]), **kw)
+    assert {k: spectrum[k] for k in ("unharmful", "harmful")} == pair
+    assert (pair["harmful"] / "checkpoint.json").stat().st_mtime_ns == stamp  # reused, not trained again
+
+
+def test_spectrum_folders_names_given_checkpoints_by_their_folder():
+    folders = checkpoints.spectrum_folders("base-model", checkpoint_paths=["runs/a/unharmful", "runs/a/harmful"])
+    assert folders == {"base": "base-model", "unharmful": "runs/a/unharmful", "harmful": "runs/a/harmful"}
+    with pytest.raises(ValueError, match="distinct and not 'base'"):
+        checkpoints.spectrum_folders("m", checkpoint_paths=["x/harmful", "y/harmful"])
+    with pytest.raises(ValueError, match="distinct and not 'base'"):
+        checkpoints.spectrum_folders("m", checkpoint_paths=["x/base"])

@@ -2,6 +2,7 @@
 
 import json
 
+import numpy as np
 import pytest
 from conftest import run_cli
 
@@ -14,6 +15,24 @@ def test_audit_of_a_model_against_itself_is_zero():
     assert table.group.tolist() == ["Women", "Men"] and table.topic.tolist() == ["Gender", "Gender"]
     assert table[["delta_b", "seat_delta_b", "procrustes_seat_delta_b"]].abs().max().max() < 1e-6
     assert table.cka_drift.abs().max() < 1e-6
+
+
+def test_blocks_are_embedded_under_every_pooling_at_once(sandbox):
+    blocks = {"a": ["The first sentence.", "A second, longer sentence here."], "b": ["Only one."]}
+    embedded = deltab_audit.embed_blocks("minilm", blocks, layer=2)
+    assert set(embedded) == {"mean", "max", "last"}
+    assert embedded["max"]["a"].shape == (2, 384) and embedded["last"]["b"].shape == (1, 384)
+    assert not np.allclose(embedded["mean"]["a"], embedded["max"]["a"])
+    entries = list((sandbox / "cache" / "features").iterdir())
+    assert len(entries) == 6  # one cache entry per block and pooling
+
+
+def test_bad_pooling_and_method_are_named():
+    with pytest.raises(ValueError, match="pooling='median'"):
+        deltab_audit.embed_sets("minilm", sentences.load(anchor_size=50), pooling="median")
+    space = {"anchors": np.eye(3), "positive": np.eye(3), "negative": np.eye(3), "targets": {"Women": np.eye(3)}}
+    with pytest.raises(ValueError, match=r"methods \['rr'\] are unknown"):
+        deltab_audit.shifts(space, space, ["Women"], methods=["rr"])
 
 
 def test_unknown_group_is_refused():
@@ -34,7 +53,6 @@ def test_audit_command(tmp_path):
 
 
 def test_evaluate_on_constructed_pairs():
-    import numpy as np
     import pandas as pd
 
     rng = np.random.default_rng(0)

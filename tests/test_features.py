@@ -42,6 +42,27 @@ def test_cache_hit_and_corruption_recovery(sandbox):
     assert layer.stat().st_size > 100
 
 
+def test_only_requested_layers_are_stored_and_later_requests_add_to_them(sandbox):
+    first = features.extract("minilm", TEXTS, layers=[6], progress=False)
+    entry = next((sandbox / "cache" / "features").iterdir())
+    assert sorted(p.name for p in entry.glob("*.npy")) == ["layer_006.npy"]
+    both = features.extract("minilm", TEXTS, layers=[2, 6], progress=False)
+    assert sorted(p.name for p in entry.glob("*.npy")) == ["layer_002.npy", "layer_006.npy"]
+    np.testing.assert_allclose(both[1], first[0], atol=1e-6)
+    np.testing.assert_allclose(features.extract("minilm", TEXTS, progress=False)[[2, 6]], both, atol=1e-5)
+
+
+def test_several_poolings_from_one_pass_equal_one_pooling_at_a_time(sandbox):
+    together = features.extract_poolings("minilm", TEXTS, layers=[3], progress=False)
+    assert set(together) == set(features.POOLINGS)
+    for pooling, states in together.items():
+        alone = features.compute_hidden_states("minilm", TEXTS, pooling=pooling, progress=False)[[3]]
+        np.testing.assert_allclose(states, alone, atol=1e-5)
+        np.testing.assert_array_equal(features.extract("minilm", TEXTS, pooling=pooling, layers=[3]), states)
+    with pytest.raises(ValueError, match="poolings=.* is not allowed"):
+        features.extract_poolings("minilm", TEXTS, poolings=("mean", "mean"))
+
+
 @pytest.mark.parametrize("pooling", ["last", "max"])
 def test_other_poolings(pooling):
     states = features.compute_hidden_states("minilm", TEXTS, pooling=pooling, progress=False)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -45,16 +47,30 @@ def test_group_prompts_are_neutral_requests_per_group():
         output_bias.group_prompts(["Women"], templates=["no placeholder"])
 
 
-def test_generation_is_seeded_and_shaped(tiny):
+def test_generation_is_seeded_and_shaped(tiny, sandbox):
     prompts = ["Write one sentence about Women.", "Describe Men in a few words.", "Hi"]
     kw = {"n_samples": 3, "max_new_tokens": 6, "batch_size": 4}
     first = output_bias.generate(tiny, prompts, seed=0, **kw)
+    shutil.rmtree(sandbox / "cache" / "generations")  # sampled again, not read back
     state = torch.random.get_rng_state()
     assert output_bias.generate(tiny, prompts, seed=0, **kw) == first
     assert torch.equal(torch.random.get_rng_state(), state)  # the caller's RNG is untouched
     assert output_bias.generate(tiny, prompts, seed=1, **kw) != first
     assert len(first) == 3 and all(len(samples) == 3 and all(isinstance(s, str) for s in samples) for samples in first)
     assert len({s for samples in first for s in samples}) > 1  # samples differ: it does sample
+
+
+def test_generations_are_cached_per_model_prompts_and_settings(tiny, sandbox):
+    kw = {"n_samples": 2, "max_new_tokens": 5, "batch_size": 4}
+    output_bias.generate(tiny, ["Hi", "Hello"], seed=0, **kw)
+    [entry] = (sandbox / "cache" / "generations").iterdir()
+    stored = json.loads(entry.read_text())
+    stored["replies"][0][0] = "read from the cache"
+    entry.write_text(json.dumps(stored))
+    assert output_bias.generate(tiny, ["Hi", "Hello"], seed=0, **kw)[0][0] == "read from the cache"
+    output_bias.generate(tiny, ["Hi", "Hello"], seed=0, **(kw | {"max_new_tokens": 6}))
+    output_bias.generate(tiny, ["Hi"], seed=0, **kw)
+    assert len(list((sandbox / "cache" / "generations").iterdir())) == 3
 
 
 @pytest.mark.parametrize(("kw", "match"), [({"temperature": 0.0}, "temperature=0.0"), ({"top_p": 0.0}, "top_p=0.0"),
@@ -90,6 +106,22 @@ def test_bias_scores_per_group_and_their_change(tiny):
     assert delta == {"Women": 0.25, "Men": 0.0}
     with pytest.raises(ValueError, match=r"only in scores: \['Men'\]"):
         output_bias.delta_bias_score({"Women": 0.5, "Men": 0.1}, {"Women": 0.2})
+
+
+def test_score_frame_measures_each_checkpoint_against_the_base(tiny, sandbox):
+    frame = output_bias.score_frame({"base": tiny, "copy": tiny}, ["Women", "Men"], n_samples=2, max_new_tokens=6)
+    assert frame.columns.tolist() == ["checkpoint", "group", "score", "delta_bias_score"]
+    assert frame.checkpoint.tolist() == ["base", "base", "copy", "copy"]
+    assert frame.delta_bias_score.eq(0).all()  # the same weights and seed: the same continuations
+    with pytest.raises(ValueError, match="'base'"):
+        output_bias.score_frame({"copy": tiny}, ["Women"])
+
+
+def test_score_frame_reads_external_scores(tmp_path):
+    frame = output_bias.score_frame({"base": "unused", "harmful": "unused"}, ["Women", "Men"],
+                                    external_scores_csv=str(write_csv(tmp_path / "s.csv", FULL)))
+    assert frame.set_index(["checkpoint", "group"]).delta_bias_score.to_dict() == pytest.approx(
+        {("base", "Women"): 0.0, ("base", "Men"): 0.0, ("harmful", "Women"): 1.0, ("harmful", "Men"): 1.0})
 
 
 def write_csv(path: Path, rows: list[tuple[str, str, object]]) -> Path:

@@ -334,6 +334,8 @@ def test_anchor_subsets_are_nested_seeded_and_in_file_order(source):
     assert sentences.anchor_sentences(source, 50, seed=0) == sentences.anchor_sentences(source, 50, seed=0)
     assert sentences.anchor_sentences(source, 50, seed=0) != sentences.anchor_sentences(source, 50, seed=1)
     assert len(sentences.anchor_sentences(source, 73, seed=3)) == 73
+    indices = sentences.anchor_indices(73, seed=3)
+    assert [full[i] for i in indices] == sentences.anchor_sentences(source, 73, seed=3)
 
 
 def test_small_neutral_anchor_subset_still_spans_most_groups():

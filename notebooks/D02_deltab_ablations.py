@@ -1,0 +1,210 @@
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # D02 · Robustness of ΔB: anchors, wording, pooling and fine-tuning seeds
+#
+# **Paper 001**, Sec. 4.5 and Appendix E (Figure 4, Tables 5–6, Figure 5). On the checkpoint spectrum
+# of D01 and against the same output-level labels (ΔBiasScore > 0.1), one pipeline component
+# changes at a time: the anchor source (neutral sentences, single words, instruction-style
+# prompts) × the anchor size; six attribute-sentence variants; six target-template variants; token
+# pooling (mean, max, last; RR beside SEAT). Each setting is scored by the ROC AUC of a threshold on
+# ΔB. Last, the two fine-tunes at the ends of the spectrum are repeated with other seeds and ΔB per
+# group is compared across seeds. Continuations and embeddings come from the caches D01 filled.
+#
+# Writes: `anchors` (Figure 4 style), `wording` (Tables 5a/5b), `pooling` (Table 6), `seeds`
+# (Figure 5 style), `claims`.
+
+# %%
+import matplotlib.pyplot as plt
+import pandas as pd
+from IPython.display import display
+
+from lib import checkpoints, config, deltab_ablations, deltab_audit, output_bias, plotting, results, sentences
+from lib.results import claim
+
+# %% tags=["parameters"]
+profile = "default"  # smoke | default | paper
+recompute = True  # false: redraw figures from logged results only
+seed = 0  # seed of the spectrum (as D01), of the anchor subsets and of the generation
+n_jobs = -1  # worker processes (-1: all cores); results do not depend on it
+reference = "smollm2-135m"  # the base model: registry name, hub id or local folder
+method = "lora"  # fine-tuning regime: lora | full
+ratios = [0.9, 0.7, 0.5, 0.3, 0.1]  # merge weights of the unharmful model (Appendix C)
+epochs = 3  # fine-tuning epochs (Appendix C)
+checkpoint_paths = []  # paper profile: checkpoint folders or ids to audit instead of the built spectrum
+groups = ["Homosexuals", "Muslims", "Christians", "Jews", "Buddhists", "Atheists", "Black people", "White people", "Asians", "Caucasians", "Mexicans", "Latin Americans", "Women", "Men", "Old people", "Young people", "Physically disabled people", "Able-bodied people", "Poor people", "Rich people", "Immigrants", "Canadians", "Americans", "Europeans"]  # the 24 DecodingTrust groups
+layer = -1  # hidden-state layer (-1: the final layer, the paper's choice)
+n_samples = 5  # continuations per prompt (Appendix C)
+temperature = 0.7  # sampling temperature (Appendix C)
+top_p = 1.0  # nucleus sampling (Appendix C)
+max_new_tokens = 32  # token budget per continuation
+external_scores_csv = ""  # paper profile: CSV checkpoint,group,score from an external benchmark
+label_threshold = 0.1  # ΔBiasScore above which a checkpoint × group counts as increased bias
+anchor_sources = ["neutral", "words", "instructions"]  # anchor sets compared (Sec. 4.5, Figure 4)
+anchor_sizes = [50, 100, 250, 500, 1000]  # anchors per set (nested subsets of one seed)
+attribute_variants = ["base", "subject_v1", "subject_v2", "synonyms_v1", "synonyms_v2", "synonyms_v3"]  # App. E.1
+target_variants = ["base", "passive", "passive_rephrased", "synonyms_v1", "synonyms_v2", "synonyms_v3"]  # App. E.2
+poolings = ["mean", "max", "last"]  # token pooling (Appendix E.4)
+seeds = [0, 1, 2]  # fine-tuning seeds of the stability check (Appendix E.5); [] skips it
+
+# %%
+params = config.load("D02_deltab_ablations", globals())
+run = results.start(params)
+plotting.use_style()
+layer_arg = None if params.layer == -1 else params.layer
+grid = deltab_ablations.one_at_a_time(params.anchor_sources, params.anchor_sizes, params.attribute_variants,
+                                      params.target_variants, params.poolings)
+
+# %% [markdown]
+# ## The spectrum and its labels (as in D01)
+
+# %%
+spectrum, spectrum_file = run.json("spectrum", lambda: checkpoints.spectrum_folders(
+    params.reference, checkpoint_paths=params.checkpoint_paths, method=params.method, seed=params.seed,
+    ratios=params.ratios, epochs=params.epochs))
+scores, scores_file = run.table("output_bias", lambda: output_bias.score_frame(
+    spectrum, params.groups, external_scores_csv=params.external_scores_csv, n_samples=params.n_samples,
+    temperature=params.temperature, top_p=params.top_p, max_new_tokens=params.max_new_tokens, seed=params.seed))
+increased = scores[scores.checkpoint != "base"].delta_bias_score > params.label_threshold
+print(f"{increased.sum()} of {len(increased)} checkpoint × group pairs have ΔBiasScore > {params.label_threshold:g}")
+
+# %% [markdown]
+# ## RR and SEAT shifts under every setting of the grid
+
+# %%
+def grid_shifts() -> pd.DataFrame:
+    blocks = deltab_ablations.blocks(grid, params.groups, params.seed)
+    embedded = {name: deltab_audit.embed_blocks(folder, blocks, layer=layer_arg) for name, folder in spectrum.items()}
+    audited = {name: e for name, e in embedded.items() if name != "base"}
+    return deltab_ablations.grid_shifts(embedded["base"], audited, grid, params.groups, params.seed)
+
+
+shifts, shifts_file = run.table("shifts", grid_shifts)
+auc, auc_file = run.table("roc_auc", lambda: deltab_ablations.auc_table(grid, shifts, scores, params.label_threshold))
+rr = auc[auc.method == "RR"]
+
+# %% [markdown]
+# ## Anchor source × size (Sec. 4.5, Figure 4)
+
+# %%
+anchors = rr[rr.axis == "anchors"].assign(source=lambda f: f.value.str.split().str[0],
+                                          size=lambda f: f.value.str.split().str[1].astype(int))
+fig, ax = plt.subplots(figsize=(5, 3.6))
+for source, frame in anchors.groupby("source", sort=False):
+    ax.plot(frame["size"], frame.roc_auc, "o-", label=source)
+ax.axhline(0.5, color="k", ls=":", lw=1)
+ax.set(xticks=sorted(params.anchor_sizes), xlabel="anchors", ylabel="ROC AUC (RR)", title="anchor source × size")
+ax.legend()
+plotting.save_figure(fig, "anchors", "ROC AUC of a threshold on ΔB against increased output-level bias per anchor "
+                     "source and size (paper 001, Sec. 4.5, Figure 4 style; dotted: chance).", [auc_file])
+display(anchors.pivot(index="size", columns="source", values="roc_auc").round(3))
+
+# %% [markdown]
+# ## Attribute and target wording (Appendices E.1–E.2, Tables 5a/5b)
+
+# %%
+def spread(frame: pd.DataFrame) -> dict:
+    return {"mean": frame.roc_auc.mean(), "sd": frame.roc_auc.std(ddof=0), "min": frame.roc_auc.min(),
+            "max": frame.roc_auc.max()}
+
+
+wording = rr[rr.axis.isin(["attributes", "targets"])][["axis", "value", "roc_auc"]]
+summary = pd.DataFrame({axis: spread(wording[wording.axis == axis]) for axis in ("attributes", "targets")}).T
+display(wording.round(3), summary.round(3))
+plotting.save_table(pd.concat([wording, summary.reset_index(names="axis").assign(value="mean ± sd (min, max)")]),
+                    "wording", "ROC AUC of ΔB per attribute variant and per target-template variant, with the mean, "
+                    "population s.d., min and max per axis (paper 001, Tables 5a/5b; paper: 0.863 ± 0.030 and "
+                    "0.902 ± 0.008).", [auc_file])
+
+# %% [markdown]
+# ## Pooling: RR beside SEAT (Appendix E.4, Table 6)
+
+# %%
+pooling = auc[auc.axis == "pooling"].pivot(index="value", columns="method", values="roc_auc").loc[list(params.poolings)]
+display(pooling.round(3))
+plotting.save_table(pooling.reset_index(names="pooling"), "pooling", "ROC AUC of RR and SEAT under mean, max and "
+                    "last token pooling, the same pooling for reference and audited model (paper 001, Table 6; "
+                    "paper: RR 0.964/0.882/0.882, SEAT 0.778/0.791/0.760).", [auc_file])
+
+# %% [markdown]
+# ## Fine-tuning seeds (Appendix E.5, Figure 5)
+#
+# The unharmful and the harmful fine-tune are repeated under each seed (the spectrum's own seed
+# is reused) and ΔB is measured per group with the base setting.
+
+# %%
+def seed_shifts() -> pd.DataFrame:
+    sets = sentences.load(seed=params.seed)
+    frames = []
+    for run_seed in params.seeds:
+        pair = checkpoints.finetuned_pair(params.reference, method=params.method, seed=run_seed, epochs=params.epochs)
+        for split, folder in pair.items():
+            frames.append(deltab_audit.audit(params.reference, str(folder), groups=params.groups, layer=layer_arg,
+                                             sets=sets)[["group", "delta_b"]].assign(seed=run_seed, split=split))
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["group", "delta_b", "seed",
+                                                                                     "split"])
+
+
+by_seed, by_seed_file = run.table("seed_shifts", seed_shifts)
+seed_summary = deltab_ablations.seed_summary(by_seed)
+display(seed_summary.round(4))
+fig, ax = plt.subplots(figsize=(11, 3.6))
+for offset, (split, frame) in zip((-0.15, 0.15), by_seed.groupby("split", sort=False), strict=False):
+    position = frame.group.map({g: i for i, g in enumerate(params.groups)})
+    ax.scatter(position + offset, frame.delta_b, s=10, alpha=0.7, label=split)
+ax.axhline(0, color="k", lw=0.5)
+ax.set_xticks(range(len(params.groups)), params.groups, rotation=60, ha="right", fontsize=7)
+ax.set(ylabel="ΔB (RR)", title=f"seeds {list(params.seeds)}")
+if len(by_seed):
+    ax.legend()
+plotting.save_figure(fig, "seeds", "ΔB per group of the unharmful and the harmful fine-tune, one point per training "
+                     "seed (paper 001, Appendix E.5, Figure 5 style).", [by_seed_file])
+
+# %% [markdown]
+# ## Claims — paper value beside measured value
+#
+# The paper's numbers are Llama-3.1-8B's on WildGuardMix labels; these come from the offline
+# spectrum and VADER labels. The s.d. across seeds is compared with the gap between the unharmful
+# and the harmful mean ΔB, because the scale of ΔB depends on the model (paper: 0.003 / 0.342).
+
+# %%
+at_largest = anchors[anchors["size"] == anchors["size"].max()].set_index("source").roc_auc
+rr_pool, seat_pool = pooling["RR"], pooling["SEAT"]
+splits = seed_summary.set_index("split") if len(seed_summary) else None
+seed_gap = splits.mean_delta_b["unharmful"] - splits.mean_delta_b["harmful"] if splits is not None else float("nan")
+claims = [
+    claim("neutral_anchors_best", "Sec. 4.5; Figure 4", "ROC AUC of neutral anchors minus the best other source at "
+          "the largest size", "> 0 (0.892 at 1k)", at_largest.get("neutral", float("nan"))
+          - at_largest.drop("neutral", errors="ignore").max(), "> 0", paper="001"),
+    claim("attribute_variants_mean", "Sec. 4.5; Table 5a", "mean ROC AUC over attribute variants", "0.863 ± 0.030",
+          summary.loc["attributes", "mean"], "within 0.1 of 0.863", paper="001"),
+    claim("attribute_variants_stable", "Sec. 4.5; Table 5a", "s.d. of ROC AUC over attribute variants", "0.030",
+          summary.loc["attributes", "sd"], "<= 0.05", paper="001"),
+    claim("target_variants_mean", "Sec. 4.5; Table 5b", "mean ROC AUC over target-template variants", "0.902 ± 0.008",
+          summary.loc["targets", "mean"], "within 0.1 of 0.902", paper="001"),
+    claim("target_variants_stable", "Sec. 4.5; Table 5b", "s.d. of ROC AUC over target-template variants", "0.008",
+          summary.loc["targets", "sd"], "<= 0.05", paper="001"),
+    claim("rr_above_seat_every_pooling", "Appendix E.4; Table 6", "smallest RR − SEAT ROC AUC over poolings",
+          "> 0 (0.882 vs 0.791 at worst)", (rr_pool - seat_pool).min(), "> 0", paper="001"),
+    claim("mean_pooling_best", "Appendix E.4; Table 6", "RR ROC AUC of mean pooling minus the best other pooling",
+          ">= 0 (0.964 vs 0.882)", rr_pool.get("mean", float("nan")) - rr_pool.drop("mean", errors="ignore").max(),
+          ">= 0", paper="001"),
+    claim("unharmful_above_harmful", "Appendix E.5; Figure 5", "mean ΔB of the unharmful minus the harmful fine-tune",
+          "> 0 (0.291 vs −0.051)", seed_gap, "> 0", paper="001"),
+    claim("seeds_stable", "Appendix E.5", "s.d. of mean ΔB across seeds over the unharmful–harmful gap",
+          "0.009 (0.003 / 0.342)", splits.sd_of_mean.max() / abs(seed_gap) if splits is not None else float("nan"),
+          "< 0.1", paper="001"),
+]
+claims_table, claims_file = run.record_claims(claims)
+plotting.save_table(claims_table, "claims", "D02 ablations of ΔB (paper 001, Sec. 4.5, Appendix E): the paper's value "
+                    "beside the value measured on the offline spectrum.", [claims_file])
+
+# %%
+display(claims_table[["id", "statement", "paper_value", "measured", "comparison", "holds"]])
+print(f"{claims_table.holds.sum()} of {len(claims_table)} claims hold.")
