@@ -148,19 +148,11 @@ def encode_examples(tokenizer, pairs: Sequence[tuple[str, str]], max_length: int
 
 
 def load_causal_lm(folder: str | Path):
-    """The causal LM in ``folder`` in float32, without a recorded quantisation.
-
-    The offline SmolLM2 was dequantised from a GGUF file (``lib.features``) and its config still
-    names that origin; transformers then treats it as a GGUF-quantised model and refuses to save
-    it. Its weights are plain float32, so the record is dropped (and stays out of saved configs).
-    """
+    """The causal LM (with its head) in ``folder`` in float32, from safetensors, no remote code."""
     import torch
-    from transformers import AutoConfig, AutoModelForCausalLM
+    from transformers import AutoModelForCausalLM
 
-    config = AutoConfig.from_pretrained(folder, trust_remote_code=False)
-    if hasattr(config, "quantization_config"):
-        del config.quantization_config
-    return AutoModelForCausalLM.from_pretrained(folder, config=config, trust_remote_code=False, use_safetensors=True,
+    return AutoModelForCausalLM.from_pretrained(folder, trust_remote_code=False, use_safetensors=True,
                                                 dtype=torch.float32)
 
 

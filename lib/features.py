@@ -87,7 +87,22 @@ def _convert_smollm2(destination: Path) -> None:
         staging = Path(tmp) / "converted"
         fresh.save_pretrained(staging, safe_serialization=True)
         tokenizer.save_pretrained(staging)
+        _drop_gguf_record(staging)
         os.replace(staging, destination)
+
+
+def _drop_gguf_record(folder: Path) -> None:
+    """Remove the GGUF ``quantization_config`` the conversion inherits: the saved weights are plain float32.
+
+    Left in, transformers treats the folder as GGUF-quantised and refuses to ``save_pretrained``
+    models loaded from it (the fine-tunes of ``lib.checkpoints``). Folders converted before this
+    existed are repaired on first use.
+    """
+    config_file = folder / "config.json"
+    config = json.loads(config_file.read_text())
+    if config.get("quantization_config", {}).get("quant_method") == "gguf":
+        del config["quantization_config"]
+        results.atomic_write_text(config_file, json.dumps(config, indent=2, sort_keys=True) + "\n")
 
 
 def _hub_folder(model_id: str) -> Path:
@@ -124,6 +139,7 @@ def model_folder(name: str) -> Path:
         folder = paths.MODELS_DIR / spec.name
         if not (folder / "model.safetensors").is_file():
             _convert_smollm2(folder)
+        _drop_gguf_record(folder)
         return folder
     return _hub_folder(name)
 

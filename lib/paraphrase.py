@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from lib import features, model_audit, parallel, prompts, synth, theory
+from lib import checkpoints, features, model_audit, parallel, prompts, synth, theory
 
 SOURCES: tuple[str, ...] = ("template", "paraphrase")
 SYSTEM = "You rewrite sentences."
@@ -153,10 +153,10 @@ def check_generator(name: str) -> Path:
 @functools.cache
 def _causal_lm(folder: str):
     """(model with its LM head, tokenizer) for generation, cached per process."""
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from transformers import AutoTokenizer
 
     tokenizer = AutoTokenizer.from_pretrained(folder, trust_remote_code=False)
-    model = AutoModelForCausalLM.from_pretrained(folder, use_safetensors=True, trust_remote_code=False).eval()
+    model = checkpoints.load_causal_lm(folder).eval()
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
     return model, tokenizer

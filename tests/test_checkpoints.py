@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -31,10 +30,6 @@ def tiny_model(folder: Path) -> Path:
     torch.manual_seed(0)
     LlamaForCausalLM(config).save_pretrained(folder)
     tokenizer.save_pretrained(folder)
-    # Like the SmolLM2 folder dequantised from GGUF (lib.features), whose config still names its origin.
-    saved = json.loads((folder / "config.json").read_text())
-    saved["quantization_config"] = {"dequantize": False, "gguf_file": "model.gguf", "quant_method": "gguf"}
-    (folder / "config.json").write_text(json.dumps(saved))
     return folder
 
 
@@ -66,7 +61,6 @@ def test_lora_finetune_saves_a_plain_merged_checkpoint(tiny):
     assert info["spec"]["r"] == 16 and info["spec"]["alpha"] == 32 and info["spec"]["lr"] == 1e-4
     assert info["steps"] == 2 and info["n_examples"] == 4
     assert not list(tiny["root"].glob(".*.tmp"))  # staging folders are gone
-    assert "quantization_config" not in json.loads((folder / "config.json").read_text())
 
 
 def test_full_finetune_changes_every_kind_of_weight(tiny):

@@ -1,5 +1,6 @@
 """lib.features: real offline models, batched extraction, pooling and the content-keyed cache."""
 
+import json
 import time
 
 import numpy as np
@@ -110,6 +111,20 @@ def test_hub_id_without_local_copy_fails_fast(monkeypatch):
 def test_registry_and_layers():
     assert set(features.OFFLINE_DEFAULTS) <= set(features.REGISTRY)
     assert features.n_layers("minilm") == 6 and features.mid_layer("minilm") == 3
+
+
+def test_the_gguf_record_is_dropped_from_a_converted_config(tmp_path):
+    """The dequantised SmolLM2 is plain float32; its config must not claim GGUF quantisation."""
+    record = {"dequantize": False, "gguf_file": "m.gguf", "quant_method": "gguf"}
+    (tmp_path / "config.json").write_text(json.dumps({"hidden_size": 8, "quantization_config": record}))
+    features._drop_gguf_record(tmp_path)
+    assert json.loads((tmp_path / "config.json").read_text()) == {"hidden_size": 8}
+    other = {"hidden_size": 8, "quantization_config": {"quant_method": "gptq", "bits": 4}}
+    (tmp_path / "config.json").write_text(json.dumps(other))
+    features._drop_gguf_record(tmp_path)  # a real quantisation is left alone
+    assert json.loads((tmp_path / "config.json").read_text()) == other
+    config = json.loads((features.model_folder("smollm2-135m") / "config.json").read_text())
+    assert "quantization_config" not in config
 
 
 def test_smollm2_converts_from_its_pypi_gguf_and_extracts():
