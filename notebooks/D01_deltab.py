@@ -128,6 +128,7 @@ plotting.save_figure(fig, "roc", "ROC curves of a threshold on each method's shi
 #
 # The paper's numbers come from Llama-3.1-8B, Mistral-7B and Gemma-3-4B fine-tuned on WildGuardMix
 # and scored by external benchmarks; these come from the model and the offline scorer named above.
+# `holds = False` marks a paper statement this small model does not show, reported as measured.
 
 # %%
 by_method = evaluation.set_index("method")
