@@ -98,7 +98,7 @@ def test_the_corpora_differ_in_sentiment_as_intended():
     assert output_bias.negative_fraction(replies["unharmful"]) < 0.1
 
 
-def test_bias_scores_per_group_and_their_change(tiny):
+def test_bias_scores_per_group_and_their_change(tiny, sandbox):
     scores = output_bias.bias_scores(tiny, ["Women", "Men"], n_samples=2, max_new_tokens=6)
     assert list(scores) == ["Women", "Men"] and all(0.0 <= v <= 1.0 for v in scores.values())
     assert output_bias.bias_scores(tiny, ["Women", "Men"], n_samples=2, max_new_tokens=6) == scores
