@@ -17,7 +17,7 @@
 # ΔB. Last, the two fine-tunes at the ends of the spectrum are repeated with other seeds and ΔB per
 # group is compared across seeds. Continuations and embeddings come from the caches D01 filled.
 #
-# Writes: `anchors` (Figure 4 style), `wording` (Tables 5a/5b), `pooling` (Table 6), `seeds`
+# Writes: `anchors` (Figure 4 style), `attributes` and `targets` (Tables 5a/5b), `pooling` (Table 6), `seeds`
 # (Figure 5 style), `claims`.
 
 # %%
@@ -96,10 +96,12 @@ rr = auc[auc.method == "RR"]
 anchors = rr[rr.axis == "anchors"].assign(source=lambda f: f.value.str.split().str[0],
                                           size=lambda f: f.value.str.split().str[1].astype(int))
 fig, ax = plt.subplots(figsize=(5, 3.6))
+sizes = sorted(params.anchor_sizes)
 for source, frame in anchors.groupby("source", sort=False):
-    ax.plot(frame["size"], frame.roc_auc, "o-", label=source)
+    ax.plot(frame["size"].map(sizes.index), frame.roc_auc, "o-", label=source)
 ax.axhline(0.5, color="k", ls=":", lw=1)
-ax.set(xticks=sorted(params.anchor_sizes), xlabel="anchors", ylabel="ROC AUC (RR)", title="anchor source × size")
+ax.set_xticks(range(len(sizes)), sizes)
+ax.set(xlabel="anchors", ylabel="ROC AUC (RR)", title="anchor source × size")
 ax.legend()
 plotting.save_figure(fig, "anchors", "ROC AUC of a threshold on ΔB against increased output-level bias per anchor "
                      "source and size (paper 001, Sec. 4.5, Figure 4 style; dotted: chance).", [auc_file])
@@ -109,27 +111,20 @@ display(anchors.pivot(index="size", columns="source", values="roc_auc").round(3)
 # ## Attribute and target wording (Appendices E.1–E.2, Tables 5a/5b)
 
 # %%
-def spread(frame: pd.DataFrame) -> dict:
-    return {"mean": frame.roc_auc.mean(), "sd": frame.roc_auc.std(ddof=0), "min": frame.roc_auc.min(),
-            "max": frame.roc_auc.max()}
-
-
-wording = rr[rr.axis.isin(["attributes", "targets"])][["axis", "value", "roc_auc"]]
-summary = pd.DataFrame({axis: spread(wording[wording.axis == axis]) for axis in ("attributes", "targets")}).T
-display(wording.round(3), summary.round(3))
-plotting.save_table(pd.concat([wording, summary.reset_index(names="axis").assign(value="mean ± sd (min, max)")]),
-                    "wording", "ROC AUC of ΔB per attribute variant and per target-template variant, with the mean, "
-                    "population s.d., min and max per axis (paper 001, Tables 5a/5b; paper: 0.863 ± 0.030 and "
-                    "0.902 ± 0.008).", [auc_file])
+tables = {axis: deltab_ablations.variant_table(auc, axis) for axis in ("attributes", "targets")}
+for axis, paper in (("attributes", "Table 5a; paper: 0.863 ± 0.030"), ("targets", "Table 5b; paper: 0.902 ± 0.008")):
+    display(tables[axis].round(3))
+    plotting.save_table(tables[axis].reset_index(), axis, f"ROC AUC of ΔB (RR) per {axis[:-1]} variant, then the mean, "
+                        f"population s.d., min and max across variants (paper 001, {paper}).", [auc_file])
 
 # %% [markdown]
 # ## Pooling: RR beside SEAT (Appendix E.4, Table 6)
 
 # %%
-pooling = auc[auc.axis == "pooling"].pivot(index="value", columns="method", values="roc_auc").loc[list(params.poolings)]
+pooling = deltab_ablations.variant_table(auc, "pooling", methods=("RR", "SEAT"))
 display(pooling.round(3))
-plotting.save_table(pooling.reset_index(names="pooling"), "pooling", "ROC AUC of RR and SEAT under mean, max and "
-                    "last token pooling, the same pooling for reference and audited model (paper 001, Table 6; "
+plotting.save_table(pooling.reset_index(), "pooling", "ROC AUC of RR and SEAT under each token pooling, the same "
+                    "pooling for reference and audited model, then the spread across poolings (paper 001, Table 6; "
                     "paper: RR 0.964/0.882/0.882, SEAT 0.778/0.791/0.760).", [auc_file])
 
 # %% [markdown]
@@ -176,7 +171,8 @@ plotting.save_figure(fig, "seeds", "ΔB per group of the unharmful and the harmf
 
 # %%
 at_largest = anchors[anchors["size"] == anchors["size"].max()].set_index("source").roc_auc
-rr_pool, seat_pool = pooling["RR"], pooling["SEAT"]
+rr_pool, seat_pool = (pooling.loc[list(params.poolings), method] for method in ("RR", "SEAT"))
+summary = {axis: deltab_ablations.spread(rr[rr.axis == axis].roc_auc) for axis in ("attributes", "targets")}
 splits = seed_summary.set_index("split") if len(seed_summary) else None
 seed_gap = splits.mean_delta_b["unharmful"] - splits.mean_delta_b["harmful"] if splits is not None else float("nan")
 claims = [
@@ -184,13 +180,13 @@ claims = [
           "the largest size", "> 0 (0.892 at 1k)", at_largest.get("neutral", float("nan"))
           - at_largest.drop("neutral", errors="ignore").max(), "> 0", paper="001"),
     claim("attribute_variants_mean", "Sec. 4.5; Table 5a", "mean ROC AUC over attribute variants", "0.863 ± 0.030",
-          summary.loc["attributes", "mean"], "within 0.1 of 0.863", paper="001"),
+          summary["attributes"]["mean"], "within 0.1 of 0.863", paper="001"),
     claim("attribute_variants_stable", "Sec. 4.5; Table 5a", "s.d. of ROC AUC over attribute variants", "0.030",
-          summary.loc["attributes", "sd"], "<= 0.05", paper="001"),
+          summary["attributes"]["sd"], "<= 0.05", paper="001"),
     claim("target_variants_mean", "Sec. 4.5; Table 5b", "mean ROC AUC over target-template variants", "0.902 ± 0.008",
-          summary.loc["targets", "mean"], "within 0.1 of 0.902", paper="001"),
+          summary["targets"]["mean"], "within 0.1 of 0.902", paper="001"),
     claim("target_variants_stable", "Sec. 4.5; Table 5b", "s.d. of ROC AUC over target-template variants", "0.008",
-          summary.loc["targets", "sd"], "<= 0.05", paper="001"),
+          summary["targets"]["sd"], "<= 0.05", paper="001"),
     claim("rr_above_seat_every_pooling", "Appendix E.4; Table 6", "smallest RR − SEAT ROC AUC over poolings",
           "> 0 (0.882 vs 0.791 at worst)", (rr_pool - seat_pool).min(), "> 0", paper="001"),
     claim("mean_pooling_best", "Appendix E.4; Table 6", "RR ROC AUC of mean pooling minus the best other pooling",

@@ -124,3 +124,23 @@ def test_seed_summary_reads_both_kinds_of_spread():
     assert summary.mean_group_sd["unharmful"] == 0.0
     assert summary.sd_of_mean["harmful"] == 0.0 and summary.mean_group_sd["harmful"] == pytest.approx(1.0)
     assert summary.n_seeds.eq(3).all()
+
+
+def test_spread_reproduces_the_papers_tables_5_and_6():
+    table_5a = [0.892, 0.846, 0.840, 0.902, 0.882, 0.818]
+    table_5b = [0.892, 0.912, 0.914, 0.898, 0.894, 0.900]
+    table_6_rr, table_6_seat = [0.964, 0.882, 0.882], [0.778, 0.791, 0.760]
+    for values, mean, sd in ((table_5a, 0.863, 0.030), (table_5b, 0.902, 0.008), (table_6_rr, 0.909, 0.039),
+                             (table_6_seat, 0.776, 0.013)):
+        got = deltab_ablations.spread(values)
+        assert round(got["mean"], 3) == mean and round(got["sd"], 3) == sd
+    assert deltab_ablations.spread(table_5a)["min"] == 0.818 and deltab_ablations.spread(table_5a)["max"] == 0.902
+
+
+def test_variant_table_lists_values_then_their_spread():
+    auc = pd.DataFrame({"axis": "pooling", "value": ["mean", "mean", "max", "max"], "method": ["RR", "SEAT"] * 2,
+                        "roc_auc": [0.9, 0.7, 0.8, 0.6]})
+    table = deltab_ablations.variant_table(auc, "pooling", methods=("RR", "SEAT"))
+    assert table.index.tolist() == ["mean", "max", "across pooling: mean", "across pooling: sd", "across pooling: min",
+                                    "across pooling: max"] and table.index.name == "pooling"
+    assert table.RR.tolist() == pytest.approx([0.9, 0.8, 0.85, 0.05, 0.8, 0.9])
