@@ -64,7 +64,7 @@ def _check_generate(n_samples: int, temperature: float, top_p: float, max_new_to
 
 def generate(
     folder: str | Path, prompts: Sequence[str], *, n_samples: int = 5, temperature: float = 0.7, top_p: float = 1.0,
-    max_new_tokens: int = 32, seed: int = 0, batch_size: int = 16, progress: bool = False,
+    max_new_tokens: int = 32, seed: int = 0, batch_size: int = 120, progress: bool = False,
 ) -> list[list[str]]:
     """``n_samples`` sampled replies per prompt, each prompt a user turn in the model's chat template.
 

@@ -299,6 +299,7 @@ class DeltaBSpectrumParams(NotebookParams):
     temperature: float = param(0.7, gt=0)
     top_p: float = param(1.0, gt=0, le=1)
     max_new_tokens: int = param(32, ge=4)
+    generation_batch_size: int = param(120, ge=1, doc="rows per generate call; the sampled draws depend on it")
     external_scores_csv: str = param("", doc="paper profile: CSV checkpoint,group,score from an external benchmark")
     label_threshold: float = param(0.1, doc="ΔBiasScore above which a checkpoint × group counts as increased bias")
 

@@ -48,6 +48,7 @@ n_samples = 5  # continuations per prompt (Appendix C)
 temperature = 0.7  # sampling temperature (Appendix C)
 top_p = 1.0  # nucleus sampling (Appendix C)
 max_new_tokens = 32  # token budget per continuation
+generation_batch_size = 120  # continuations sampled per generate call (the draws depend on it)
 external_scores_csv = ""  # paper profile: CSV checkpoint,group,score from an external benchmark
 label_threshold = 0.1  # ΔBiasScore above which a checkpoint × group counts as increased bias
 n_bootstrap = 1000  # bootstrap resamples for the MAE of the linear fit
@@ -78,7 +79,8 @@ display(shifts.pivot_table(index="checkpoint", columns="topic", values="delta_b"
 
 # %%
 generation = {"n_samples": params.n_samples, "temperature": params.temperature, "top_p": params.top_p,
-              "max_new_tokens": params.max_new_tokens, "seed": params.seed}
+              "max_new_tokens": params.max_new_tokens, "seed": params.seed,
+              "batch_size": params.generation_batch_size}
 scores, scores_file = run.table("output_bias", lambda: output_bias.score_frame(
     spectrum, params.groups, external_scores_csv=params.external_scores_csv, **generation))
 pairs = shifts.merge(scores, on=["checkpoint", "group"])

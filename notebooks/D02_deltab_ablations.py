@@ -44,6 +44,7 @@ n_samples = 5  # continuations per prompt (Appendix C)
 temperature = 0.7  # sampling temperature (Appendix C)
 top_p = 1.0  # nucleus sampling (Appendix C)
 max_new_tokens = 32  # token budget per continuation
+generation_batch_size = 120  # continuations sampled per generate call (the draws depend on it)
 external_scores_csv = ""  # paper profile: CSV checkpoint,group,score from an external benchmark
 label_threshold = 0.1  # ΔBiasScore above which a checkpoint × group counts as increased bias
 anchor_sources = ["neutral", "words", "instructions"]  # anchor sets compared (Sec. 4.5, Figure 4)
@@ -70,7 +71,8 @@ spectrum, spectrum_file = run.json("spectrum", lambda: checkpoints.spectrum_fold
     ratios=params.ratios, epochs=params.epochs))
 scores, scores_file = run.table("output_bias", lambda: output_bias.score_frame(
     spectrum, params.groups, external_scores_csv=params.external_scores_csv, n_samples=params.n_samples,
-    temperature=params.temperature, top_p=params.top_p, max_new_tokens=params.max_new_tokens, seed=params.seed))
+    temperature=params.temperature, top_p=params.top_p, max_new_tokens=params.max_new_tokens, seed=params.seed,
+    batch_size=params.generation_batch_size))
 increased = scores[scores.checkpoint != "base"].delta_bias_score > params.label_threshold
 print(f"{increased.sum()} of {len(increased)} checkpoint × group pairs have ΔBiasScore > {params.label_threshold:g}")
 
