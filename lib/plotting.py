@@ -98,6 +98,19 @@ def save_table(frame: pd.DataFrame, name: str, caption: str, sources: Sequence[P
     write_index(profile)
 
 
+def prune_outputs(profile: str, notebook: str, since: float) -> list[Path]:
+    """Delete the notebook's figures and tables last written before ``since`` (a ``time.time()``).
+
+    Called by the runner after a successful run: every output the notebook still makes was just
+    rewritten, so an older file is one it no longer makes (a renamed table, a dropped figure).
+    """
+    folder = paths.figures_dir(profile, notebook)
+    stale = [f for f in folder.glob("*") if f.is_file() and f.stat().st_mtime < since] if folder.is_dir() else []
+    for file in stale:
+        file.unlink()
+    return stale
+
+
 def write_index(profile: str) -> Path:
     """Rebuild ``figures/<profile>/INDEX.md`` from every caption of the profile."""
     root = paths.figures_index(profile).parent

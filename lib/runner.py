@@ -137,12 +137,13 @@ def run_one(
     if not force and _stamp_is_current(_stamp(profile, name), target):
         return Outcome(name, "skipped", 0.0, "up to date")
     paths.run_stamp(profile, name).unlink(missing_ok=True)
-    start = time.perf_counter()
+    start, started_at = time.perf_counter(), time.time()
     try:
         execute(params, cell_timeout_s=cell_timeout_s, log_output=log_output)
     except Exception as error:  # a failing notebook must not stop the batch
         return Outcome(name, "failed", time.perf_counter() - start, _failure_message(name, error))
     seconds = time.perf_counter() - start
+    plotting.prune_outputs(profile, name, since=started_at)
     produced = [paths.relative_to_root(p) for p in results.complete_results(profile, name)]
     results.atomic_write_text(
         paths.run_stamp(profile, name),

@@ -42,6 +42,17 @@ def test_run_skip_override_and_list(repo):
     assert "stale" in run_cli(repo, "list").stdout  # the YAML says seed 0, the last run used 5
 
 
+def test_a_successful_run_removes_outputs_the_notebook_no_longer_writes(repo):
+    stale = repo / "figures" / "smoke" / "ZZ_tiny" / "renamed_table.md"
+    stale.parent.mkdir(parents=True)
+    stale.write_text("| an old table |")
+    os.utime(stale, (time.time() - 60, time.time() - 60))
+    failed = run_cli(repo, "run", "--profile", "smoke", "--quiet", "--set", "fail=true")
+    assert failed.returncode == 1 and stale.is_file()  # a failed run prunes nothing
+    assert run_cli(repo, "run", "--profile", "smoke", "--quiet").returncode == 0
+    assert not stale.exists()
+
+
 def test_bad_override_fails_before_execution(repo):
     result = run_cli(repo, "run", "--profile", "smoke", "--set", "pause=1")
     assert result.returncode == 2
