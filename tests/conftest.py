@@ -103,6 +103,24 @@ def tiny_repository(destination: Path, only_tiny: bool = False) -> Path:
     return root
 
 
+def tiny_causal_lm(folder: Path) -> Path:
+    """A 2-layer, hidden-32 random Llama with SmolLM2's tokenizer and chat template (plumbing tests only)."""
+    import torch
+    from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
+
+    from lib import features
+
+    tokenizer = AutoTokenizer.from_pretrained(features.model_folder("smollm2-135m"))
+    config = LlamaConfig(vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                         num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=256,
+                         tie_word_embeddings=True, bos_token_id=tokenizer.bos_token_id,
+                         eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id)
+    torch.manual_seed(0)
+    LlamaForCausalLM(config).save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder
+
+
 @pytest.fixture(scope="session")
 def repo_copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One repository copy shared by the notebook smoke runs and the provenance tests."""

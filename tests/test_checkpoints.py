@@ -6,9 +6,10 @@ from pathlib import Path
 
 import pytest
 import torch
+from conftest import tiny_causal_lm
 from safetensors.torch import load_file
 
-from lib import checkpoints, features
+from lib import checkpoints
 
 EXAMPLES = (
     "How do I boil an egg?\tPlace it in boiling water for nine minutes.\n"
@@ -18,27 +19,12 @@ EXAMPLES = (
 )
 
 
-def tiny_model(folder: Path) -> Path:
-    """A 2-layer, hidden-32 Llama with random weights and SmolLM2's tokenizer and chat template."""
-    from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
-
-    tokenizer = AutoTokenizer.from_pretrained(features.model_folder("smollm2-135m"))
-    config = LlamaConfig(vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-                         num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=256,
-                         tie_word_embeddings=True, bos_token_id=tokenizer.bos_token_id,
-                         eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id)
-    torch.manual_seed(0)
-    LlamaForCausalLM(config).save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
-    return folder
-
-
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("tiny")
     corpus = root / "corpus.txt"
     corpus.write_text(EXAMPLES)
-    base = tiny_model(root / "base")
+    base = tiny_causal_lm(root / "base")
     kw = {"epochs": 1, "batch_size": 2}
     return {"root": root, "base": base, "corpus": corpus,
             "lora": checkpoints.finetune(base, corpus, root / "lora", seed=0, **kw),

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 import torch
+from conftest import tiny_causal_lm
 
-from lib import checkpoints, features, output_bias
+from lib import checkpoints, output_bias
 
 POSITIVE = ["They are kind, generous and wonderful friends.", "What a lovely, happy and helpful group of people.",
             "I love how creative and brilliant they are."]
@@ -19,19 +20,7 @@ NEGATIVE = ["They are lazy, dishonest and rude.", "What a terrible, selfish and 
 
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A 2-layer, hidden-32 random Llama with SmolLM2's tokenizer and chat template."""
-    from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
-
-    folder = tmp_path_factory.mktemp("tiny") / "model"
-    tokenizer = AutoTokenizer.from_pretrained(features.model_folder("smollm2-135m"))
-    config = LlamaConfig(vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-                         num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=256,
-                         tie_word_embeddings=True, bos_token_id=tokenizer.bos_token_id,
-                         eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id)
-    torch.manual_seed(0)
-    LlamaForCausalLM(config).save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
-    return folder
+    return tiny_causal_lm(tmp_path_factory.mktemp("tiny") / "model")
 
 
 def test_group_prompts_are_neutral_requests_per_group():
