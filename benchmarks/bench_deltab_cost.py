@@ -14,7 +14,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from lib import deltab, deltab_audit, features, output_bias, paths, sentences
+from lib import features, paths
+from lib.bias_shift import audit, deltab, output_bias, sentences
 
 MODEL = "smollm2-135m"
 
@@ -29,7 +30,7 @@ def main() -> None:
             features.load(folder)  # load time is not part of either step
             sets = sentences.load()
             start = time.perf_counter()
-            embedded = deltab_audit.embed_sets(folder, sets)
+            embedded = audit.embed_sets(folder, sets)
             embed = time.perf_counter() - start
             start = time.perf_counter()
             deltab.rr_delta_b(embedded, embedded)

@@ -13,7 +13,8 @@ import time
 import numpy as np
 import torch
 
-from lib import features, prompts
+from lib import features
+from lib.bias_probes import prompts
 
 NAIVE_SUBSET = 400
 

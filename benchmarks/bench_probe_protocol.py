@@ -12,7 +12,8 @@ import time
 import numpy as np
 from sklearn.model_selection import PredefinedSplit, StratifiedGroupKFold, cross_val_predict
 
-from lib import parallel, probes, stats, synth
+from lib import parallel, probes, stats
+from lib.bias_probes import synth
 
 N, D, S, ALPHA, REPLICATES, SEEDS = 300, 64, 1.0, 0.3, 12, 5
 

@@ -1,1 +1,6 @@
-"""Thin shared library of the probing companion (see DESIGN.md in the repository root)."""
+"""The probing companion's library: a flat shared core plus one package per paper (see DESIGN.md).
+
+Core: config, parameters, schemas (the registry index), paths, results, plotting, parallel, runner, stats,
+features, probes. Papers: ``bias_probes`` (000), ``bias_shift`` (001), ``kstar`` (002); the core never imports
+a paper (except the registry index and the command line in ``__main__``), and papers never import each other.
+"""

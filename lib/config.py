@@ -1,8 +1,9 @@
 """Typed, validated notebook parameters (DESIGN.md, "Notebooks" step 4).
 
-Each notebook has a frozen dataclass schema (in :mod:`lib.schemas`) registered under the
-notebook's name. Values come from ``params/<profile>/<notebook>.yaml`` plus ``--set``
-overrides (validated by the runner *before* execution) and, inside the notebook, from the
+Each notebook has a frozen dataclass schema (built with :mod:`lib.parameters` in its paper's
+``schemas`` module, gathered by :mod:`lib.schemas`) registered under the notebook's name. Values
+come from ``params/<profile>/<notebook>.yaml`` plus ``--set`` overrides (validated by the runner
+*before* execution) and, inside the notebook, from the
 ``parameters`` cell after papermill's injection (:func:`load`). Every problem is reported
 before any compute, naming the key, the value, what is allowed and, for a typo, the
 closest valid key.
@@ -18,12 +19,12 @@ import re
 import types
 import typing
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any
 
 import yaml
 
-from lib import paths
+from lib import paths, schemas
+from lib.parameters import NotebookParams
 
 #: Keys that change how a notebook executes but not what it computes; excluded from the hash.
 EXECUTION_KEYS: frozenset[str] = frozenset({"recompute", "n_jobs"})
@@ -33,71 +34,21 @@ class ConfigError(ValueError):
     """A parameter is unknown, of the wrong type or out of range."""
 
 
-@dataclass(frozen=True)
-class NotebookParams:
-    """Parameters every notebook has. Subclasses add their own, each built with :func:`param`."""
-
-    notebook: ClassVar[str] = ""
-    profile: str = field(default="default", metadata={"choices": paths.PROFILES})
-    recompute: bool = field(
-        default=True,
-        metadata={"doc": "compute missing or stale results; false: only redraw from logged results"},
-    )
-    seed: int = field(default=0, metadata={"ge": 0})
-    n_jobs: int = field(
-        default=1,
-        metadata={"ge": -1, "exclude": (0,), "doc": "worker processes (-1: all cores); never changes results"},
-    )
-
-
-def param(
-    default: Any,
-    *,
-    ge: float | None = None,
-    gt: float | None = None,
-    le: float | None = None,
-    lt: float | None = None,
-    choices: tuple[Any, ...] | None = None,
-    doc: str = "",
-) -> Any:
-    """A schema field with bounds (applied element-wise to sequences) and allowed choices."""
-    bounds = {"ge": ge, "gt": gt, "le": le, "lt": lt, "choices": choices, "doc": doc}
-    return field(default=default, metadata={k: v for k, v in bounds.items() if v is not None})
-
-
-_SCHEMAS: dict[str, type[NotebookParams]] = {}
-
-
-def register(notebook: str):
-    """Class decorator: register ``cls`` as the parameter schema of ``notebook``."""
-
-    def wrap(cls: type[NotebookParams]) -> type[NotebookParams]:
-        cls.notebook = notebook
-        _SCHEMAS[notebook] = cls
-        return cls
-
-    return wrap
-
-
 def schema_for(notebook: str) -> type[NotebookParams]:
     """The registered schema of ``notebook``; raises naming the known notebooks."""
-    import lib.schemas  # noqa: F401  (registers the schemas)
-
-    if notebook not in _SCHEMAS:
-        close = difflib.get_close_matches(notebook, _SCHEMAS, n=1)
+    if notebook not in schemas.SCHEMAS:
+        close = difflib.get_close_matches(notebook, schemas.SCHEMAS, n=1)
         hint = f"; did you mean {close[0]!r}?" if close else ""
         raise ConfigError(
             f"notebook {notebook!r} has no parameter schema{hint} "
-            f"Known: {', '.join(sorted(_SCHEMAS))}"
+            f"Known: {', '.join(sorted(schemas.SCHEMAS))}"
         )
-    return _SCHEMAS[notebook]
+    return schemas.SCHEMAS[notebook]
 
 
 def known_notebooks() -> list[str]:
     """Names of every notebook with a registered schema."""
-    import lib.schemas  # noqa: F401
-
-    return sorted(_SCHEMAS)
+    return sorted(schemas.SCHEMAS)
 
 
 # --------------------------------------------------------------------------- YAML reading
@@ -157,6 +108,8 @@ def _describe(meta: Mapping[str, Any], annotation: Any) -> str:
         parts.append("one of " + ", ".join(repr(c) for c in meta["choices"]))
     if "exclude" in meta:
         parts.append("except " + ", ".join(repr(c) for c in meta["exclude"]))
+    if "names" in meta:
+        parts.append("or one of " + ", ".join(repr(c) for c in meta["names"]))
     return " ".join(parts)
 
 
@@ -226,6 +179,10 @@ def _flatten(value: Any) -> list[Any]:
 def _check_bounds(value: Any, meta: Mapping[str, Any]) -> bool:
     for v in _flatten(value):
         if v is None:
+            continue
+        if isinstance(v, str) and "names" in meta:
+            if v not in meta["names"]:
+                return False
             continue
         if "choices" in meta and v not in meta["choices"]:
             return False

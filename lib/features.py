@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from lib import paths, results
+from lib.parameters import LAYER_NAMES
 
 POOLINGS = ("mean", "last", "max")
 DTYPES = ("float32", "bfloat16", "float16")
@@ -95,7 +96,7 @@ def _drop_gguf_record(folder: Path) -> None:
     """Remove the GGUF ``quantization_config`` the conversion inherits: the saved weights are plain float32.
 
     Left in, transformers treats the folder as GGUF-quantised and refuses to ``save_pretrained``
-    models loaded from it (the fine-tunes of ``lib.checkpoints``). Folders converted before this
+    models loaded from it (the fine-tunes of ``lib.bias_shift.checkpoints``). Folders converted before this
     existed are repaired on first use.
     """
     config_file = folder / "config.json"
@@ -162,6 +163,15 @@ def load(name: str, dtype: str = "float32"):
     return _load(str(model_folder(name)), dtype)
 
 
+def load_causal_lm(folder: str | Path):
+    """The causal LM (with its head) in ``folder`` in float32, from safetensors, no remote code."""
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    return AutoModelForCausalLM.from_pretrained(folder, trust_remote_code=False, use_safetensors=True,
+                                                dtype=torch.float32)
+
+
 def n_layers(name: str) -> int:
     """Transformer layers L of the model (hidden states have L + 1 entries: embeddings first)."""
     config = json.loads((model_folder(name) / "config.json").read_text())
@@ -171,6 +181,20 @@ def n_layers(name: str) -> int:
 def mid_layer(name: str) -> int:
     """The paper's default layer ⌊L/2⌋ (Sec. VI-A)."""
     return n_layers(name) // 2
+
+
+def resolve_layer(name: str, layer: int | str) -> int:
+    """The hidden-state index of ``layer`` for model ``name``: "mid" is ⌊L/2⌋ (paper 000, Sec. VI-A),
+    "last" the final layer L (paper 001, Sec. 4.1), an integer 0…L itself (0: the embeddings)."""
+    total = n_layers(name)
+    if layer == "mid":
+        return total // 2
+    if layer == "last":
+        return total
+    if isinstance(layer, bool) or not isinstance(layer, int) or not 0 <= layer <= total:
+        raise ValueError(f"layer={layer!r} is not a layer of {name!r}; allowed: "
+                         f"{', '.join(map(repr, LAYER_NAMES))} or an integer 0…{total}")
+    return layer
 
 
 def weights_hash(name: str) -> str:

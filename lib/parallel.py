@@ -18,6 +18,11 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 
+def draw_seed(rng: np.random.Generator) -> int:
+    """One seed for a downstream fit drawn from ``rng`` (an integer in [0, 2³¹), as scikit-learn accepts)."""
+    return int(rng.integers(2**31))
+
+
 def spawn_seeds(seed: int, count: int) -> list[int]:
     """``count`` independent 64-bit seeds derived from ``seed`` (position-stable)."""
     if seed < 0:

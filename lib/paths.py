@@ -30,6 +30,7 @@ BUILD_DIR: Path = REPO_ROOT / "build"
 MODELS_DIR: Path = REPO_ROOT / "models"  # offline models converted on first use (generated)
 FEATURES_CACHE_DIR: Path = REPO_ROOT / "cache" / "features"  # hidden states keyed by content (generated)
 GENERATIONS_CACHE_DIR: Path = REPO_ROOT / "cache" / "generations"  # sampled continuations keyed by content
+TABLES_CACHE_DIR: Path = REPO_ROOT / "cache" / "tables"  # simulations shared by notebooks, keyed by content
 DATA_DIR: Path = REPO_ROOT / "data"
 
 

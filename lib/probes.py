@@ -121,7 +121,7 @@ class OracleProbe(_FixedScorer):
 class GeodesicOracle(_FixedScorer):
     """Projects onto the true sphere and scores by true geodesic distances (Sec. VI-K).
 
-    For :func:`lib.synth.sphere_clusters`: the centres lie on the circle of radius 1/√κ in the first
+    For :func:`lib.bias_probes.synth.sphere_clusters`: the centres lie on the circle of radius 1/√κ in the first
     two coordinates at angles ±√κ·r/2 from the second axis. The score is
     d_geo(x, c₋) − d_geo(x, c₊) after projecting x radially onto that circle.
     """
@@ -199,7 +199,7 @@ def probe_auc(
     n_seeds: int = 5,
     n_splits: int = 5,
     seed: int = 0,
-    null_multiplier: float = 1.4,
+    null_multiplier: float = stats.DETECTION_NULL_MULTIPLIER,
     level: float = 0.05,
 ) -> ProbeResult:
     """The paper's protocol: grouped k-fold × seeds, pooled OOF AUC per seed, detection test.

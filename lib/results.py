@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from lib import config, paths
+from lib import config, parameters, paths
 
 _TRACKED_PACKAGES = (
     "numpy", "scipy", "pandas", "scikit-learn", "statsmodels", "matplotlib", "seaborn",
@@ -177,7 +177,7 @@ def manifest_path(result: Path) -> Path:
 class Run:
     """One execution of a notebook: writes its results with manifests and reuses valid ones."""
 
-    def __init__(self, params: config.NotebookParams) -> None:
+    def __init__(self, params: parameters.NotebookParams) -> None:
         self.params = params
         self.params_hash = config.params_hash(params)
         self.directory = paths.results_dir(params.profile, params.notebook)
@@ -264,9 +264,39 @@ class Run:
         return load_claims(path), path
 
 
-def start(params: config.NotebookParams) -> Run:
+def start(params: parameters.NotebookParams) -> Run:
     """Begin a notebook run under its validated parameters."""
     return Run(params)
+
+
+def lib_sources_hash() -> str:
+    """SHA-256 over every ``lib/**/*.py`` (path and bytes)."""
+    digest = hashlib.sha256()
+    for source in sorted(paths.LIB_DIR.rglob("*.py")):
+        digest.update(source.relative_to(paths.LIB_DIR).as_posix().encode())
+        digest.update(source.read_bytes())
+    return digest.hexdigest()
+
+
+def shared_table(func: Callable[..., pd.DataFrame], *args: Any, **kwargs: Any) -> pd.DataFrame:
+    """``func(*args, **kwargs)`` computed once for every notebook that asks for it.
+
+    Two notebooks that log the same simulation (00_theory_checks and E03 share the purity and chord
+    tables) each keep their own logged copy with its manifest; the computation runs once, cached under
+    ``cache/tables/`` keyed by the function, its arguments (``n_jobs`` excluded: it never changes a
+    result) and the ``lib`` sources. Written atomically, so a half-written table is never read.
+    """
+    key = to_json({"func": f"{func.__module__}.{func.__qualname__}", "args": args,
+                   "kwargs": {k: v for k, v in sorted(kwargs.items()) if k != "n_jobs"},
+                   "lib": lib_sources_hash()})
+    cached = paths.TABLES_CACHE_DIR / f"{func.__name__}-{hashlib.sha256(key.encode()).hexdigest()[:20]}.parquet"
+    if cached.is_file():
+        return pd.read_parquet(cached)
+    frame = func(*args, **kwargs)
+    buffer = io.BytesIO()
+    frame.to_parquet(buffer, index=False)
+    atomic_write_bytes(cached, buffer.getvalue())
+    return frame
 
 
 # --------------------------------------------------------------------------- reading

@@ -1,4 +1,4 @@
-"""Batch execution of the notebooks with papermill, and the ``python -m lib`` command line.
+"""Batch execution of the notebooks with papermill (the command line is :mod:`lib.__main__`).
 
 A notebook runs under a profile when ``params/<profile>/<notebook>.yaml`` exists. It is skipped
 when its script, its resolved parameters and the ``lib`` sources hash as in the completion stamp
@@ -10,21 +10,17 @@ complete, so the rerun resumes rather than restarts.
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
-import logging
 import os
-import sys
 import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
-from lib import config, paths, plotting, results
+from lib import config, parameters, paths, plotting, results
 
 DEFAULT_CELL_TIMEOUT_S = 3600
 
@@ -46,21 +42,12 @@ def discover(profile: str) -> list[str]:
     return sorted(scripts & configured)
 
 
-def lib_sources_hash() -> str:
-    """SHA-256 over every ``lib/**/*.py`` (path and bytes)."""
-    digest = hashlib.sha256()
-    for source in sorted(paths.LIB_DIR.rglob("*.py")):
-        digest.update(paths.relative_to_root(source).encode())
-        digest.update(source.read_bytes())
-    return digest.hexdigest()
-
-
-def fingerprint(params: config.NotebookParams) -> str:
+def fingerprint(params: parameters.NotebookParams) -> str:
     """What a completed run must match to be skipped: script, parameters, lib sources."""
     digest = hashlib.sha256()
     digest.update(paths.notebook_script(params.notebook).read_bytes())
     digest.update(config.params_hash(params).encode())
-    digest.update(lib_sources_hash().encode())
+    digest.update(results.lib_sources_hash().encode())
     return digest.hexdigest()
 
 
@@ -107,7 +94,7 @@ def _failure_message(notebook: str, error: Exception) -> str:
     return f"{notebook}: {type(error).__name__}: {error}"
 
 
-def execute(params: config.NotebookParams, *, cell_timeout_s: int, log_output: bool) -> None:
+def execute(params: parameters.NotebookParams, *, cell_timeout_s: int, log_output: bool) -> None:
     """Convert the percent script with jupytext and execute it with papermill into build/."""
     import jupytext
     import papermill
@@ -129,7 +116,7 @@ def execute(params: config.NotebookParams, *, cell_timeout_s: int, log_output: b
 
 
 def run_one(
-    params: config.NotebookParams, *, force: bool, cell_timeout_s: int, log_output: bool
+    params: parameters.NotebookParams, *, force: bool, cell_timeout_s: int, log_output: bool
 ) -> Outcome:
     """Run one validated notebook unless it is already done; never raises on notebook failure."""
     name, profile = params.notebook, params.profile
@@ -192,104 +179,3 @@ def run_batch(
     if paths.FIGURES_DIR.joinpath(profile).is_dir():
         plotting.write_index(profile)  # once more after concurrent notebooks
     return outcomes
-
-
-# --------------------------------------------------------------------------- command line
-
-
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m lib", description=__doc__.splitlines()[0])
-    commands = parser.add_subparsers(dest="command", required=True)
-    run = commands.add_parser("run", help="execute notebooks headlessly with papermill")
-    figures = commands.add_parser("figures", help="redraw figures and tables from logged results")
-    for sub in (run, figures):
-        sub.add_argument("notebooks", nargs="*", help="names without .py (default: all under the profile)")
-        sub.add_argument("--profile", default="default", choices=paths.PROFILES)
-        sub.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
-                         help="override one parameter (repeatable)")
-        sub.add_argument("--jobs", type=int, default=1, help="notebooks executed at once")
-        sub.add_argument("--timeout", type=int, default=DEFAULT_CELL_TIMEOUT_S, help="seconds per cell")
-        sub.add_argument("--quiet", action="store_true", help="do not echo cell output")
-    run.add_argument("--force", action="store_true", help="rerun even when up to date")
-    commands.add_parser("list", help="notebooks, profiles and the status of each")
-    claims = commands.add_parser("claims", help="every notebook's paper-vs-measured claims in one table")
-    claims.add_argument("--profile", default="default", choices=paths.PROFILES)
-    audit = commands.add_parser("deltab", help="ΔB of an audited checkpoint against a reference (paper 001)")
-    audit.add_argument("--reference", required=True, help="registry name, hub id or local checkpoint folder")
-    audit.add_argument("--audited", required=True, help="registry name, hub id or local checkpoint folder")
-    audit.add_argument("--groups", nargs="+", default=None, help="target groups (default: all 24)")
-    audit.add_argument("--layer", type=int, default=None, help="hidden-state layer (default: the final one)")
-    audit.add_argument("--pooling", default="mean", choices=("mean", "last", "max"))
-    audit.add_argument("--out", default=None, help="JSON file to write (default: results/audits/…)")
-    return parser
-
-
-def _print_list() -> None:
-    names = sorted({p.stem for p in paths.NOTEBOOKS_DIR.glob("*.py")})
-    width = max([len(n) for n in names] + [8])
-    print(f"{'notebook':<{width}}  " + "  ".join(f"{p:<8}" for p in paths.PROFILES))
-    for name in names:
-        cells = [
-            status(p, name) if paths.params_file(p, name).is_file() else "-" for p in paths.PROFILES
-        ]
-        print(f"{name:<{width}}  " + "  ".join(f"{c:<8}" for c in cells))
-
-
-def _deltab(args: argparse.Namespace) -> int:
-    """``python -m lib deltab``: print ΔB (and the baselines) per group and write them as JSON."""
-    from lib import deltab_audit, features
-
-    try:
-        deltab_audit.check_groups(args.groups)
-        for model in (args.reference, args.audited):
-            features.model_folder(model)
-        table = deltab_audit.audit(args.reference, args.audited, groups=args.groups, layer=args.layer,
-                                   pooling=args.pooling)
-    except (ValueError, features.ModelUnavailableError) as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    print(table.to_markdown(index=False, floatfmt=".4f"))
-    out = paths.audit_file(args.reference, args.audited) if args.out is None else Path(args.out)
-    results.atomic_write_text(out, results.to_json({
-        "reference": args.reference, "audited": args.audited, "layer": args.layer, "pooling": args.pooling,
-        "groups": table.to_dict(orient="records"),
-    }))
-    print(f"written: {out}")
-    return 0
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of ``python -m lib``; returns the process exit status."""
-    args = _parser().parse_args(argv)
-    if args.command == "list":
-        _print_list()
-        return 0
-    if args.command == "deltab":
-        return _deltab(args)
-    if args.command == "claims":
-        table = results.gather_claims(args.profile)
-        print(table.to_markdown(index=False, floatfmt=".4g") if len(table) else f"no claims under {args.profile}")
-        return 0
-    if args.jobs < 1:
-        print(f"error: --jobs {args.jobs} is out of range; allowed: >= 1", file=sys.stderr)
-        return 2
-    try:
-        overrides = dict(config.parse_override(item) for item in args.overrides)
-        force = getattr(args, "force", False)
-        if args.command == "figures":
-            overrides, force = {**overrides, "recompute": False}, True
-        if not args.quiet:
-            logging.basicConfig(level=logging.INFO, format="%(message)s")
-        outcomes = run_batch(
-            args.notebooks, args.profile, overrides, force=force, jobs=args.jobs,
-            cell_timeout_s=args.timeout, log_output=not args.quiet,
-        )
-    except config.ConfigError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    for outcome in outcomes:
-        print(f"{outcome.status:>8}  {outcome.notebook}  {outcome.seconds:6.1f} s  {outcome.message}")
-    failed = [o for o in outcomes if o.status == "failed"]
-    for outcome in failed:
-        print(f"FAILED {outcome.message}", file=sys.stderr)
-    return 1 if failed else 0

@@ -16,7 +16,8 @@ from numpy.typing import ArrayLike
 from scipy import stats as sps
 from statsmodels.stats.multitest import multipletests
 
-from lib import theory
+#: The detection test's null multiplier: AUC against 1.4·σ₀, calibrated on label-free pools (paper 000, Sec. V-E).
+DETECTION_NULL_MULTIPLIER: float = 1.4
 
 
 def auroc(labels: ArrayLike, scores: ArrayLike) -> np.ndarray:
@@ -39,9 +40,19 @@ def auroc(labels: ArrayLike, scores: ArrayLike) -> np.ndarray:
     return u_stat / (n_pos * n_neg)
 
 
+def null_auc_var(n_pos: ArrayLike, n_neg: ArrayLike) -> np.ndarray:
+    """Null variance of the empirical AUC (Mann–Whitney U / n₊n₋), paper 000 Theorem 4.
+
+    (n₊ + n₋ + 1) / (12·n₊·n₋), exact for continuous scores under label exchangeability.
+    """
+    n_pos = np.asarray(n_pos, dtype=float)
+    n_neg = np.asarray(n_neg, dtype=float)
+    return (n_pos + n_neg + 1.0) / (12.0 * n_pos * n_neg)
+
+
 def null_auc_sd(n_pos: ArrayLike, n_neg: ArrayLike) -> np.ndarray:
     """σ₀ = √((n₊+n₋+1)/(12n₊n₋)), the null s.d. of the empirical AUC (Theorem 4)."""
-    return np.sqrt(theory.null_auc_var(n_pos, n_neg))
+    return np.sqrt(null_auc_var(n_pos, n_neg))
 
 
 def permutation_null_aucs(n_pos: int, n_neg: int) -> np.ndarray:
@@ -100,7 +111,7 @@ class Detection:
 
 
 def detection_test(
-    auc: float, n_pos: int, n_neg: int, null_multiplier: float = 1.4, level: float = 0.05
+    auc: float, n_pos: int, n_neg: int, null_multiplier: float = DETECTION_NULL_MULTIPLIER, level: float = 0.05
 ) -> Detection:
     """One-sided z-test of an AUC against ½ with null s.d. ``null_multiplier``·σ₀ (Sec. V-E)."""
     if not 0 < level < 1:

@@ -12,8 +12,8 @@
 # **Paper 000**, *When and Why Do Linear Bias Probes Fail?*, Sections IV-A–IV-E: Theorem 1
 # (generalisation gap, Eq. 2), Theorem 2 and Corollary 1 (chord and curvature ceiling, Eq. 6–7),
 # Theorem 3 (purity law, Eq. 8) and Theorem 4 (null of the AUC, detectability threshold α\*(n),
-# Eq. 11). Each closed form in `lib.theory` is compared with a simulation of the generative model
-# it describes, drawn by `lib.synth` and scored by `lib.simulate`.
+# Eq. 11). Each closed form in `lib.bias_probes.theory` is compared with a simulation of the generative model
+# it describes, drawn by `lib.bias_probes.synth` and scored by `lib.bias_probes.simulate`.
 #
 # Writes (under `figures/<profile>/00_theory_checks/`): `purity_curves`, `chord_ceiling`,
 # `null_variance`, `power_at_threshold`, `phase_plane`, `generalization_gap`, `claims`.
@@ -24,7 +24,8 @@ import pandas as pd
 from IPython.display import display
 from matplotlib import pyplot as plt
 
-from lib import config, plotting, results, simulate, theory
+from lib import config, plotting, results
+from lib.bias_probes import figures, simulate, theory
 from lib.results import claim
 
 # %% tags=["parameters"]
@@ -82,18 +83,18 @@ mc = {"seed": params.seed, "n_jobs": params.n_jobs}
 # %%
 purity, purity_file = run.table(
     "purity_law",
-    lambda: simulate.purity_law(
-        params.purity_s, params.purity_alphas, params.purity_n, params.purity_reps, **mc
+    lambda: results.shared_table(
+        simulate.purity_law, params.purity_s, params.purity_alphas, params.purity_n, params.purity_reps, **mc
     ),
 )
 alpha_fine = np.linspace(0.0, 1.0, 201)
 s_fine = np.linspace(0.05, 40.0, 800)
 increments = np.diff(theory.purity_auc(s_fine[:, None], alpha_fine[None, :]), axis=1)
-s_saturated = s_fine[s_fine >= 6.6]
+s_saturated = s_fine[s_fine >= theory.SATURATION_S]
 saturation_gap = np.abs(
     theory.purity_auc(s_saturated[:, None], alpha_fine) - theory.saturated_purity_auc(alpha_fine)
 ).max()
-s_threshold = theory.saturation_threshold(0.005)
+s_threshold = theory.saturation_threshold(theory.SATURATION_TOLERANCE)
 
 # %%
 fig, ax = plt.subplots(figsize=(5, 3.6))
@@ -120,15 +121,15 @@ plotting.save_figure(
 # %%
 chord, chord_file = run.table(
     "chordal_law",
-    lambda: simulate.chordal_law(
-        params.chord_kappas, params.chord_r, params.chord_sigma_w, params.chord_n,
+    lambda: results.shared_table(
+        simulate.chordal_law, params.chord_kappas, params.chord_r, params.chord_sigma_w, params.chord_n,
         params.chord_reps, params.chord_dim, **mc,
     ),
 )
 
 # %%
 fig, (ax_chord, ax_auc) = plt.subplots(1, 2, figsize=(9, 3.6))
-colours = plotting.chordal_auc_panel(ax_auc, chord, params.chord_sigma_w)
+colours = figures.chordal_auc_panel(ax_auc, chord, params.chord_sigma_w)
 r_fine = np.linspace(0, max(params.chord_r), 300)
 for kappa, cell in chord.groupby("kappa"):
     r_ok = r_fine if kappa == 0 else r_fine[np.sqrt(kappa) * r_fine <= np.pi]
@@ -286,10 +287,10 @@ claims = [
           "> 0", increments.min(), "> 0"),
     claim("binormal_saturation", "Thm 3 (ii)", "Φ(s/√2) at s = 4",
           "> 0.997", theory.binormal_auc(4.0), "> 0.997"),
-    claim("saturated_form", "Thm 3 (ii)", "max |Eq. 8 − (½ + α(2−α)/2)| over s ≥ 6.6",
-          "< 0.005", saturation_gap, "< 0.005"),
-    claim("saturated_form_threshold", "Thm 3 (ii)", "smallest s with the whole curve within 0.005",
-          "6.6", s_threshold, "<= 6.6"),
+    claim("saturated_form", "Thm 3 (ii)", f"max |Eq. 8 − (½ + α(2−α)/2)| over s ≥ {theory.SATURATION_S}",
+          f"< {theory.SATURATION_TOLERANCE}", saturation_gap, f"< {theory.SATURATION_TOLERANCE}"),
+    claim("saturated_form_threshold", "Thm 3 (ii)", f"smallest s with the whole curve within {theory.SATURATION_TOLERANCE}",
+          f"{theory.SATURATION_S}", s_threshold, f"<= {theory.SATURATION_S}"),
     claim("chord_geometry", "Thm 2, Eq. 6", "embedded chord vs (2/√κ) sin(√κ r/2), max |error|",
           "exact", (chord.chord_measured - chord.chord_theory).abs().max(), "< 1e-9"),
     claim("chordal_auc_mc", "Thm 2, Eq. 6; E3-B", "oracle AUC vs Φ(chord/(√2 σ_w)), max |error|",

@@ -27,7 +27,8 @@ from IPython.display import display
 from matplotlib import pyplot as plt
 from sklearn.metrics import roc_curve
 
-from lib import checkpoints, config, deltab_audit, output_bias, plotting, results, sentences
+from lib import config, plotting, results
+from lib.bias_shift import audit, checkpoints, output_bias, sentences
 from lib.results import claim
 
 # %% tags=["parameters"]
@@ -41,7 +42,7 @@ ratios = [0.9, 0.7, 0.5, 0.3, 0.1]  # merge weights of the unharmful model (Appe
 epochs = 3  # fine-tuning epochs (Appendix C)
 checkpoint_paths = []  # paper profile: checkpoint folders or ids to audit instead of the built spectrum
 groups = ["Homosexuals", "Muslims", "Christians", "Jews", "Buddhists", "Atheists", "Black people", "White people", "Asians", "Caucasians", "Mexicans", "Latin Americans", "Women", "Men", "Old people", "Young people", "Physically disabled people", "Able-bodied people", "Poor people", "Rich people", "Immigrants", "Canadians", "Americans", "Europeans"]  # the 24 DecodingTrust groups
-layer = -1  # hidden-state layer (-1: the final layer, the paper's choice)
+layer = "last"  # hidden-state layer: "last" (the paper's choice), "mid" or an index
 pooling = "mean"  # token pooling: mean | last | max
 anchor_size = 1000  # neutral anchors (Sec. 4.1)
 n_samples = 5  # continuations per prompt (Appendix C)
@@ -57,7 +58,6 @@ n_bootstrap = 1000  # bootstrap resamples for the MAE of the linear fit
 params = config.load("D01_deltab", globals())
 run = results.start(params)
 plotting.use_style()
-layer_arg = None if params.layer == -1 else params.layer
 
 # %% [markdown]
 # ## The spectrum and ΔB per checkpoint × group
@@ -68,7 +68,7 @@ spectrum, spectrum_file = run.json("spectrum", lambda: checkpoints.spectrum_fold
     ratios=params.ratios, epochs=params.epochs))
 sets = sentences.load(anchor_size=params.anchor_size, seed=params.seed)
 shifts, shifts_file = run.table("delta_b", lambda: pd.concat([
-    deltab_audit.audit(spectrum["base"], folder, groups=params.groups, layer=layer_arg, pooling=params.pooling,
+    audit.audit(spectrum["base"], folder, groups=params.groups, layer=params.layer, pooling=params.pooling,
                        sets=sets).assign(checkpoint=name)
     for name, folder in spectrum.items() if name != "base"
 ], ignore_index=True))
@@ -91,7 +91,7 @@ display(pairs.pivot_table(index="checkpoint", values=["delta_bias_score", "delta
 
 # %%
 evaluation, evaluation_file = run.table(
-    "evaluation", lambda: deltab_audit.evaluate(pairs, params.label_threshold, params.n_bootstrap, params.seed))
+    "evaluation", lambda: audit.evaluate(pairs, params.label_threshold, params.n_bootstrap, params.seed))
 display(evaluation)
 plotting.save_table(evaluation.round(4), "evaluation",
                     "ΔB against output-level bias change per method (paper 001, Sec. 4.1 and 4.5): Pearson r with its "
@@ -100,7 +100,7 @@ plotting.save_table(evaluation.round(4), "evaluation",
 
 # %%
 fig, axes = plt.subplots(1, 4, figsize=(15, 3.6))
-for ax, (column, name) in zip(axes, deltab_audit.METHODS.items(), strict=True):
+for ax, (column, name) in zip(axes, audit.METHODS.items(), strict=True):
     ax.scatter(pairs[column], pairs.delta_bias_score, s=8, alpha=0.6)
     if pairs[column].nunique() > 1:
         slope, intercept = np.polyfit(pairs[column], pairs.delta_bias_score, 1)
@@ -115,7 +115,7 @@ plotting.save_figure(fig, "delta_b_vs_bias",
 labels = pairs.delta_bias_score > params.label_threshold
 fig, ax = plt.subplots(figsize=(4.5, 4))
 if labels.any() and not labels.all():
-    for column, name in deltab_audit.METHODS.items():
+    for column, name in audit.METHODS.items():
         score = pairs[column] if column == "cka_drift" else -pairs[column]
         fpr, tpr, _ = roc_curve(labels, score)
         ax.plot(fpr, tpr, label=f"{name} ({evaluation.set_index('method').roc_auc[name]:.2f})")

@@ -22,10 +22,10 @@
 
 # %%
 import matplotlib.pyplot as plt
-import pandas as pd
 from IPython.display import display
 
-from lib import checkpoints, config, deltab_ablations, deltab_audit, output_bias, plotting, results, sentences
+from lib import config, plotting, results
+from lib.bias_shift import ablations, checkpoints, output_bias
 from lib.results import claim
 
 # %% tags=["parameters"]
@@ -39,7 +39,7 @@ ratios = [0.9, 0.7, 0.5, 0.3, 0.1]  # merge weights of the unharmful model (Appe
 epochs = 3  # fine-tuning epochs (Appendix C)
 checkpoint_paths = []  # paper profile: checkpoint folders or ids to audit instead of the built spectrum
 groups = ["Homosexuals", "Muslims", "Christians", "Jews", "Buddhists", "Atheists", "Black people", "White people", "Asians", "Caucasians", "Mexicans", "Latin Americans", "Women", "Men", "Old people", "Young people", "Physically disabled people", "Able-bodied people", "Poor people", "Rich people", "Immigrants", "Canadians", "Americans", "Europeans"]  # the 24 DecodingTrust groups
-layer = -1  # hidden-state layer (-1: the final layer, the paper's choice)
+layer = "last"  # hidden-state layer: "last" (the paper's choice), "mid" or an index
 n_samples = 5  # continuations per prompt (Appendix C)
 temperature = 0.7  # sampling temperature (Appendix C)
 top_p = 1.0  # nucleus sampling (Appendix C)
@@ -58,8 +58,7 @@ seeds = [0, 1, 2]  # fine-tuning seeds of the stability check (Appendix E.5); []
 params = config.load("D02_deltab_ablations", globals())
 run = results.start(params)
 plotting.use_style()
-layer_arg = None if params.layer == -1 else params.layer
-grid = deltab_ablations.one_at_a_time(params.anchor_sources, params.anchor_sizes, params.attribute_variants,
+grid = ablations.one_at_a_time(params.anchor_sources, params.anchor_sizes, params.attribute_variants,
                                       params.target_variants, params.poolings)
 
 # %% [markdown]
@@ -80,15 +79,9 @@ print(f"{increased.sum()} of {len(increased)} checkpoint × group pairs have ΔB
 # ## RR and SEAT shifts under every setting of the grid
 
 # %%
-def grid_shifts() -> pd.DataFrame:
-    blocks = deltab_ablations.blocks(grid, params.groups, params.seed)
-    embedded = {name: deltab_audit.embed_blocks(folder, blocks, layer=layer_arg) for name, folder in spectrum.items()}
-    audited = {name: e for name, e in embedded.items() if name != "base"}
-    return deltab_ablations.grid_shifts(embedded["base"], audited, grid, params.groups, params.seed)
-
-
-shifts, shifts_file = run.table("shifts", grid_shifts)
-auc, auc_file = run.table("roc_auc", lambda: deltab_ablations.auc_table(grid, shifts, scores, params.label_threshold))
+shifts, shifts_file = run.table("shifts", lambda: ablations.spectrum_shifts(
+    spectrum, grid, params.groups, params.seed, layer=params.layer))
+auc, auc_file = run.table("roc_auc", lambda: ablations.auc_table(grid, shifts, scores, params.label_threshold))
 rr = auc[auc.method == "RR"]
 
 # %% [markdown]
@@ -113,7 +106,7 @@ display(anchors.pivot(index="size", columns="source", values="roc_auc").round(3)
 # ## Attribute and target wording (Appendices E.1–E.2, Tables 5a/5b)
 
 # %%
-tables = {axis: deltab_ablations.variant_table(auc, axis) for axis in ("attributes", "targets")}
+tables = {axis: ablations.variant_table(auc, axis) for axis in ("attributes", "targets")}
 for axis, paper in (("attributes", "Table 5a; paper: 0.863 ± 0.030"), ("targets", "Table 5b; paper: 0.902 ± 0.008")):
     display(tables[axis].round(3))
     plotting.save_table(tables[axis].reset_index(), axis, f"ROC AUC of ΔB (RR) per {axis[:-1]} variant, then the mean, "
@@ -123,7 +116,7 @@ for axis, paper in (("attributes", "Table 5a; paper: 0.863 ± 0.030"), ("targets
 # ## Pooling: RR beside SEAT (Appendix E.4, Table 6)
 
 # %%
-pooling = deltab_ablations.variant_table(auc, "pooling", methods=("RR", "SEAT"))
+pooling = ablations.variant_table(auc, "pooling", methods=("RR", "SEAT"))
 display(pooling.round(3))
 plotting.save_table(pooling.reset_index(), "pooling", "ROC AUC of RR and SEAT under each token pooling, the same "
                     "pooling for reference and audited model, then the spread across poolings (paper 001, Table 6; "
@@ -136,20 +129,10 @@ plotting.save_table(pooling.reset_index(), "pooling", "ROC AUC of RR and SEAT un
 # is reused) and ΔB is measured per group with the base setting.
 
 # %%
-def seed_shifts() -> pd.DataFrame:
-    sets = sentences.load(seed=params.seed)
-    frames = []
-    for run_seed in params.seeds:
-        pair = checkpoints.finetuned_pair(params.reference, method=params.method, seed=run_seed, epochs=params.epochs)
-        for split, folder in pair.items():
-            frames.append(deltab_audit.audit(params.reference, str(folder), groups=params.groups, layer=layer_arg,
-                                             sets=sets)[["group", "delta_b"]].assign(seed=run_seed, split=split))
-    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["group", "delta_b", "seed",
-                                                                                     "split"])
-
-
-by_seed, by_seed_file = run.table("seed_shifts", seed_shifts)
-seed_summary = deltab_ablations.seed_summary(by_seed)
+by_seed, by_seed_file = run.table("seed_shifts", lambda: ablations.seed_shifts(
+    params.reference, params.groups, params.seeds, method=params.method, epochs=params.epochs,
+    sentence_seed=params.seed, layer=params.layer))
+seed_summary = ablations.seed_summary(by_seed)
 display(seed_summary.round(4))
 fig, ax = plt.subplots(figsize=(11, 3.6))
 for offset, (split, frame) in zip((-0.15, 0.15), by_seed.groupby("split", sort=False), strict=False):
@@ -174,7 +157,7 @@ plotting.save_figure(fig, "seeds", "ΔB per group of the unharmful and the harmf
 # %%
 at_largest = anchors[anchors["size"] == anchors["size"].max()].set_index("source").roc_auc
 rr_pool, seat_pool = (pooling.loc[list(params.poolings), method] for method in ("RR", "SEAT"))
-summary = {axis: deltab_ablations.spread(rr[rr.axis == axis].roc_auc) for axis in ("attributes", "targets")}
+summary = {axis: ablations.spread(rr[rr.axis == axis].roc_auc) for axis in ("attributes", "targets")}
 splits = seed_summary.set_index("split") if len(seed_summary) else None
 seed_gap = splits.mean_delta_b["unharmful"] - splits.mean_delta_b["harmful"] if splits is not None else float("nan")
 claims = [

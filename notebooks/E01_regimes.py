@@ -25,7 +25,8 @@ import numpy as np
 from IPython.display import display
 from matplotlib import pyplot as plt
 
-from lib import config, model_audit, plotting, results, stats, theory
+from lib import config, plotting, results, stats
+from lib.bias_probes import model_audit, theory
 from lib.results import claim
 
 # %% tags=["parameters"]
@@ -35,7 +36,7 @@ seed = 0  # root seed; every cell draws its own child seed
 n_jobs = -1  # worker processes (-1: all cores); results do not depend on it
 models = ["minilm", "smollm2-135m"]  # registry names, hub ids or local checkpoint folders
 dimensions = ["gender", "race", "religion", "age"]  # bias dimensions of the template grid
-layer = -1  # hidden-state layer (-1: mid-depth, the paper's default)
+layer = "mid"  # hidden-state layer: "mid" (⌊L/2⌋, the paper's default), "last" or an index
 pooling = "mean"  # token pooling: mean | last | max
 mixed_alpha = 0.3  # purity of the mixed regime
 mixed_n = 300  # texts in the mixed regime

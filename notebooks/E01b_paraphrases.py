@@ -34,7 +34,8 @@ import numpy as np
 from IPython.display import display
 from matplotlib import pyplot as plt
 
-from lib import config, paraphrase, plotting, results
+from lib import config, plotting, results
+from lib.bias_probes import paraphrase
 from lib.results import claim
 
 # %% tags=["parameters"]
@@ -44,7 +45,7 @@ seed = 0  # root seed; the cell subset and every draw derive from it
 n_jobs = -1  # worker processes (-1: all cores); results do not depend on it
 models = ["minilm", "smollm2-135m"]  # registry names, hub ids or local checkpoint folders
 dimensions = ["gender", "race", "religion", "age"]  # bias dimensions of the template grid
-layer = -1  # hidden-state layer (-1: mid-depth, the paper's default)
+layer = "mid"  # hidden-state layer: "mid" (⌊L/2⌋, the paper's default), "last" or an index
 pooling = "mean"  # token pooling: mean | last | max
 generator = "smollm2-135m"  # offline paraphrasing model (used when ollama_url is empty)
 ollama_url = ""  # a local ollama server, e.g. http://localhost:11434 (empty: offline generator)

@@ -20,14 +20,15 @@
 # Writes: `purity_curves`, `phase_diagram` (figures), `family_f2` (table), `claims`.
 
 # %%
-from functools import cache
+from functools import cache, partial
 
 import numpy as np
 import pandas as pd
 from IPython.display import display
 from matplotlib import pyplot as plt
 
-from lib import config, model_audit, plotting, results, simulate, stats, theory
+from lib import config, plotting, results, stats
+from lib.bias_probes import model_audit, simulate, theory
 from lib.results import claim
 
 # %% tags=["parameters"]
@@ -37,7 +38,7 @@ seed = 0  # root seed; every cell draws its own child seed
 n_jobs = -1  # worker processes (-1: all cores); results do not depend on it
 models = ["minilm", "smollm2-135m"]  # registry names, hub ids or local checkpoint folders
 dimensions = ["gender", "race", "religion", "age"]  # bias dimensions of the template grid
-layer = -1  # hidden-state layer (-1: mid-depth, the paper's default)
+layer = "mid"  # hidden-state layer: "mid" (⌊L/2⌋, the paper's default), "last" or an index
 pooling = "mean"  # token pooling: mean | last | max
 curve_alphas = [0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.7, 0.85, 1.0]  # the nine purities of the AUC(α) curve
 curve_n = 300  # texts per dataset on the curve
@@ -54,9 +55,8 @@ plotting.use_style()
 common = {"seed": params.seed, "n_jobs": params.n_jobs}
 
 
-@cache
-def pools():  # built only when a result has to be computed
-    return model_audit.model_pools(params.models, params.dimensions, params.layer, params.pooling)
+# built once, and only when a result has to be computed
+pools = cache(partial(model_audit.model_pools, params.models, params.dimensions, params.layer, params.pooling))
 
 # %% [markdown]
 # ## AUC(α) from a single ŝ

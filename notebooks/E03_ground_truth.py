@@ -27,7 +27,8 @@ from IPython.display import display
 from matplotlib import pyplot as plt
 from scipy.stats import spearmanr
 
-from lib import config, groundtruth, plotting, results, simulate, theory
+from lib import config, plotting, results
+from lib.bias_probes import figures, groundtruth, simulate, theory
 from lib.results import claim
 
 # %% tags=["parameters"]
@@ -85,7 +86,8 @@ common = {"seed": params.seed, "n_jobs": params.n_jobs}
 # %%
 oracle, oracle_file = run.table(
     "purity_oracle",
-    lambda: simulate.purity_law(params.purity_s, params.purity_alphas, params.purity_n, params.purity_reps, **common),
+    lambda: results.shared_table(simulate.purity_law, params.purity_s, params.purity_alphas, params.purity_n,
+                                 params.purity_reps, **common),
 )
 learned, learned_file = run.table(
     "purity_learned",
@@ -117,13 +119,13 @@ plotting.save_figure(
 # %%
 chord, chord_file = run.table(
     "chordal_law",
-    lambda: simulate.chordal_law(params.chord_kappas, params.chord_r, params.chord_sigma_w, params.chord_n,
-                                 params.chord_reps, params.chord_dim, **common),
+    lambda: results.shared_table(simulate.chordal_law, params.chord_kappas, params.chord_r, params.chord_sigma_w,
+                                 params.chord_n, params.chord_reps, params.chord_dim, **common),
 )
 
 # %%
 fig, ax = plt.subplots(figsize=(5, 3.6))
-plotting.chordal_auc_panel(ax, chord, params.chord_sigma_w)
+figures.chordal_auc_panel(ax, chord, params.chord_sigma_w)
 ax.legend(fontsize=7)
 plotting.save_figure(
     fig, "chord_saturation",

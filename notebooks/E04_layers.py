@@ -23,7 +23,8 @@
 from IPython.display import display
 from matplotlib import pyplot as plt
 
-from lib import config, model_audit, plotting, results
+from lib import config, plotting, results
+from lib.bias_probes import model_audit
 from lib.results import claim
 
 # %% tags=["parameters"]
@@ -33,7 +34,7 @@ seed = 0  # root seed; every cell draws its own child seed
 n_jobs = -1  # worker processes (-1: all cores); results do not depend on it
 models = ["minilm", "smollm2-135m"]  # registry names, hub ids or local checkpoint folders
 dimensions = ["gender", "race", "religion", "age"]  # bias dimensions of the template grid
-layer = -1  # unused here: every layer is scanned
+layer = "mid"  # unused here: every layer is scanned
 pooling = "mean"  # token pooling: mean | last | max
 mixed_alpha = 0.3  # purity of the mixed regime
 mixed_n = 300  # texts per dataset

@@ -15,7 +15,7 @@
 # demographic word is present") is orthogonal to the bias direction Δ. When C3 holds the neutral
 # texts project to the midpoint and the purity law (Eq. 8) is exact; rotating the confound toward Δ
 # by angle θ moves them to b_w = shift·cos θ along the discriminant, where Corollary 2 (re-derived in
-# `lib.theory.offset_purity_auc`) predicts the AUC. The semi-synthetic part resamples real features
+# `lib.bias_probes.theory.offset_purity_auc`) predicts the AUC. The semi-synthetic part resamples real features
 # so that the label correlates with a confound (the context kind: profession vs trait or activity)
 # in training only, and tests on whole counterfactual pairs from held-out cells.
 #
@@ -25,7 +25,8 @@
 from IPython.display import display
 from matplotlib import pyplot as plt
 
-from lib import config, groundtruth, model_audit, plotting, results
+from lib import config, plotting, results
+from lib.bias_probes import groundtruth, model_audit
 from lib.results import claim
 
 # %% tags=["parameters"]
@@ -43,7 +44,7 @@ reps = 40  # simulated audits per angle
 tolerance_z = 4.0  # allowed |measured − closed form|, in Monte Carlo standard errors
 models = ["minilm", "smollm2-135m"]  # semi-synthetic part: registry names, hub ids or local checkpoint folders
 dimensions = ["gender", "race", "religion", "age"]  # semi-synthetic part: bias dimensions
-layer = -1  # semi-synthetic part: hidden-state layer (-1: mid-depth)
+layer = "mid"  # semi-synthetic part: hidden-state layer ("mid": ⌊L/2⌋, "last" or an index)
 pooling = "mean"  # semi-synthetic part: token pooling
 confound_correlations = [0.0, 0.5, 0.8, 1.0]  # label–confound correlation ρ in the training sample
 confound_n = 200  # training sentences per confounded sample

@@ -23,7 +23,8 @@
 from IPython.display import display
 from matplotlib import pyplot as plt
 
-from lib import config, groundtruth, model_audit, plotting, results, simulate
+from lib import config, plotting, results
+from lib.bias_probes import groundtruth, model_audit, simulate
 from lib.results import claim
 
 # %% tags=["parameters"]
@@ -41,7 +42,7 @@ reg = 1.0  # ℓ2 penalty per sample of the norm-bounded probe (C is 1/(reg·n))
 slope_tolerance = 0.1  # allowed |slope − (−½)| on log–log axes
 models = ["minilm", "smollm2-135m"]  # model part: registry names, hub ids or local checkpoint folders
 dimensions = ["gender", "race", "religion", "age"]  # model part: bias dimensions
-layer = -1  # model part: hidden-state layer (-1: mid-depth)
+layer = "mid"  # model part: hidden-state layer ("mid": ⌊L/2⌋, "last" or an index)
 pooling = "mean"  # model part: token pooling
 model_n_values = [50, 100, 200, 400]  # model part: training sizes (half the cells train, half test)
 model_draws = 5  # model part: cell splits per size

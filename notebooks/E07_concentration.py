@@ -10,7 +10,7 @@
 # # E07 · The concentration index β_B as a label-free pre-audit
 #
 # **Paper 000**, Definition 1 and Eq. 13 (both lost in extraction; re-derived in
-# `lib.estimators.concentration_index` and `separation_from_concentration`) and experiment E7. β_B is
+# `lib.bias_probes.estimators.concentration_index` and `separation_from_concentration`) and experiment E7. β_B is
 # computed on the marked texts' features without their labels, turned into ŝ_β through the link
 # derived for two clusters plus isotropic noise, and fed to the purity law (Eq. 8); the prediction is
 # compared with the empirical AUC across models, dimensions and purities, and with the supervised
@@ -24,7 +24,8 @@ from IPython.display import display
 from matplotlib import pyplot as plt
 from scipy.stats import pearsonr
 
-from lib import config, model_audit, plotting, results
+from lib import config, plotting, results
+from lib.bias_probes import model_audit
 from lib.results import claim
 
 # %% tags=["parameters"]
@@ -34,7 +35,7 @@ seed = 0  # root seed; every cell draws its own child seed
 n_jobs = -1  # worker processes (-1: all cores); results do not depend on it
 models = ["minilm", "smollm2-135m"]  # registry names, hub ids or local checkpoint folders
 dimensions = ["gender", "race", "religion", "age"]  # bias dimensions of the template grid
-layer = -1  # hidden-state layer (-1: mid-depth, the paper's default)
+layer = "mid"  # hidden-state layer: "mid" (⌊L/2⌋, the paper's default), "last" or an index
 pooling = "mean"  # token pooling: mean | last | max
 alphas = [0.1, 0.3, 0.5, 1.0]  # purities
 n = 300  # texts per dataset

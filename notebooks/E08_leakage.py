@@ -20,7 +20,8 @@
 from IPython.display import display
 from matplotlib import pyplot as plt
 
-from lib import config, model_audit, plotting, results
+from lib import config, plotting, results
+from lib.bias_probes import model_audit
 from lib.results import claim
 
 # %% tags=["parameters"]
@@ -30,7 +31,7 @@ seed = 0  # root seed; every cell draws its own child seed
 n_jobs = -1  # worker processes (-1: all cores); results do not depend on it
 models = ["minilm", "smollm2-135m"]  # registry names, hub ids or local checkpoint folders
 dimensions = ["gender", "race", "religion", "age"]  # bias dimensions of the template grid
-layer = -1  # hidden-state layer (-1: mid-depth, the paper's default)
+layer = "mid"  # hidden-state layer: "mid" (⌊L/2⌋, the paper's default), "last" or an index
 pooling = "mean"  # token pooling: mean | last | max
 alphas = [0.3, 1.0]  # purities (1: every marked sentence)
 n = 300  # texts per dataset below α = 1

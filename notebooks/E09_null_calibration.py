@@ -25,7 +25,8 @@ import numpy as np
 from IPython.display import display
 from matplotlib import pyplot as plt
 
-from lib import calibration, config, plotting, results
+from lib import config, plotting, results
+from lib.bias_probes import calibration
 from lib.results import claim
 
 # %% tags=["parameters"]

@@ -23,7 +23,8 @@
 from IPython.display import display
 from matplotlib import pyplot as plt
 
-from lib import config, groundtruth, model_audit, plotting, results
+from lib import config, plotting, results
+from lib.bias_probes import groundtruth, model_audit
 from lib.results import claim
 
 # %% tags=["parameters"]
@@ -47,7 +48,7 @@ tolerance_z = 4.0  # allowed excess over a bound, in Monte Carlo standard errors
 recovered_tolerance = 0.25  # largest share of the chordal–geodesic gap still called "essentially none"
 models = ["minilm", "smollm2-135m"]  # model part: registry names, hub ids or local checkpoint folders
 dimensions = ["gender", "race", "religion", "age"]  # model part: bias dimensions
-layer = -1  # model part: hidden-state layer (-1: mid-depth)
+layer = "mid"  # model part: hidden-state layer ("mid": ⌊L/2⌋, "last" or an index)
 pooling = "mean"  # model part: token pooling
 model_alphas = [0.1, 0.3, 1.0]  # model part: purities (the paper's E10 values)
 model_n = 300  # model part: texts per dataset below α = 1

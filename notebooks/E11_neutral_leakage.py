@@ -40,7 +40,8 @@ import numpy as np
 from IPython.display import display
 from matplotlib import pyplot as plt
 
-from lib import config, model_audit, neutral_leakage, plotting, results, theory
+from lib import config, plotting, results, stats
+from lib.bias_probes import model_audit, neutral_leakage, theory
 from lib.results import claim
 
 # %% tags=["parameters"]
@@ -50,7 +51,7 @@ seed = 0  # root seed; every cell draws its own child seed
 n_jobs = -1  # worker processes (-1: all cores); results do not depend on it
 models = ["minilm", "smollm2-135m"]  # registry names, hub ids or local checkpoint folders
 dimensions = ["gender", "race", "religion", "age"]  # bias dimensions of the label-independence test
-layer = -1  # hidden-state layer (-1: mid-depth, the paper's default)
+layer = "mid"  # hidden-state layer: "mid" (⌊L/2⌋, the paper's default), "last" or an index
 pooling = "mean"  # token pooling: mean | last | max
 neutral_probes = ["linear", "rbf_svm", "mlp"]  # probes of the label-independence test
 neutral_draws = 2  # random balanced labellings of the neutral texts per model × dimension
@@ -97,7 +98,7 @@ for offset, (probe, rows) in zip(np.linspace(-0.25, 0.25, len(params.neutral_pro
                                  independence.groupby("probe", sort=False), strict=False):
     xs = [x_of[(m, d)] + offset for m, d in rows[["model", "dimension"]].itertuples(index=False)]
     ax.plot(xs, rows.auc_mean, "o", ms=4, label=probe)
-band = 2 * 1.4 * independence.sigma0.max()
+band = 2 * stats.DETECTION_NULL_MULTIPLIER * independence.sigma0.max()
 ax.axhspan(0.5 - band, 0.5 + band, color="grey", alpha=0.2, lw=0, label="½ ± 2·1.4·σ₀")
 ax.axhline(0.5, color="grey", lw=1)
 ax.set_xticks(range(len(keys)), [f"{m}\n{d}" for m, d in keys.itertuples(index=False)], fontsize=6)

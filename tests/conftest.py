@@ -22,6 +22,7 @@ def sandbox(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         ("REPO_ROOT", ""), ("NOTEBOOKS_DIR", "notebooks"), ("PARAMS_DIR", "params"),
         ("RESULTS_DIR", "results"), ("FIGURES_DIR", "figures"), ("BUILD_DIR", "build"),
         ("FEATURES_CACHE_DIR", "cache/features"), ("GENERATIONS_CACHE_DIR", "cache/generations"),
+        ("TABLES_CACHE_DIR", "cache/tables"),
     ]:
         monkeypatch.setattr(paths, name, tmp_path / sub if sub else tmp_path)
     return tmp_path
@@ -79,6 +80,10 @@ if params.fail:
 '''
 
 TINY_SCHEMA = '''
+from dataclasses import dataclass
+
+from lib.parameters import NotebookParams, param, register
+
 
 @register("ZZ_tiny")
 @dataclass(frozen=True)

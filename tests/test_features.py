@@ -134,3 +134,12 @@ def test_smollm2_converts_from_its_pypi_gguf_and_extracts():
     assert states.shape == (31, 2, 576) and np.isfinite(states).all()
     chat = features.compute_hidden_states("smollm2-135m", TEXTS[:2], chat_template=True, progress=False)
     assert not np.allclose(chat[-1], states[-1])
+
+
+def test_named_layers_resolve_per_model():
+    assert features.resolve_layer("minilm", "mid") == 3
+    assert features.resolve_layer("minilm", "last") == 6
+    assert features.resolve_layer("minilm", 0) == 0
+    for bad in (7, -1, "first", True):
+        with pytest.raises(ValueError, match="allowed: 'mid', 'last' or an integer 0…6"):
+            features.resolve_layer("minilm", bad)

@@ -46,13 +46,3 @@ def test_sources_must_be_complete_logged_results(sandbox, logged):
     results.manifest_path(logged).unlink()
     with pytest.raises(results.IncompleteResultError):
         plotting.save_figure(fig, "f", "c", [logged])
-
-
-def test_chordal_auc_panel_draws_every_curvature():
-    from lib import simulate
-
-    chord = simulate.chordal_law([0.0, 1.0], [0.5, 2.0], sigma_w=1.0, n=100, reps=3)
-    fig, ax = plt.subplots()
-    colours = plotting.chordal_auc_panel(ax, chord, 1.0)
-    assert set(colours) == {0.0, 1.0}
-    assert len(ax.lines) >= 3  # two curves and one ceiling

@@ -92,3 +92,18 @@ def test_gather_claims_across_notebooks(sandbox):
     table = results.gather_claims("smoke")
     assert table.notebook.tolist() == ["00_theory_checks"] and table.id.tolist() == ["c1"]
     assert results.gather_claims("paper").empty
+
+
+def test_shared_table_computes_once_per_content(sandbox):
+    calls = []
+
+    def simulate(a, b=1, n_jobs=1):
+        calls.append((a, b))
+        return pd.DataFrame({"a": [a], "b": [b]})
+
+    first = results.shared_table(simulate, 1, b=2, n_jobs=1)
+    again = results.shared_table(simulate, 1, b=2, n_jobs=2)  # n_jobs never changes a result
+    other = results.shared_table(simulate, 1, b=3)
+    assert calls == [(1, 2), (1, 3)]
+    pd.testing.assert_frame_equal(first, again)
+    assert other.b.iloc[0] == 3

@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 from sklearn.metrics import roc_auc_score
 
-from lib import stats, theory
+from lib import stats
+from lib.bias_probes import theory
 
 
 def test_auroc_matches_sklearn_with_ties_and_batches():

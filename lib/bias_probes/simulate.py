@@ -1,0 +1,255 @@
+"""Monte Carlo simulations of paper 000's generative models, to check its closed forms.
+
+Each function draws from a :mod:`lib.bias_probes.synth` generator, scores with the oracle (true
+discriminant) direction or a fitted probe, and returns a tidy table with the Monte Carlo
+estimate, its standard error and the closed form of :mod:`lib.bias_probes.theory` beside it. Work is
+spread over processes with :func:`lib.parallel.parallel_map` (one seed per grid cell).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import product
+
+import numpy as np
+import pandas as pd
+from sklearn.linear_model import LogisticRegression
+
+from lib import parallel, stats
+from lib.bias_probes import synth, theory
+
+
+def _oracle_aucs(samples: Sequence[synth.LabelledSample]) -> np.ndarray:
+    scores = np.stack([s.X @ s.oracle_direction for s in samples])
+    return stats.auroc(np.stack([s.y for s in samples]), scores)
+
+
+# --------------------------------------------------------------------------- purity law
+
+
+def _purity_cell(cell: tuple[float, float, int, int, int], seed: int) -> dict:
+    s, alpha, n, reps, d = cell
+    rng = np.random.default_rng(seed)
+    samples = [synth.purity_mixture(rng, n, s, alpha, d) for _ in range(reps)]
+    aucs = _oracle_aucs(samples)
+    realised = samples[0].marked.mean()  # same for every replicate: round(α n / 2) per group
+    return {
+        "s": s, "alpha": alpha, "alpha_realised": realised, "n": n, "reps": reps,
+        "mc_auc": aucs.mean(), "mc_se": aucs.std(ddof=1) / np.sqrt(reps),
+        "theory_auc": float(theory.purity_auc(s, realised)),
+    }
+
+
+def purity_law(
+    s_values: Sequence[float], alphas: Sequence[float], n: int, reps: int, d: int = 2,
+    seed: int = 0, n_jobs: int = 1,
+) -> pd.DataFrame:
+    """Oracle AUC on the purity mixture vs Theorem 3 (Eq. 8) over an (s, α) grid."""
+    cells = [(float(s), float(a), n, reps, d) for s, a in product(s_values, alphas)]
+    frame = pd.DataFrame(parallel.parallel_map(_purity_cell, cells, seed=seed, n_jobs=n_jobs))
+    frame["error"] = frame["mc_auc"] - frame["theory_auc"]
+    return frame
+
+
+# --------------------------------------------------------------------------- chord and ceiling
+
+
+def _chord_cell(cell: tuple[float, float, float, int, int, int], seed: int) -> dict:
+    kappa, r, sigma_w, n, reps, d = cell
+    rng = np.random.default_rng(seed)
+    samples = [synth.sphere_clusters(rng, n, kappa, r, sigma_w, d) for _ in range(reps)]
+    aucs = _oracle_aucs(samples)
+    return {
+        "kappa": kappa, "r": r, "sigma_w": sigma_w, "n": n, "reps": reps,
+        "chord_measured": float(np.linalg.norm(samples[0].oracle_direction)),
+        "chord_theory": float(theory.chord_length(r, kappa)),
+        "mc_auc": aucs.mean(), "mc_se": aucs.std(ddof=1) / np.sqrt(reps),
+        "theory_auc": float(theory.chordal_auc(r, kappa, sigma_w)),
+        "ceiling": float(theory.curvature_ceiling(kappa, sigma_w)),
+    }
+
+
+def chordal_law(
+    kappas: Sequence[float], r_values: Sequence[float], sigma_w: float, n: int, reps: int,
+    d: int = 3, seed: int = 0, n_jobs: int = 1,
+) -> pd.DataFrame:
+    """Oracle AUC of two clusters on a sphere vs Theorem 2 (Eq. 6) and the ceiling (Eq. 7).
+
+    Geodesic distances beyond the sphere's diameter π/√κ are skipped.
+    """
+    cells = [
+        (float(k), float(r), sigma_w, n, reps, d)
+        for k, r in product(kappas, r_values)
+        if k == 0 or np.sqrt(k) * r <= np.pi
+    ]
+    frame = pd.DataFrame(parallel.parallel_map(_chord_cell, cells, seed=seed, n_jobs=n_jobs))
+    frame["error"] = frame["mc_auc"] - frame["theory_auc"]
+    return frame
+
+
+# --------------------------------------------------------------------------- null variance
+
+
+def null_variance_exact(sizes: Sequence[tuple[int, int]]) -> pd.DataFrame:
+    """Variance of the exact permutation null of the AUC vs Theorem 4, small (n₊, n₋)."""
+    rows = []
+    for n_pos, n_neg in sizes:
+        values = stats.permutation_null_aucs(n_pos, n_neg)
+        rows.append({
+            "n_pos": n_pos, "n_neg": n_neg, "method": "exact permutation",
+            "null_mean": values.mean(), "null_var": values.var(),
+            "null_var_se": 0.0, "theory_var": float(theory.null_auc_var(n_pos, n_neg)),
+        })
+    return pd.DataFrame(rows)
+
+
+def _null_cell(cell: tuple[int, int, int], seed: int) -> dict:
+    n_pos, n_neg, reps = cell
+    rng = np.random.default_rng(seed)
+    labels = np.zeros((reps, n_pos + n_neg), dtype=bool)
+    labels[:, :n_pos] = True
+    aucs = stats.auroc(rng.permuted(labels, axis=1), rng.standard_normal(labels.shape))
+    var = aucs.var(ddof=1)
+    return {
+        "n_pos": n_pos, "n_neg": n_neg, "method": "Monte Carlo",
+        "null_mean": aucs.mean(), "null_var": var,
+        "null_var_se": var * np.sqrt(2.0 / (reps - 1)),  # normal-theory s.e. of a variance
+        "theory_var": float(theory.null_auc_var(n_pos, n_neg)),
+    }
+
+
+def null_variance_mc(
+    sizes: Sequence[tuple[int, int]], reps: int, seed: int = 0, n_jobs: int = 1
+) -> pd.DataFrame:
+    """Monte Carlo variance of the AUC under H0 (random labels) vs Theorem 4, large (n₊, n₋)."""
+    cells = [(int(a), int(b), reps) for a, b in sizes]
+    return pd.DataFrame(parallel.parallel_map(_null_cell, cells, seed=seed, n_jobs=n_jobs))
+
+
+# --------------------------------------------------------------------------- detection power
+
+
+def _power_cell(cell: tuple[float, int, float, int, float, float], seed: int) -> dict:
+    s, n, alpha, reps, delta, null_multiplier = cell
+    rng = np.random.default_rng(seed)
+    samples = [synth.purity_mixture(rng, n, s, alpha, d=1) for _ in range(reps)]
+    aucs = _oracle_aucs(samples)
+    n_pos = int(samples[0].y.sum())
+    sigma0 = stats.null_auc_sd(n_pos, n - n_pos)
+    _, p_values, _ = stats.one_sided_z(aucs, 0.5, null_multiplier * sigma0)
+    detected = p_values < delta
+    return {
+        "s": s, "n": n, "alpha": alpha, "reps": reps,
+        "power": detected.mean(), "power_se": detected.std(ddof=1) / np.sqrt(reps),
+        "mean_auc": aucs.mean(),
+    }
+
+
+def detection_power(
+    cells: Sequence[tuple[float, int, float]], reps: int, delta: float = 0.05,
+    null_multiplier: float = 1.0, seed: int = 0, n_jobs: int = 1,
+) -> pd.DataFrame:
+    """Empirical power of the Theorem 4 test (oracle scores) at each (s, n, α) cell."""
+    items = [(float(s), int(n), float(a), reps, delta, null_multiplier) for s, n, a in cells]
+    return pd.DataFrame(parallel.parallel_map(_power_cell, items, seed=seed, n_jobs=n_jobs))
+
+
+def crossing_purity(alphas: np.ndarray, power: np.ndarray, target: float) -> float:
+    """α at which a power curve first reaches ``target``, interpolated on log α.
+
+    NaN when the curve never reaches it or already starts above it (the crossing is censored by
+    the grid, so it must not enter a slope fit).
+    """
+    order = np.argsort(alphas)
+    alphas, power = np.asarray(alphas)[order], np.asarray(power)[order]
+    above = np.nonzero(power >= target)[0]
+    if above.size == 0 or above[0] == 0:
+        return float("nan")
+    i = above[0]
+    lo, hi = np.log(alphas[i - 1]), np.log(alphas[i])
+    frac = (target - power[i - 1]) / (power[i] - power[i - 1])
+    return float(np.exp(lo + frac * (hi - lo)))
+
+
+def detection_boundary(
+    rates: pd.DataFrame, rate_column: str, s: float, target: float, delta: float = 0.05, gamma: float = 0.2
+) -> tuple[pd.DataFrame, float]:
+    """Empirical detection boundary of a (n, α) rate grid beside α*(n) (Eq. 11), and its log–log slope.
+
+    Per n: the α where ``rate_column`` first reaches ``target`` (:func:`crossing_purity`; NaN when
+    censored). The slope uses the uncensored sizes (NaN with fewer than two).
+    """
+    boundary = pd.DataFrame([
+        {"n": n, "alpha_empirical": crossing_purity(cell.alpha.to_numpy(), cell[rate_column].to_numpy(), target)}
+        for n, cell in rates.groupby("n", sort=True)
+    ])
+    boundary["alpha_star"] = theory.critical_purity(boundary.n, s, delta, gamma)
+    fitted = boundary.dropna()
+    slope = loglog_slope(fitted.n, fitted.alpha_empirical) if len(fitted) >= 2 else float("nan")
+    return boundary, slope
+
+
+# --------------------------------------------------------------------------- generalisation gap
+
+
+def _ramp_risk(margins: np.ndarray) -> np.ndarray:
+    """Mean ramp loss clip(1 − y·f, 0, 1): 1-Lipschitz, in [0, 1], above the 0–1 loss."""
+    return np.clip(1.0 - margins, 0.0, 1.0).mean(axis=-1)
+
+
+def _gap_cell(cell: tuple[int, int, float, float, float, int, int], seed: int) -> dict:
+    n, d, s, alpha, reg, reps, n_test = cell
+    rng = np.random.default_rng(seed)
+    test = synth.purity_mixture(rng, n_test, s, alpha, d)
+    test_sign = 2 * test.y - 1
+    rows = []
+    for _ in range(reps):
+        train = synth.purity_mixture(rng, n, s, alpha, d)
+        train_sign = 2 * train.y - 1
+        # C = 1/(reg·n) keeps the penalty per sample fixed, so ‖w‖ stays bounded as n grows.
+        probe = LogisticRegression(C=1.0 / (reg * n), fit_intercept=False).fit(train.X, train.y)
+        w = probe.coef_[0]
+        # Worst case over the unit ball for the linear loss −y·wᵀx: sup_w (R − R̂) = ‖mean(y x) − E[y x]‖,
+        # with E[y x] = (marked fraction)·Δ/2 (identity covariance: the oracle direction is Δ).
+        expected = train.marked.mean() * train.oracle_direction / 2
+        signs = rng.choice([-1.0, 1.0], size=(64, n))
+        rows.append({
+            "erm_gap": _ramp_risk(test_sign * (test.X @ w)) - _ramp_risk(train_sign * (train.X @ w)),
+            "weight_norm": np.linalg.norm(w),
+            "radius": np.linalg.norm(train.X, axis=1).max(),
+            "uniform_deviation": np.linalg.norm((train_sign[:, None] * train.X).mean(0) - expected),
+            "rademacher_empirical": np.linalg.norm(signs @ train.X, axis=1).mean() / n,
+        })
+    frame = pd.DataFrame(rows)
+    return {
+        "n": n, "d": d, "s": s, "alpha": alpha, "reps": reps,
+        "erm_gap": frame.erm_gap.mean(), "erm_gap_se": frame.erm_gap.std(ddof=1) / np.sqrt(reps),
+        "uniform_deviation": frame.uniform_deviation.mean(),
+        "rademacher_empirical": frame.rademacher_empirical.mean(),
+        "weight_norm": frame.weight_norm.max(), "radius": frame.radius.max(),
+    }
+
+
+def generalization_gap(
+    n_values: Sequence[int], d: int, s: float, alpha: float, reg: float, reps: int,
+    n_test: int = 20000, delta: float = 0.05, seed: int = 0, n_jobs: int = 1,
+) -> pd.DataFrame:
+    """Generalisation gaps of norm-bounded linear probes vs Theorem 1, over n (purity model).
+
+    Columns: ``erm_gap``, the ramp-loss gap (test − train) of a fitted ℓ2 logistic probe, beside
+    its bound ``erm_bound`` (Eq. 2 at the probe's largest ‖w‖ and the sample radius ρ);
+    ``uniform_deviation``, the worst-case gap over the unit ball for the linear loss, beside
+    ``uniform_bound`` = 2·ρ/√n (twice the Rademacher bound); ``rademacher_empirical``, the exact
+    empirical Rademacher complexity of the unit ball, beside ``rademacher_bound`` = ρ/√n.
+    """
+    cells = [(int(n), d, s, alpha, reg, reps, n_test) for n in n_values]
+    frame = pd.DataFrame(parallel.parallel_map(_gap_cell, cells, seed=seed, n_jobs=n_jobs))
+    frame["erm_bound"] = theory.generalization_bound(frame["n"], frame["weight_norm"], frame["radius"], delta)
+    frame["rademacher_bound"] = theory.rademacher_linear(frame["n"], 1.0, frame["radius"])
+    frame["uniform_bound"] = 2.0 * frame["rademacher_bound"]
+    return frame
+
+
+def loglog_slope(x: Sequence[float], y: Sequence[float]) -> float:
+    """Least-squares slope of log y on log x."""
+    return float(np.polyfit(np.log(np.asarray(x, float)), np.log(np.asarray(y, float)), 1)[0])

@@ -1,0 +1,215 @@
+"""Robustness of ΔB, one pipeline component at a time (paper 001, Sec. 4.5 and Appendix E).
+
+Four ablations on the same checkpoint spectrum and the same output-level labels: anchor source ×
+anchor size (Figure 4), six attribute-sentence variants (Table 5a), six target-template variants
+(Table 5b) and token pooling (Table 6, RR beside SEAT); each setting is scored by the ROC AUC of a
+threshold on ΔB against "ΔBiasScore > 0.1". Fine-tuning seeds (Appendix E.5, Figure 5) are a fifth
+check on the ends of the spectrum. Every setting changes one component; the others stay at the
+base (neutral anchors at the largest size, base attributes and templates, mean pooling).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+
+import numpy as np
+import pandas as pd
+
+from lib import features
+from lib.bias_shift import audit, checkpoints, sentences
+
+AXES: tuple[str, ...] = ("anchors", "attributes", "targets", "pooling")
+#: Methods scored in the ablations: RR everywhere, SEAT beside it (Table 6 compares the two).
+ABLATION_METHODS: dict[str, str] = {"delta_b": "RR", "seat_delta_b": "SEAT"}
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One configuration of the ΔB pipeline (Sec. 4.5); defaults are the paper's main setting."""
+
+    anchor_source: str = "neutral"
+    anchor_size: int = sentences.N_ANCHORS
+    attribute_variant: str = "base"
+    target_variant: str = "base"
+    pooling: str = "mean"
+
+
+def _distinct(name: str, values: Sequence, check) -> list:
+    values = list(values)
+    if not values or len(set(values)) != len(values):
+        raise ValueError(f"{name}={values!r} is not allowed; allowed: a non-empty list of distinct values")
+    return [check(v) for v in values]
+
+
+def _check_pooling(pooling: str) -> str:
+    if pooling not in features.POOLINGS:
+        raise ValueError(f"pooling={pooling!r} is not supported; allowed: {', '.join(features.POOLINGS)}")
+    return pooling
+
+
+def one_at_a_time(anchor_sources: Sequence[str], anchor_sizes: Sequence[int], attribute_variants: Sequence[str],
+                  target_variants: Sequence[str], poolings: Sequence[str]) -> pd.DataFrame:
+    """The ablation grid: one row per (axis, value) with the full :class:`Setting` it stands for.
+
+    Anchors vary source × size together (Figure 4); the other axes vary alone around the base,
+    whose anchors are neutral sentences at the largest requested size. Bad values raise before
+    anything is embedded.
+    """
+    sources = _distinct("anchor_sources", anchor_sources, sentences.check_anchor_source)
+    sizes = sorted(_distinct("anchor_sizes", anchor_sizes, sentences.check_anchor_size))
+    attributes = _distinct("attribute_variants", attribute_variants, sentences.check_attribute_variant)
+    targets = _distinct("target_variants", target_variants, sentences.check_target_variant)
+    poolings = _distinct("poolings", poolings, _check_pooling)
+    base = Setting(anchor_size=sizes[-1])
+    rows = [{"axis": "anchors", "value": f"{source} {size}", **asdict(Setting(source, size))}
+            for source in sources for size in sizes]
+    rows += [{"axis": "attributes", "value": v, **asdict(base) | {"attribute_variant": v}} for v in attributes]
+    rows += [{"axis": "targets", "value": v, **asdict(base) | {"target_variant": v}} for v in targets]
+    rows += [{"axis": "pooling", "value": v, **asdict(base) | {"pooling": v}} for v in poolings]
+    return pd.DataFrame(rows)
+
+
+def _settings(grid: pd.DataFrame) -> list[Setting]:
+    fields = list(asdict(Setting()))
+    return [Setting(**row) for row in grid[fields].drop_duplicates().to_dict("records")]
+
+
+def blocks(grid: pd.DataFrame, groups: Sequence[str], seed: int = 0) -> dict[str, list[str]]:
+    """Every sentence block the grid needs, each once: ``anchors:<source>`` (the largest size),
+    ``attributes:<variant>`` (𝒫 then 𝒩) and ``targets:<variant>`` (50 per group, ``groups`` order)."""
+    largest = int(grid.anchor_size.max())
+    out: dict[str, list[str]] = {}
+    for setting in _settings(grid):
+        out.setdefault(f"anchors:{setting.anchor_source}",
+                       sentences.anchor_sentences(setting.anchor_source, largest, seed))
+        positive, negative = sentences.attribute_sentences(setting.attribute_variant)
+        out.setdefault(f"attributes:{setting.attribute_variant}", [*positive, *negative])
+        targets = sentences.target_sentences(setting.target_variant)
+        out.setdefault(f"targets:{setting.target_variant}", [t for g in groups for t in targets[g]])
+    return out
+
+
+def setting_space(embedded: Mapping[str, Mapping[str, np.ndarray]], setting: Setting, groups: Sequence[str],
+                  largest: int, seed: int = 0) -> dict:
+    """A model's ΔB inputs under ``setting`` from its embedded :func:`blocks` (pooling → block → rows).
+
+    The anchors of a smaller size are rows of the largest set: the seeded subsets are nested.
+    """
+    rows = np.searchsorted(sentences.anchor_indices(largest, seed), sentences.anchor_indices(setting.anchor_size, seed))
+    return audit.space(embedded[setting.pooling], anchors=f"anchors:{setting.anchor_source}",
+                              attributes=f"attributes:{setting.attribute_variant}",
+                              targets=f"targets:{setting.target_variant}", groups=groups, anchor_rows=rows)
+
+
+def grid_shifts(reference: Mapping, audited: Mapping[str, Mapping], grid: pd.DataFrame, groups: Sequence[str],
+                seed: int = 0) -> pd.DataFrame:
+    """RR and SEAT shifts for every distinct setting × audited checkpoint × group.
+
+    ``reference`` and each value of ``audited`` are embedded blocks (:func:`lib.bias_shift.audit.embed_blocks`
+    of :func:`blocks`). Columns: the :class:`Setting` fields, checkpoint, group, topic, delta_b,
+    seat_delta_b.
+    """
+    largest = int(grid.anchor_size.max())
+    frames = []
+    for setting in _settings(grid):
+        ref = setting_space(reference, setting, groups, largest, seed)
+        for name, embedded in audited.items():
+            aud = setting_space(embedded, setting, groups, largest, seed)
+            frame = audit.shifts(ref, aud, groups, methods=list(ABLATION_METHODS))
+            frames.append(frame.assign(checkpoint=name, **asdict(setting)))
+    return pd.concat(frames, ignore_index=True)
+
+
+def roc_auc(shift: pd.Series, labels: pd.Series) -> float:
+    """ROC AUC of "−shift above a threshold" for "bias increased" (NaN when only one class is present)."""
+    from sklearn.metrics import roc_auc_score
+
+    if labels.all() or not labels.any():
+        return float("nan")
+    return float(roc_auc_score(labels, -shift))
+
+
+def auc_table(grid: pd.DataFrame, shifts: pd.DataFrame, scores: pd.DataFrame, label_threshold: float = 0.1
+              ) -> pd.DataFrame:
+    """ROC AUC per grid row and method against ΔBiasScore > ``label_threshold`` (Sec. 4.5).
+
+    ``scores`` holds checkpoint, group, delta_bias_score (:func:`lib.bias_shift.output_bias.score_frame`).
+    Columns: axis, value, method, roc_auc, n_pairs, n_increased.
+    """
+    fields = list(asdict(Setting()))
+    pairs = shifts.merge(scores[["checkpoint", "group", "delta_bias_score"]], on=["checkpoint", "group"])
+    pairs["increased"] = pairs.delta_bias_score > label_threshold
+    per_setting = {key: frame for key, frame in pairs.groupby(fields, sort=False)}
+    rows = []
+    for row in grid.itertuples(index=False):
+        frame = per_setting[tuple(getattr(row, f) for f in fields)]
+        for column, method in ABLATION_METHODS.items():
+            rows.append({"axis": row.axis, "value": row.value, "method": method,
+                         "roc_auc": roc_auc(frame[column], frame.increased), "n_pairs": len(frame),
+                         "n_increased": int(frame.increased.sum())})
+    return pd.DataFrame(rows)
+
+
+def spread(values: Sequence[float]) -> dict[str, float]:
+    """Mean, s.d., min and max of ROC AUCs across variants, as Tables 5–6 report them.
+
+    The s.d. is the population one (ddof = 0): it reproduces the paper's 0.863 ± 0.030 and
+    0.902 ± 0.008 from the AUCs of its Tables 5a and 5b.
+    """
+    array = np.asarray(values, dtype=float)
+    return {"mean": float(array.mean()), "sd": float(array.std(ddof=0)), "min": float(array.min()),
+            "max": float(array.max())}
+
+
+def variant_table(auc: pd.DataFrame, axis: str, methods: Sequence[str] = ("RR",)) -> pd.DataFrame:
+    """One ablation axis as the paper tabulates it: a row per value, then the mean, sd, min and max rows.
+
+    ``auc`` is :func:`auc_table`'s output; columns are the ``methods``.
+    """
+    rows = auc[(auc.axis == axis) & auc.method.isin(methods)]
+    wide = rows.pivot(index="value", columns="method", values="roc_auc").loc[rows.value.unique(), list(methods)]
+    summary = pd.DataFrame({m: spread(wide[m]) for m in methods}).rename(index=lambda name: f"across {axis}: {name}")
+    return pd.concat([wide, summary]).rename_axis(axis)
+
+
+def seed_summary(seed_shifts: pd.DataFrame) -> pd.DataFrame:
+    """Appendix E.5 per fine-tuning corpus: mean ΔB, its s.d. across seeds, and the mean per-group s.d.
+
+    ``seed_shifts`` holds seed, split, group, delta_b. The paper reports one s.d. per corpus
+    (0.003) without saying over what; both readings are given: ``sd_of_mean`` (the corpus-mean ΔB
+    across seeds) and ``mean_group_sd`` (each group's ΔB across seeds, averaged over groups).
+    """
+    rows = []
+    for split, frame in seed_shifts.groupby("split", sort=False):
+        per_seed = frame.groupby("seed").delta_b.mean()
+        per_group_sd = frame.groupby("group").delta_b.std(ddof=1)
+        rows.append({"split": split, "n_seeds": int(frame.seed.nunique()), "mean_delta_b": float(per_seed.mean()),
+                     "sd_of_mean": float(per_seed.std(ddof=1)), "mean_group_sd": float(per_group_sd.mean())})
+    return pd.DataFrame(rows)
+
+
+def spectrum_shifts(spectrum: Mapping[str, str], grid: pd.DataFrame, groups: Sequence[str], seed: int, *,
+                    layer: int | str = "last") -> pd.DataFrame:
+    """RR and SEAT shifts of every audited checkpoint of ``spectrum`` (name → folder, ``base`` the reference)
+    under every setting of the one-at-a-time ``grid`` (Sec. 4.5); each sentence block embedded once."""
+    sentence_blocks = blocks(grid, groups, seed)
+    embedded = {name: audit.embed_blocks(folder, sentence_blocks, layer=layer) for name, folder in spectrum.items()}
+    audited = {name: e for name, e in embedded.items() if name != "base"}
+    return grid_shifts(embedded["base"], audited, grid, groups, seed)
+
+
+def seed_shifts(reference: str, groups: Sequence[str], seeds: Sequence[int], *, method: str, epochs: int,
+                sentence_seed: int, layer: int | str = "last") -> pd.DataFrame:
+    """ΔB per group of the unharmful and the harmful fine-tune repeated under each training seed
+    (Appendix E.5, Figure 5): columns group, delta_b, seed, split."""
+    sets = sentences.load(seed=sentence_seed)
+    frames = []
+    for run_seed in seeds:
+        pair = checkpoints.finetuned_pair(reference, method=method, seed=run_seed, epochs=epochs)
+        for split, folder in pair.items():
+            shifts = audit.audit(reference, str(folder), groups=groups, layer=layer, sets=sets)
+            frames.append(shifts[["group", "delta_b"]].assign(seed=run_seed, split=split))
+    if not frames:
+        return pd.DataFrame(columns=["group", "delta_b", "seed", "split"])
+    return pd.concat(frames, ignore_index=True)

@@ -1,0 +1,424 @@
+"""A graded checkpoint spectrum built offline: fine-tune, merge, build (paper 001, Sec. 4.1, Appendix C).
+
+The paper fine-tunes each model on an unharmful and a synthetically harmful split and linearly
+merges the two checkpoints (Wortsman et al., 2022) at 90/10, 70/30, 50/50, 30/70 and 10/90 of
+unharmful/harmful: seven checkpoints from safe to harmful, compared with the base model. Here the
+splits are the small corpora of ``data/deltab/finetune/`` and training is a plain CPU torch loop
+with the paper's recipe (LoRA r=16, α=32, dropout 0.05 on q,k,v,o,gate,up,down; AdamW; linear
+schedule with 3 % warmup; 3 epochs; loss on the assistant tokens only). Deviations forced by the
+CPU: batch 8 without accumulation (paper: effective 32), float32 (paper: bfloat16), sequences cut
+at 64 tokens (paper: 1024).
+
+Every checkpoint is a plain transformers folder (config, tokenizer, ``model.safetensors``) written
+to a hidden temp folder and renamed into place, with ``checkpoint.json`` (settings, timing) inside:
+a folder that exists is complete, so an interrupted build resumes where it stopped. A process
+killed outright (SIGKILL, SIGTERM) may leave its hidden ``.<name>.*.tmp`` staging folder behind;
+it is never read and can be deleted.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import shutil
+import tempfile
+import time
+import warnings
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from lib import features, paths
+
+METHODS: tuple[str, ...] = ("lora", "full")
+#: Adapters on every attention and MLP projection (Appendix C).
+TARGET_MODULES: tuple[str, ...] = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
+#: Learning rates of Appendix C: 1e-4 for LoRA, 2e-5 for full fine-tuning.
+PAPER_LR: dict[str, float] = {"lora": 1e-4, "full": 2e-5}
+WARMUP_RATIO: float = 0.03
+#: Weight of the unharmful model at the five merges (Appendix C), from safe to harmful.
+DEFAULT_RATIOS: tuple[float, ...] = (0.9, 0.7, 0.5, 0.3, 0.1)
+MARKER = "checkpoint.json"
+FINETUNE_DIR: Path = paths.DATA_DIR / "deltab" / "finetune"
+CORPORA: dict[str, Path] = {"unharmful": FINETUNE_DIR / "unharmful.txt", "harmful": FINETUNE_DIR / "harmful.txt"}
+
+
+# --------------------------------------------------------------------------- folders
+
+
+def is_complete(folder: str | Path) -> bool:
+    """Whether ``folder`` is a finished checkpoint of this module (its ``checkpoint.json`` exists)."""
+    return (Path(folder) / MARKER).is_file()
+
+
+def checkpoint_info(folder: str | Path) -> dict[str, Any]:
+    """The ``checkpoint.json`` of a finished checkpoint: ``spec`` (its settings), ``seconds`` and more."""
+    marker = Path(folder) / MARKER
+    if not marker.is_file():
+        raise ValueError(f"folder={str(folder)!r} is not a finished checkpoint (no {MARKER})")
+    return json.loads(marker.read_text())
+
+
+def _write_checkpoint(out_folder: Path, spec: dict[str, Any], write: Callable[[Path], dict[str, Any]]) -> Path:
+    """Build a checkpoint through ``write(staging)`` into a temp folder, then rename it to ``out_folder``.
+
+    A finished ``out_folder`` is reused when its recorded ``spec`` matches and refused when it does
+    not; a folder without the marker is refused (it was not written here). ``write`` returns extra
+    fields (timings, losses) for ``checkpoint.json``.
+    """
+    out_folder = Path(out_folder)
+    if is_complete(out_folder):
+        recorded = checkpoint_info(out_folder).get("spec")
+        if recorded != spec:
+            differs = sorted(k for k in set(spec) | set(recorded or {}) if (recorded or {}).get(k) != spec.get(k))
+            raise ValueError(
+                f"out_folder={str(out_folder)!r} holds a checkpoint built with other settings (differs in "
+                f"{', '.join(differs)}); delete it or choose another out_folder")
+        return out_folder
+    if out_folder.exists():
+        raise ValueError(f"out_folder={str(out_folder)!r} exists but is not a finished checkpoint (no {MARKER}); "
+                         f"remove it or choose another out_folder")
+    out_folder.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(dir=out_folder.parent, prefix=f".{out_folder.name}.", suffix=".tmp"))
+    try:
+        start = time.perf_counter()
+        extra = write(staging)
+        info = {"spec": spec, "seconds": round(time.perf_counter() - start, 3), **extra}
+        (staging / MARKER).write_text(json.dumps(info, indent=2, sort_keys=True))
+        os.replace(staging, out_folder)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return out_folder
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+# --------------------------------------------------------------------------- corpora
+
+
+def read_corpus(path: str | Path) -> list[tuple[str, str]]:
+    """(user, assistant) pairs of a corpus file: UTF-8, one ``user<TAB>assistant`` per line, blank lines skipped."""
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"corpus_path={str(path)!r} is not a file")
+    pairs = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        parts = line.split("\t")
+        if len(parts) != 2 or not parts[0].strip() or not parts[1].strip():
+            raise ValueError(f"{path}:{number} is not 'user<TAB>assistant' with both parts non-empty: {line!r}")
+        pairs.append((parts[0].strip(), parts[1].strip()))
+    if not pairs:
+        raise ValueError(f"corpus_path={str(path)!r} holds no examples")
+    return pairs
+
+
+def encode_examples(tokenizer, pairs: Sequence[tuple[str, str]], max_length: int) -> list[tuple[list[int], int]]:
+    """Token ids of each chat example and how many of them are prompt (system + user + assistant header).
+
+    The loss covers only the tokens after the prompt: the assistant turn and its end-of-turn marker.
+    Raises when ``max_length`` leaves no assistant token of an example.
+    """
+    if tokenizer.chat_template is None:
+        raise ValueError("the base model's tokenizer has no chat template; fine-tuning needs one")
+    encoded = []
+    for user, assistant in pairs:
+        prompt = tokenizer.apply_chat_template([{"role": "user", "content": user}], tokenize=False,
+                                               add_generation_prompt=True)
+        full = tokenizer.apply_chat_template([{"role": "user", "content": user},
+                                              {"role": "assistant", "content": assistant}], tokenize=False)
+        if not full.startswith(prompt):
+            raise ValueError("the chat template does not render the prompt as a prefix of the full conversation")
+        prompt_ids = tokenizer(prompt, add_special_tokens=False)["input_ids"]
+        ids = tokenizer(full, add_special_tokens=False)["input_ids"][:max_length]
+        if len(ids) <= len(prompt_ids):
+            raise ValueError(f"max_length={max_length} leaves no assistant token of the example {user!r} "
+                             f"(its prompt alone has {len(prompt_ids)} tokens); allowed: a larger max_length")
+        encoded.append((ids, len(prompt_ids)))
+    return encoded
+
+
+# --------------------------------------------------------------------------- fine-tuning
+
+
+def _check_finetune(method: str, epochs: int, lr: float, r: int, alpha: float, dropout: float, batch_size: int,
+                    max_length: int) -> None:
+    if method not in METHODS:
+        raise ValueError(f"method={method!r} is not supported; allowed: {', '.join(METHODS)}")
+    for name, value in (("epochs", epochs), ("r", r), ("batch_size", batch_size), ("max_length", max_length)):
+        if not isinstance(value, int) or value < 1:
+            raise ValueError(f"{name}={value!r} is not allowed; allowed: an integer >= 1")
+    if not (math.isfinite(lr) and lr > 0):
+        raise ValueError(f"lr={lr!r} is not allowed; allowed: a finite number > 0")
+    if not (math.isfinite(alpha) and alpha > 0):
+        raise ValueError(f"alpha={alpha!r} is not allowed; allowed: a finite number > 0")
+    if not 0 <= dropout < 1:
+        raise ValueError(f"dropout={dropout!r} is not allowed; allowed: 0 <= dropout < 1")
+
+
+def linear_warmup_schedule(step: int, total_steps: int, warmup_ratio: float = WARMUP_RATIO) -> float:
+    """Learning-rate factor at ``step``: linear warmup over ⌈ratio·total⌉ steps, then linear decay to 0.
+
+    The ``linear`` schedule of Appendix C (transformers' ``get_linear_schedule_with_warmup``).
+    """
+    warmup = math.ceil(warmup_ratio * total_steps)
+    if step < warmup:
+        return step / warmup
+    return max(0.0, (total_steps - step) / max(1, total_steps - warmup))
+
+
+def _batch_loss(model, batch: list[tuple[list[int], int]], pad_id: int):
+    """Mean cross-entropy over the assistant tokens of a right-padded batch.
+
+    Logits are computed only from the first position that predicts an assistant token onwards
+    (``logits_to_keep``): the shared system prompt never reaches the 49k-way output layer.
+    """
+    import torch
+    import torch.nn.functional as F
+
+    longest = max(len(ids) for ids, _ in batch)
+    input_ids = torch.full((len(batch), longest), pad_id, dtype=torch.long)
+    attention = torch.zeros((len(batch), longest), dtype=torch.long)
+    labels = torch.full((len(batch), longest), -100, dtype=torch.long)
+    for row, (ids, n_prompt) in enumerate(batch):
+        input_ids[row, :len(ids)] = torch.tensor(ids)
+        attention[row, :len(ids)] = 1
+        labels[row, n_prompt:len(ids)] = input_ids[row, n_prompt:len(ids)]
+    first = min(n_prompt for _, n_prompt in batch) - 1  # position whose logits predict the first assistant token
+    keep = torch.arange(first, longest - 1)
+    logits = model(input_ids=input_ids, attention_mask=attention, logits_to_keep=keep).logits
+    return F.cross_entropy(logits.float().reshape(-1, logits.shape[-1]), labels[:, first + 1:].reshape(-1),
+                           ignore_index=-100)
+
+
+def finetune(
+    base_folder: str | Path, corpus_path: str | Path, out_folder: str | Path, *, method: str = "lora", seed: int = 0,
+    epochs: int = 3, lr: float | None = None, r: int = 16, alpha: float = 32, dropout: float = 0.05,
+    batch_size: int = 8, max_length: int = 64, progress: bool = False,
+) -> Path:
+    """Fine-tune the chat model in ``base_folder`` on a corpus and save a plain checkpoint (Appendix C).
+
+    ``method="lora"``: adapters (rank ``r``, scale ``alpha``, ``dropout``) on q,k,v,o,gate,up,down
+    projections, merged into the weights (``merge_and_unload``) before saving; ``"full"``: every
+    weight trains. ``lr=None`` takes the paper's rate for the method (1e-4 LoRA, 2e-5 full).
+    AdamW (no weight decay, as transformers' Trainer), linear schedule with 3 % warmup, batches in
+    a seeded random order per epoch, each example in the model's chat template with the loss on
+    the assistant tokens only. CPU float32 and deterministic under ``seed``. Reuses a finished
+    ``out_folder`` built with the same settings. Returns ``out_folder``.
+    """
+    lr = PAPER_LR.get(method, 0.0) if lr is None else float(lr)
+    _check_finetune(method, epochs, lr, r, alpha, dropout, batch_size, max_length)
+    base_folder = features.model_folder(str(base_folder))
+    pairs = read_corpus(corpus_path)
+    spec = {"kind": "finetune", "base": Path(base_folder).name, "corpus": Path(corpus_path).name,
+            "corpus_sha256": _sha256(Path(corpus_path)), "method": method, "seed": seed, "epochs": epochs, "lr": lr,
+            "batch_size": batch_size, "max_length": max_length, "warmup_ratio": WARMUP_RATIO}
+    if method == "lora":
+        spec |= {"r": r, "alpha": alpha, "dropout": dropout, "target_modules": list(TARGET_MODULES)}
+
+    def write(staging: Path) -> dict[str, Any]:
+        return _train(base_folder, pairs, staging, spec, progress)
+
+    return _write_checkpoint(Path(out_folder), spec, write)
+
+
+def _train(base_folder: Path, pairs: list[tuple[str, str]], staging: Path, spec: dict[str, Any],
+           progress: bool) -> dict[str, Any]:
+    import torch
+    from tqdm.auto import tqdm
+    from transformers import AutoTokenizer
+
+    torch.manual_seed(spec["seed"])
+    tokenizer = AutoTokenizer.from_pretrained(base_folder, trust_remote_code=False)
+    pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
+    examples = encode_examples(tokenizer, pairs, spec["max_length"])
+    model = features.load_causal_lm(base_folder)
+    model.config.use_cache = False
+    if spec["method"] == "lora":
+        from peft import LoraConfig, get_peft_model
+
+        with warnings.catch_warnings():  # peft asks transformers a deprecated question; nothing to act on
+            warnings.filterwarnings("ignore", message=".*is_gradient_checkpointing.*", category=FutureWarning)
+            model = get_peft_model(model, LoraConfig(
+                r=spec["r"], lora_alpha=spec["alpha"], lora_dropout=spec["dropout"], bias="none",
+                target_modules=list(TARGET_MODULES), task_type="CAUSAL_LM"))
+    model.train()
+    trainable = [p for p in model.parameters() if p.requires_grad]
+    optimizer = torch.optim.AdamW(trainable, lr=spec["lr"], weight_decay=0.0)
+    batch_size = spec["batch_size"]
+    steps_per_epoch = math.ceil(len(examples) / batch_size)
+    total = spec["epochs"] * steps_per_epoch
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: linear_warmup_schedule(step, total))
+    order_rng = torch.Generator().manual_seed(spec["seed"])
+    epoch_losses = []
+    with tqdm(total=total, desc=f"finetune {spec['corpus']}", disable=not progress, unit="step") as bar:
+        for _ in range(spec["epochs"]):
+            order = torch.randperm(len(examples), generator=order_rng).tolist()
+            losses = []
+            for start in range(0, len(order), batch_size):
+                loss = _batch_loss(model, [examples[i] for i in order[start:start + batch_size]], pad_id)
+                optimizer.zero_grad(set_to_none=True)
+                loss.backward()
+                optimizer.step()
+                scheduler.step()
+                losses.append(float(loss.detach()))
+                bar.update()
+                bar.set_postfix(loss=f"{losses[-1]:.3f}")
+            epoch_losses.append(sum(losses) / len(losses))
+    if spec["method"] == "lora":
+        model = model.merge_and_unload()
+    model.eval()
+    model.config.use_cache = True
+    model.save_pretrained(staging, safe_serialization=True)
+    tokenizer.save_pretrained(staging)
+    return {"epoch_losses": [round(x, 5) for x in epoch_losses], "steps": total, "n_examples": len(examples),
+            "torch_threads": torch.get_num_threads()}
+
+
+# --------------------------------------------------------------------------- merging
+
+
+def merge(folder_a: str | Path, folder_b: str | Path, weight_a: float, out_folder: str | Path) -> Path:
+    """Linear weight interpolation θ = w·θ_a + (1−w)·θ_b of two checkpoints (Wortsman et al., 2022; Appendix C).
+
+    Both folders must hold the same safetensors files, tensor names and shapes. Floating tensors
+    are combined in float32 and cast back (w=1 gives θ_a and w=0 gives θ_b bit for bit); other
+    tensors must be equal. Config and tokenizer are copied from ``folder_a``. Saved like
+    :func:`finetune`; a finished ``out_folder`` with the same settings is reused.
+    """
+    weight_a = float(weight_a)
+    if not (math.isfinite(weight_a) and 0.0 <= weight_a <= 1.0):
+        raise ValueError(f"weight_a={weight_a!r} is not allowed; allowed: 0 <= weight_a <= 1")
+    folder_a, folder_b = Path(folder_a), Path(folder_b)
+    files = sorted(p.name for p in folder_a.glob("*.safetensors"))
+    if not files:
+        raise ValueError(f"folder_a={str(folder_a)!r} holds no safetensors weights")
+    other = sorted(p.name for p in folder_b.glob("*.safetensors"))
+    if other != files:
+        raise ValueError(f"folder_b={str(folder_b)!r} holds weight files {other}, folder_a holds {files}; "
+                         f"allowed: checkpoints of the same architecture")
+    spec = {"kind": "merge", "a": folder_a.name, "b": folder_b.name, "weight_a": weight_a,
+            "a_spec": checkpoint_info(folder_a)["spec"] if is_complete(folder_a) else None,
+            "b_spec": checkpoint_info(folder_b)["spec"] if is_complete(folder_b) else None}
+
+    def write(staging: Path) -> dict[str, Any]:
+        for name in files:
+            _merge_file(folder_a / name, folder_b / name, weight_a, staging / name)
+        for item in folder_a.iterdir():
+            if item.is_file() and item.suffix != ".safetensors" and item.name != MARKER:
+                shutil.copy2(item, staging / item.name)
+        return {}
+
+    return _write_checkpoint(Path(out_folder), spec, write)
+
+
+def _merge_file(path_a: Path, path_b: Path, weight_a: float, out: Path) -> None:
+    import torch
+    from safetensors.torch import load_file, save_file
+
+    tensors_a, tensors_b = load_file(path_a), load_file(path_b)
+    if set(tensors_a) != set(tensors_b):
+        only = sorted(set(tensors_a) ^ set(tensors_b))
+        raise ValueError(f"{path_a.name}: the checkpoints hold different tensors ({', '.join(only[:5])} …)")
+    merged = {}
+    for key, a in tensors_a.items():
+        b = tensors_b[key]
+        if a.shape != b.shape:
+            raise ValueError(f"{path_a.name}: tensor {key!r} has shape {tuple(a.shape)} in folder_a and "
+                             f"{tuple(b.shape)} in folder_b")
+        if a.is_floating_point():
+            merged[key] = (weight_a * a.float() + (1.0 - weight_a) * b.float()).to(a.dtype).contiguous()
+        elif torch.equal(a, b):
+            merged[key] = a.clone()
+        else:
+            raise ValueError(f"{path_a.name}: non-floating tensor {key!r} differs between the checkpoints")
+    save_file(merged, out, metadata={"format": "pt"})
+
+
+# --------------------------------------------------------------------------- the spectrum
+
+
+def merge_name(weight_unharmful: float) -> str:
+    """``merge_90_10`` for 0.9: percent of the unharmful model, then of the harmful one."""
+    percent = 100.0 * weight_unharmful
+    if not (0.0 < weight_unharmful < 1.0) or abs(percent - round(percent)) > 1e-9:
+        raise ValueError(f"ratio={weight_unharmful!r} is not allowed; allowed: whole percents strictly "
+                         f"between 0 and 1 (0.01 … 0.99)")
+    return f"merge_{round(percent)}_{100 - round(percent)}"
+
+
+def default_root(base: str, method: str, seed: int) -> Path:
+    """``models/spectrum/<base>-<method>-seed<seed>`` (a folder base gives its name, a hub id '/' → '--')."""
+    label = Path(base).name if Path(base).is_dir() else base.replace("/", "--")
+    return paths.MODELS_DIR / "spectrum" / f"{label}-{method}-seed{seed}"
+
+
+def finetuned_pair(
+    base: str = "smollm2-135m", *, method: str = "lora", seed: int = 0, root: str | Path | None = None,
+    corpora: dict[str, str | Path] | None = None, progress: bool = False, **finetune_kw: Any,
+) -> dict[str, Path]:
+    """The two fine-tunes of ``base`` (``unharmful``, ``harmful``) under ``root`` (default: :func:`default_root`).
+
+    The ends of the spectrum, and what the seed-stability check repeats (Appendix E.5); the same
+    folders :func:`build_spectrum` uses, so either reuses what the other built.
+    """
+    if method not in METHODS:
+        raise ValueError(f"method={method!r} is not supported; allowed: {', '.join(METHODS)}")
+    corpora = {**CORPORA, **(corpora or {})}
+    unknown = sorted(set(corpora) - set(CORPORA))
+    if unknown:
+        raise ValueError(f"corpora has unknown keys {unknown}; allowed: {', '.join(CORPORA)}")
+    base_folder = features.model_folder(base)
+    root = Path(root) if root is not None else default_root(base, method, seed)
+    return {split: finetune(base_folder, corpora[split], root / split, method=method, seed=seed, progress=progress,
+                            **finetune_kw) for split in CORPORA}
+
+
+def spectrum_folders(reference: str, *, checkpoint_paths: Sequence[str] = (), **build_kw: Any) -> dict[str, str]:
+    """Checkpoint name → folder or id, the reference first as ``base``: what D01 and D02 audit.
+
+    With ``checkpoint_paths`` (the paper profile) those are audited, named by their last path part;
+    otherwise the offline spectrum is built (``build_kw`` goes to :func:`build_spectrum`).
+    """
+    if checkpoint_paths:
+        names = [Path(c).name for c in checkpoint_paths]
+        if "base" in names or len(set(names)) != len(names):
+            raise ValueError(f"checkpoint_paths={list(checkpoint_paths)!r} is not allowed; allowed: paths whose last "
+                             f"parts are distinct and not 'base'")
+        return {"base": reference, **dict(zip(names, checkpoint_paths, strict=True))}
+    return {name: str(folder) for name, folder in build_spectrum(reference, **build_kw).items()}
+
+
+def build_spectrum(
+    base: str = "smollm2-135m", *, method: str = "lora", seed: int = 0, ratios: Sequence[float] = DEFAULT_RATIOS,
+    root: str | Path | None = None, corpora: dict[str, str | Path] | None = None, progress: bool = False,
+    **finetune_kw: Any,
+) -> dict[str, Path]:
+    """The graded spectrum of Sec. 4.1: base, unharmful, merges (safe → harmful), harmful.
+
+    Fine-tunes ``base`` (registry name, hub id or folder) on the unharmful and the harmful corpus
+    (``corpora`` overrides ``CORPORA``) and merges them at ``ratios`` (weight of the unharmful
+    model). Returns an ordered mapping: ``base`` (the reference, the untouched base folder) first,
+    then the seven checkpoints ``unharmful``, ``merge_90_10``, …, ``merge_10_90``, ``harmful``.
+    Finished checkpoints under ``root`` are reused, so an interrupted build resumes.
+    ``finetune_kw`` goes to :func:`finetune` (epochs, lr, batch_size, …).
+    """
+    if method not in METHODS:
+        raise ValueError(f"method={method!r} is not supported; allowed: {', '.join(METHODS)}")
+    names = [merge_name(float(w)) for w in ratios]
+    if not names or len(set(names)) != len(names):
+        raise ValueError(f"ratios={tuple(ratios)!r} is not allowed; allowed: distinct whole percents in (0, 1)")
+    root = Path(root) if root is not None else default_root(base, method, seed)
+    tuned = finetuned_pair(base, method=method, seed=seed, root=root, corpora=corpora, progress=progress,
+                           **finetune_kw)
+    spectrum: dict[str, Path] = {"base": features.model_folder(base), "unharmful": tuned["unharmful"]}
+    for weight, name in sorted(zip((float(w) for w in ratios), names, strict=True), reverse=True):
+        spectrum[name] = merge(tuned["unharmful"], tuned["harmful"], weight, root / name)
+    spectrum["harmful"] = tuned["harmful"]
+    return spectrum

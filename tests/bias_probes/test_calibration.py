@@ -1,0 +1,31 @@
+"""lib.bias_probes.calibration: null replicates of the full pipeline and their false-positive rates."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from lib.bias_probes import calibration
+
+
+def test_null_replicates_and_rates():
+    replicates = calibration.null_replicates([(0.5, 60)], 4, broken_cells=[(1.0, 100)], n_cells=30, d=4, n_seeds=2)
+    assert len(replicates) == 8 and replicates.broken.sum() == 4
+    assert (replicates[replicates.broken].n_duplicates > 0).all()
+    rates = calibration.false_positive_rates(replicates, n_seeds=2)
+    assert set(rates.broken) == {False, True}
+    for name in calibration.TESTS:
+        assert ((rates[f"fpr_{name}"] >= 0) & (rates[f"fpr_{name}"] <= 1)).all()
+
+
+def test_rates_are_ordered_by_null_scale():
+    """A larger null scale can only reject less: σ₀/√5 ≥ σ₀ ≥ 1.4σ₀."""
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"alpha": 0.3, "n": 300, "broken": False, "auc_mean": 0.5 + 0.04 * rng.standard_normal(400),
+                          "auc_seed0": 0.5, "n_pos": 150, "n_neg": 150, "n_duplicates": 0})
+    row = calibration.false_positive_rates(frame).iloc[0]
+    assert row.fpr_sigma0_over_sqrt_seeds >= row.fpr_sigma0 >= row.fpr_calibrated
+    assert row.inflation == pytest.approx(0.04 / row.sigma0, rel=0.1)
+
+
+def test_replicates_for_fpr_se():
+    assert calibration.replicates_for_fpr_se(0.01) == 475

@@ -1,0 +1,69 @@
+"""lib.bias_shift.audit and ``python -m lib deltab``: ΔB between real offline models on the shared sentence sets."""
+
+import json
+
+import numpy as np
+import pytest
+from conftest import run_cli
+
+from lib import paths
+from lib.bias_shift import audit, sentences
+
+
+def test_audit_of_a_model_against_itself_is_zero():
+    sets = sentences.load()  # 1,000 anchors ≥ 384 dimensions: the Procrustes map is unique
+    table = audit.audit("minilm", "minilm", groups=["Women", "Men"], sets=sets)
+    assert table.group.tolist() == ["Women", "Men"] and table.topic.tolist() == ["Gender", "Gender"]
+    assert table[["delta_b", "seat_delta_b", "procrustes_seat_delta_b"]].abs().max().max() < 1e-6
+    assert table.cka_drift.abs().max() < 1e-6
+
+
+def test_blocks_are_embedded_under_every_pooling_at_once(sandbox):
+    blocks = {"a": ["The first sentence.", "A second, longer sentence here."], "b": ["Only one."]}
+    embedded = audit.embed_blocks("minilm", blocks, layer=2)
+    assert set(embedded) == {"mean", "max", "last"}
+    assert embedded["max"]["a"].shape == (2, 384) and embedded["last"]["b"].shape == (1, 384)
+    assert not np.allclose(embedded["mean"]["a"], embedded["max"]["a"])
+    entries = list((sandbox / "cache" / "features").iterdir())
+    assert len(entries) == 6  # one cache entry per block and pooling
+
+
+def test_bad_pooling_and_method_are_named():
+    with pytest.raises(ValueError, match="pooling='median'"):
+        audit.embed_sets("minilm", sentences.load(anchor_size=50), pooling="median")
+    space = {"anchors": np.eye(3), "positive": np.eye(3), "negative": np.eye(3), "targets": {"Women": np.eye(3)}}
+    with pytest.raises(ValueError, match=r"methods \['rr'\] are unknown"):
+        audit.shifts(space, space, ["Women"], methods=["rr"])
+
+
+def test_unknown_group_is_refused():
+    with pytest.raises(ValueError, match="unknown target group"):
+        audit.check_groups(["Martians"])
+
+
+def test_audit_command(tmp_path):
+    out = tmp_path / "audit.json"
+    result = run_cli(paths.REPO_ROOT, "deltab", "--reference", "minilm", "--audited", "minilm", "--groups", "Women",
+                     "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    assert json.loads(out.read_text())["groups"][0]["group"] == "Women"
+    bad = run_cli(paths.REPO_ROOT, "deltab", "--reference", "minilm", "--audited", "/no/such/model")
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "is not a folder" in bad.stderr
+    unknown = run_cli(paths.REPO_ROOT, "deltab", "--reference", "minilm", "--audited", "minilm", "--groups", "Martians")
+    assert unknown.returncode == 2 and "unknown target group" in unknown.stderr
+
+
+def test_evaluate_on_constructed_pairs():
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    bias = rng.uniform(-0.3, 0.5, 60)
+    pairs = pd.DataFrame({"delta_bias_score": bias, "delta_b": -bias + rng.normal(0, 0.02, 60),
+                          "seat_delta_b": rng.normal(size=60), "procrustes_seat_delta_b": rng.normal(size=60),
+                          "cka_drift": np.abs(bias) + rng.normal(0, 0.01, 60)})
+    table = audit.evaluate(pairs, label_threshold=0.1, n_bootstrap=200).set_index("method")
+    assert table.loc["RR", "roc_auc"] > 0.95 and table.loc["RR", "pearson_r"] < -0.9
+    assert table.loc["RR", "mae"] < table.loc["SEAT", "mae"]
+    assert 0.5 <= table.loc["CKA drift", "roc_auc"] <= 1
+    with pytest.raises(ValueError, match="lacks the columns"):
+        audit.evaluate(pairs.drop(columns="cka_drift"))

@@ -1,0 +1,86 @@
+"""lib.bias_shift.deltab: SEAT, relative representations, ΔB and the baselines of paper 001 (Eq. 1–7, Sec. 4.5)."""
+
+import numpy as np
+import pytest
+from scipy.stats import ortho_group
+
+from lib.bias_shift import deltab
+
+
+def _model(rng, d=16, n_t=12, n_attr=10, n_anchor=40):
+    return {"targets": {"a": rng.normal(size=(n_t, d)), "b": rng.normal(size=(n_t, d))},
+            "positive": rng.normal(size=(n_attr, d)) + 1.0, "negative": rng.normal(size=(n_attr, d)) - 1.0,
+            "anchors": rng.normal(size=(n_anchor, d))}
+
+
+def _transform(model, f):
+    return {k: ({g: f(v) for g, v in e.items()} if k == "targets" else f(e)) for k, e in model.items()}
+
+
+def test_seat_bias_by_hand():
+    E_t = np.array([[1.0, 0.0]])
+    E_p = np.array([[1.0, 0.0], [0.0, 1.0]])  # cos 1 and 0: S+ = 0.5
+    E_n = np.array([[-1.0, 0.0]])  # cos −1: S− = −1
+    assert deltab.seat_bias(E_t, E_p, E_n) == pytest.approx(1.5)
+
+
+def test_rel_bias_by_hand_and_sign():
+    R_t = np.array([[0.0, 0.0]])
+    R_p = np.array([[1.0, 0.0]])  # distance 1 → S+ = −1
+    R_n = np.array([[3.0, 4.0]])  # distance 5 → S− = −5
+    assert deltab.rel_bias(R_t, R_p, R_n) == pytest.approx(4.0)  # closer to the positive set: positive bias
+
+
+def test_relative_representations_are_invariant_to_rotation_and_scale():
+    """RR under a rotation of the embedding space (Sec. 3.3): the coordinates do not move."""
+    rng = np.random.default_rng(0)
+    model = _model(rng)
+    rotation = ortho_group.rvs(16, random_state=1)
+    moved = _transform(model, lambda e: 3.0 * e @ rotation)
+    np.testing.assert_allclose(deltab.relative(moved["targets"]["a"], moved["anchors"]),
+                               deltab.relative(model["targets"]["a"], model["anchors"]), atol=1e-12)
+    assert max(abs(v) for v in deltab.rr_delta_b(model, moved).values()) < 1e-12
+    assert max(abs(v) for v in deltab.seat_delta_b(model, moved).values()) < 1e-12
+
+
+def test_delta_b_sees_a_group_moving_toward_the_negative_set():
+    rng = np.random.default_rng(2)
+    reference = _model(rng)
+    shifted = reference["targets"]["a"] + 0.8 * reference["negative"].mean(axis=0)
+    audited = {**reference, "targets": {**reference["targets"], "a": shifted}}
+    rr, seat = deltab.rr_delta_b(reference, audited), deltab.seat_delta_b(reference, audited)
+    assert rr["a"] < 0 and seat["a"] < 0 and rr["b"] == 0.0
+    with pytest.raises(ValueError, match="target groups differ"):
+        deltab.rr_delta_b(reference, {**audited, "targets": {"a": shifted}})
+    assert deltab.delta_b(0.2, 0.5) == pytest.approx(-0.3)
+
+
+def test_procrustes_recovers_a_rotated_copy():
+    rng = np.random.default_rng(3)
+    reference = _model(rng)
+    rotation = ortho_group.rvs(16, random_state=4)
+    audited = _transform(reference, lambda e: e @ rotation)
+    assert max(abs(v) for v in deltab.procrustes_seat_delta_b(reference, audited).values()) < 1e-9
+    assert max(deltab.cka_drift_by_group(reference, audited).values()) < 1e-9
+    with pytest.raises(ValueError, match="must agree"):
+        deltab.procrustes_seat_delta_b(reference, {**audited, "anchors": audited["anchors"][:5]})
+
+
+def test_cka_invariances_and_range():
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(50, 8))
+    rotation = ortho_group.rvs(8, random_state=6)
+    assert deltab.linear_cka(X, X) == pytest.approx(1.0)
+    assert deltab.linear_cka(X, 2.5 * X @ rotation + 7.0) == pytest.approx(1.0)  # rotation, scale, shift
+    unrelated = deltab.linear_cka(X, rng.normal(size=(50, 8)))
+    assert 0.0 <= unrelated < 0.5
+    assert deltab.cka_drift(X, X) == pytest.approx(0.0, abs=1e-12)
+    with pytest.raises(ValueError, match="same sentences"):
+        deltab.linear_cka(X, X[:10])
+
+
+def test_bad_input_is_named():
+    with pytest.raises(ValueError, match=r"A has shape \(3,\)"):
+        deltab.cosine_matrix(np.zeros(3), np.zeros((2, 3)))
+    with pytest.raises(ValueError, match="columns; they must agree"):
+        deltab.seat_bias(np.ones((2, 3)), np.ones((2, 4)), np.ones((2, 3)))
