@@ -158,6 +158,13 @@ def _load(folder: str, dtype: str):
     return model, tokenizer
 
 
+@cache
+def _tokenizer(folder: str):
+    from transformers import AutoTokenizer
+
+    return AutoTokenizer.from_pretrained(folder, trust_remote_code=False)
+
+
 def load(name: str, dtype: str = "float32"):
     """(model, tokenizer) of ``name`` in eval mode, base model without a head (cached per process)."""
     return _load(str(model_folder(name)), dtype)
@@ -235,29 +242,42 @@ def _pool(hidden, mask, pooling: str):
     return hidden[torch.arange(hidden.shape[0]), last]
 
 
-def _prepare(texts: Sequence[str], tokenizer, chat_template: bool) -> list[str]:
+def render(name: str, texts: Sequence[str], chat_template: bool) -> list[str]:
+    """The model's input strings: the raw texts, or each text as one user turn of the model's chat
+    template followed by its generation prompt (paper 002, A.1.2: what an instruction-tuned model
+    sees before it answers)."""
     if not chat_template:
         return list(texts)
+    tokenizer = _tokenizer(str(model_folder(name)))
     if tokenizer.chat_template is None:
-        raise ValueError("chat_template=True but the model's tokenizer has no chat template")
-    return [tokenizer.apply_chat_template([{"role": "user", "content": t}], tokenize=False) for t in texts]
+        raise ValueError(f"chat_template=True but the tokenizer of {name!r} has no chat template")
+    return [tokenizer.apply_chat_template([{"role": "user", "content": t}], tokenize=False, add_generation_prompt=True)
+            for t in texts]
 
 
 def compute_hidden_states(
     name: str, texts: Sequence[str], *, pooling: str = "mean", dtype: str = "float32", chat_template: bool = False,
-    batch_size: int = 32, device: str | None = None, progress: bool = True,
+    max_tokens: int | None = None, batch_size: int = 32, device: str | None = None, progress: bool = True,
 ) -> np.ndarray:
     """Pooled hidden states of every layer, shape (L + 1, n_texts, d), float32, no cache.
 
     Batches are sorted by token length (less padding); one forward pass per batch returns all
-    layers; padding is on the right so ``last`` is the last real token.
+    layers; padding is on the right so ``last`` is the last real token. ``max_tokens`` truncates
+    each input to its first tokens (paper 002 reads 768; BERT-style encoders stop at 512).
     """
     _check(pooling, dtype, texts)
-    return _compute(name, texts, (pooling,), None, dtype, chat_template, batch_size, device, progress)[pooling]
+    _check_max_tokens(max_tokens)
+    return _compute(name, render(name, texts, chat_template), (pooling,), None, dtype, max_tokens, batch_size,
+                    device, progress)[pooling]
 
 
-def _compute(name: str, texts: Sequence[str], poolings: Sequence[str], layers: Sequence[int] | None, dtype: str,
-             chat_template: bool, batch_size: int, device: str | None, progress: bool) -> dict[str, np.ndarray]:
+def _check_max_tokens(max_tokens: int | None) -> None:
+    if max_tokens is not None and (isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1):
+        raise ValueError(f"max_tokens={max_tokens!r} is not allowed; allowed: None or an integer >= 1")
+
+
+def _compute(name: str, prepared: Sequence[str], poolings: Sequence[str], layers: Sequence[int] | None, dtype: str,
+             max_tokens: int | None, batch_size: int, device: str | None, progress: bool) -> dict[str, np.ndarray]:
     """Pooling → hidden states of ``layers`` (None: all), each (n_layers, n_texts, d), from one forward pass."""
     import torch
     from tqdm.auto import tqdm
@@ -267,15 +287,15 @@ def _compute(name: str, texts: Sequence[str], poolings: Sequence[str], layers: S
     model, tokenizer = load(name, compute_dtype)
     model.to(device)
     tokenizer.padding_side = "right"
-    prepared = _prepare(texts, tokenizer, chat_template)
-    lengths = [len(ids) for ids in tokenizer(prepared, add_special_tokens=True)["input_ids"]]
+    truncation = {"truncation": True, "max_length": max_tokens} if max_tokens is not None else {}
+    lengths = [len(ids) for ids in tokenizer(list(prepared), add_special_tokens=True, **truncation)["input_ids"]]
     order = np.argsort(lengths, kind="stable")
     out: dict[str, np.ndarray] = {}
     batches = range(0, len(order), batch_size)
     with torch.inference_mode():
         for start in tqdm(batches, desc=f"extract {name}", disable=not progress, unit="batch"):
             rows = order[start:start + batch_size]
-            encoded = tokenizer([prepared[i] for i in rows], return_tensors="pt", padding=True).to(device)
+            encoded = tokenizer([prepared[i] for i in rows], return_tensors="pt", padding=True, **truncation).to(device)
             hidden = model(**encoded, output_hidden_states=True).hidden_states
             chosen = hidden if layers is None else [hidden[layer] for layer in layers]
             for pooling in poolings:
@@ -286,11 +306,14 @@ def _compute(name: str, texts: Sequence[str], poolings: Sequence[str], layers: S
     return out
 
 
-def _cache_key(name: str, texts: Sequence[str], pooling: str, dtype: str, chat_template: bool) -> str:
+def _cache_key(name: str, prepared: Sequence[str], pooling: str, dtype: str, chat_template: bool,
+               max_tokens: int | None) -> str:
+    """Weights, the rendered input strings, pooling, dtype, the chat flag and (when set) the token limit."""
     digest = hashlib.sha256()
-    for part in (weights_hash(name), pooling, dtype, str(chat_template)):
+    limit = () if max_tokens is None else (f"max_tokens={max_tokens}",)  # unset: the keys of earlier caches
+    for part in (weights_hash(name), pooling, dtype, str(chat_template), *limit):
         digest.update(part.encode() + b"\0")
-    for text in texts:
+    for text in prepared:
         digest.update(text.encode() + b"\0")
     return digest.hexdigest()[:32]
 
@@ -353,24 +376,26 @@ def _npy_bytes(array: np.ndarray) -> bytes:
 
 def extract(
     name: str, texts: Sequence[str], *, pooling: str = "mean", layers: str | Sequence[int] = "all",
-    dtype: str = "float32", chat_template: bool = False, batch_size: int = 32, device: str | None = None,
-    progress: bool = True,
+    dtype: str = "float32", chat_template: bool = False, max_tokens: int | None = None, batch_size: int = 32,
+    device: str | None = None, progress: bool = True,
 ) -> np.ndarray:
     """Pooled hidden states, shape (n_layers_requested, n_texts, d), float32, cached on disk.
 
-    ``layers``: "all" (embeddings + every layer) or layer indices (0 = embeddings). The cache key
-    is the weights hash, the texts, pooling, dtype and the chat-template flag; each layer is one
-    memory-mapped ``.npy`` and only requested layers are stored; a truncated or corrupted entry is
-    recomputed.
+    ``layers``: "all" (embeddings + every layer) or layer indices (0 = embeddings; index L of a
+    pre-norm decoder is read *after* its final norm in transformers ≥ 5). ``chat_template`` renders
+    each text as a user turn plus the generation prompt (:func:`render`); ``max_tokens`` truncates.
+    The cache key is the weights hash, the rendered texts, pooling, dtype, the chat flag and the
+    token limit; each layer is one memory-mapped ``.npy`` and only requested layers are stored; a
+    truncated or corrupted entry is recomputed.
     """
     return extract_poolings(name, texts, poolings=(pooling,), layers=layers, dtype=dtype, chat_template=chat_template,
-                            batch_size=batch_size, device=device, progress=progress)[pooling]
+                            max_tokens=max_tokens, batch_size=batch_size, device=device, progress=progress)[pooling]
 
 
 def extract_poolings(
     name: str, texts: Sequence[str], *, poolings: Sequence[str] = POOLINGS, layers: str | Sequence[int] = "all",
-    dtype: str = "float32", chat_template: bool = False, batch_size: int = 32, device: str | None = None,
-    progress: bool = True,
+    dtype: str = "float32", chat_template: bool = False, max_tokens: int | None = None, batch_size: int = 32,
+    device: str | None = None, progress: bool = True,
 ) -> dict[str, np.ndarray]:
     """:func:`extract` for several poolings at once: pooling → states; the poolings not cached share one pass.
 
@@ -381,15 +406,18 @@ def extract_poolings(
         raise ValueError(f"poolings={tuple(poolings)!r} is not allowed; allowed: distinct values of {POOLINGS}")
     for pooling in poolings:
         _check(pooling, dtype, texts)
+    _check_max_tokens(max_tokens)
     total = n_layers(name) + 1
     wanted = list(range(total)) if layers == "all" else [int(layer) for layer in layers]
     if layers != "all" and (not wanted or min(wanted) < 0 or max(wanted) >= total):
         raise ValueError(f"layers={layers!r} is out of range; allowed: 'all' or indices 0..{total - 1}")
-    folders = {p: paths.FEATURES_CACHE_DIR / _cache_key(name, texts, p, dtype, chat_template) for p in poolings}
+    prepared = render(name, texts, chat_template)
+    folders = {p: paths.FEATURES_CACHE_DIR / _cache_key(name, prepared, p, dtype, chat_template, max_tokens)
+               for p in poolings}
     found = {p: _read_cache(folders[p], wanted) for p in poolings}
     missing = [p for p in poolings if found[p] is None]
     if missing:
-        computed = _compute(name, texts, missing, None if layers == "all" else wanted, dtype, chat_template,
+        computed = _compute(name, prepared, missing, None if layers == "all" else wanted, dtype, max_tokens,
                             batch_size, device, progress)
         for pooling in missing:
             _write_cache(folders[pooling], wanted, total, computed[pooling])

@@ -143,3 +143,22 @@ def test_named_layers_resolve_per_model():
     for bad in (7, -1, "first", True):
         with pytest.raises(ValueError, match="allowed: 'mid', 'last' or an integer 0…6"):
             features.resolve_layer("minilm", bad)
+
+
+def test_max_tokens_reads_only_the_first_tokens_and_keys_the_cache(sandbox):
+    shared = "The committee met on Tuesday to discuss the budget"
+    texts = [shared + " and then everyone went home early.", shared + ", which nobody had read, over lunch at noon."]
+    full = features.extract("minilm", texts, layers=[3], progress=False)[0]
+    cut = features.extract("minilm", texts, layers=[3], max_tokens=8, progress=False)[0]
+    assert not np.allclose(full[0], full[1], atol=1e-4)
+    np.testing.assert_allclose(cut[0], cut[1], atol=1e-5)  # same first 8 tokens ([CLS] included): same input
+    assert len(list((sandbox / "cache" / "features").iterdir())) == 2
+    with pytest.raises(ValueError, match="max_tokens=0 is not allowed"):
+        features.extract("minilm", texts, max_tokens=0)
+
+
+def test_chat_input_is_the_user_turn_plus_the_generation_prompt():
+    rendered = features.render("smollm2-135m", ["Is this review positive?"], chat_template=True)[0]
+    assert "Is this review positive?" in rendered
+    assert rendered.rstrip().endswith("<|im_start|>assistant")
+    assert features.render("smollm2-135m", ["plain"], chat_template=False) == ["plain"]
