@@ -16,7 +16,8 @@ from lib.bias_shift import cli as bias_shift_cli
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m lib", description="The companion's command line: notebooks, figures, claims, audits.")
+    parser = argparse.ArgumentParser(prog="python -m lib",
+                                     description="The companion's command line: notebooks, figures, claims, audits.")
     commands = parser.add_subparsers(dest="command", required=True)
     run = commands.add_parser("run", help="execute notebooks headlessly with papermill")
     figures = commands.add_parser("figures", help="redraw figures and tables from logged results")

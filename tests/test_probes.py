@@ -6,7 +6,7 @@ from sklearn.neural_network import MLPClassifier
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from lib import probes, stats
-from lib.bias_probes import pools, synth
+from lib.bias_probes import purity, synth
 
 
 def _expected_failures(estimator) -> dict[str, str]:
@@ -79,7 +79,7 @@ def test_detection_test_level_on_exact_nulls_is_calibrated():
     rejections = []
     for _ in range(60):
         pool = synth.null_pool(rng, n_cells=60, d=8)
-        sample = pools.draw_purity_sample(rng, pool, 120, 0.5)
+        sample = purity.draw_purity_sample(rng, pool, 120, 0.5)
         result = probes.probe_auc(pool.X[sample.index], sample.y, sample.groups, n_seeds=2,
                                   seed=int(rng.integers(1000)))
         rejections.append(result.detection.detected)

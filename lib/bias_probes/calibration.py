@@ -9,27 +9,43 @@ realised null s.d. (its inflation over σ₀) are measured per (α, n) cell.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from lib import parallel, probes, stats
-from lib.bias_probes import pools, synth
+from lib.bias_probes import purity, synth
 
 #: The three null scales compared in Sec. V-E: σ₀/√seeds (seeds taken as independent, the v14
 #: build), σ₀ on the seed average, and the calibrated 1.4·σ₀.
 TESTS: dict[str, str] = {"sigma0_over_sqrt_seeds": "σ₀/√5", "sigma0": "σ₀", "calibrated": "1.4·σ₀"}
 
 
-def _null_replicate(item: tuple, seed: int) -> dict:
-    alpha, n, resample, n_cells, neutral_per_cell, d, cell_scale, n_seeds, n_splits = item
+@dataclass(frozen=True)
+class NullReplicateItem:
+    """One E09 null replicate (paper 000, Sec. V-E): an (α, n) cell, the null pool's shape and the protocol."""
+
+    alpha: float
+    n: int
+    resample: bool
+    n_cells: int
+    neutral_per_cell: int
+    d: int
+    cell_scale: float
+    n_seeds: int
+    n_splits: int
+
+
+def _null_replicate(item: NullReplicateItem, seed: int) -> dict:
     rng = np.random.default_rng(seed)
-    pool = synth.null_pool(rng, n_cells, neutral_per_cell, d, cell_scale)
-    sample = pools.draw_purity_sample(rng, pool, n, alpha, allow_resampling=resample)
-    result = probes.probe_auc(pool.X[sample.index], sample.y, sample.groups, n_seeds=n_seeds, n_splits=n_splits,
-                              seed=parallel.draw_seed(rng))
-    return {"alpha": alpha, "n": n, "broken": resample, "auc_mean": result.auc_mean, "auc_seed0": result.aucs[0],
-            "n_pos": result.n_pos, "n_neg": result.n_neg, "n_duplicates": sample.n_duplicates}
+    pool = synth.null_pool(rng, item.n_cells, item.neutral_per_cell, item.d, item.cell_scale)
+    sample = purity.draw_purity_sample(rng, pool, item.n, item.alpha, allow_resampling=item.resample)
+    result = probes.probe_auc(pool.X[sample.index], sample.y, sample.groups, n_seeds=item.n_seeds,
+                              n_splits=item.n_splits, seed=parallel.draw_seed(rng))
+    return {"alpha": item.alpha, "n": item.n, "broken": item.resample, "auc_mean": result.auc_mean,
+            "auc_seed0": result.aucs[0], "n_pos": result.n_pos, "n_neg": result.n_neg,
+            "n_duplicates": sample.n_duplicates}
 
 
 def null_replicates(
@@ -51,7 +67,9 @@ def null_replicates(
     ``cells`` must respect the pool; ``broken_cells`` resample past it (duplicates, ties).
     """
     items = [
-        (float(a), int(n), resample, n_cells, neutral_per_cell, d, cell_scale, n_seeds, n_splits)
+        NullReplicateItem(alpha=float(a), n=int(n), resample=resample, n_cells=n_cells,
+                          neutral_per_cell=neutral_per_cell, d=d, cell_scale=cell_scale, n_seeds=n_seeds,
+                          n_splits=n_splits)
         for resample, group in ((False, cells), (True, broken_cells))
         for a, n in group
         for _ in range(reps)
@@ -67,7 +85,8 @@ def false_positive_rates(replicates: pd.DataFrame, n_seeds: int = 5, level: floa
     rows = []
     for (alpha, n, broken), cell in replicates.groupby(["alpha", "n", "broken"], sort=True):
         sigma0 = stats.null_auc_sd(cell.n_pos.to_numpy(), cell.n_neg.to_numpy())
-        scales = {"sigma0_over_sqrt_seeds": sigma0 / np.sqrt(n_seeds), "sigma0": sigma0, "calibrated": stats.DETECTION_NULL_MULTIPLIER * sigma0}
+        scales = {"sigma0_over_sqrt_seeds": sigma0 / np.sqrt(n_seeds), "sigma0": sigma0,
+                  "calibrated": stats.DETECTION_NULL_MULTIPLIER * sigma0}
         row = {"alpha": alpha, "n": n, "broken": broken, "reps": len(cell),
                "null_mean": cell.auc_mean.mean(), "null_sd": cell.auc_mean.std(ddof=1),
                "sigma0": sigma0.mean(), "mean_duplicates": cell.n_duplicates.mean()}

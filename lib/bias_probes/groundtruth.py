@@ -10,6 +10,7 @@ spread over processes with :func:`lib.parallel.parallel_map`, one seed per cell.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from itertools import product
 
 import numpy as np
@@ -45,18 +46,30 @@ def _mean_se(values: Sequence[float]) -> tuple[float, float]:
 # --------------------------------------------------------------------------- E3-A, E10: purity law
 
 
-def _purity_probe_cell(cell: tuple, seed: int) -> dict:
-    s, alpha, n, d, reps, probe = cell
+@dataclass(frozen=True)
+class PurityProbeCell:
+    """One (probe, s, α) cell of the probes-vs-purity-law grid (paper 000, E3-A and E10)."""
+
+    s: float
+    alpha: float
+    n: int
+    d: int
+    reps: int
+    probe: str
+
+
+def _purity_probe_cell(cell: PurityProbeCell, seed: int) -> dict:
     rng = np.random.default_rng(seed)
-    aucs, realised = [], alpha
-    for _ in range(reps):
-        sample = synth.purity_mixture(rng, n, s, alpha, d)
+    aucs, realised = [], cell.alpha
+    for _ in range(cell.reps):
+        sample = synth.purity_mixture(rng, cell.n, cell.s, cell.alpha, cell.d)
         realised = sample.marked.mean()
-        estimator = _estimator(probe, sample, parallel.draw_seed(rng))
+        estimator = _estimator(cell.probe, sample, parallel.draw_seed(rng))
         aucs.append(_cv_auc(sample, estimator, rng))
     mean, se = _mean_se(aucs)
-    return {"s": s, "alpha": alpha, "alpha_realised": realised, "n": n, "d": d, "probe": probe, "reps": reps,
-            "probe_auc": mean, "probe_se": se, "bound": float(theory.purity_auc(s, realised))}
+    return {"s": cell.s, "alpha": cell.alpha, "alpha_realised": realised, "n": cell.n, "d": cell.d,
+            "probe": cell.probe, "reps": cell.reps, "probe_auc": mean, "probe_se": se,
+            "bound": float(theory.purity_auc(cell.s, realised))}
 
 
 def probes_vs_purity_law(
@@ -68,7 +81,8 @@ def probes_vs_purity_law(
     ``excess_z`` = (probe AUC − bound)/s.e.: the bound is the exact maximum, so it should not be
     materially positive.
     """
-    cells = [(float(s), float(a), n, d, reps, p) for p, s, a in product(probe_names, s_values, alphas)]
+    cells = [PurityProbeCell(s=float(s), alpha=float(a), n=n, d=d, reps=reps, probe=p)
+             for p, s, a in product(probe_names, s_values, alphas)]
     frame = pd.DataFrame(parallel.parallel_map(_purity_probe_cell, cells, seed=seed, n_jobs=n_jobs))
     frame["excess_z"] = (frame.probe_auc - frame.bound) / frame.probe_se.where(frame.probe_se > 0)
     return frame
@@ -77,47 +91,72 @@ def probes_vs_purity_law(
 # --------------------------------------------------------------------------- E3-C: detection rates
 
 
-def _detection_cell(cell: tuple, seed: int) -> dict:
-    s, n, alpha, d, reps, null_multiplier = cell
+@dataclass(frozen=True)
+class DetectionCell:
+    """One (s, n, α) cell of the full protocol's detection rates (paper 000, E3-C)."""
+
+    s: float
+    n: int
+    alpha: float
+    d: int
+    reps: int
+    null_multiplier: float
+
+
+def _detection_cell(cell: DetectionCell, seed: int) -> dict:
     rng = np.random.default_rng(seed)
     detected, aucs = [], []
-    for _ in range(reps):
-        sample = synth.purity_mixture(rng, n, s, alpha, d)
-        result = probes.probe_auc(sample.X, sample.y, sample.groups, null_multiplier=null_multiplier,
+    for _ in range(cell.reps):
+        sample = synth.purity_mixture(rng, cell.n, cell.s, cell.alpha, cell.d)
+        result = probes.probe_auc(sample.X, sample.y, sample.groups, null_multiplier=cell.null_multiplier,
                                   seed=parallel.draw_seed(rng))
         detected.append(result.detection.detected)
         aucs.append(result.auc_mean)
     rate, rate_se = _mean_se(detected)
-    return {"s": s, "n": n, "alpha": alpha, "d": d, "reps": reps, "detection_rate": rate, "detection_rate_se": rate_se,
-            "mean_auc": float(np.mean(aucs))}
+    return {"s": cell.s, "n": cell.n, "alpha": cell.alpha, "d": cell.d, "reps": cell.reps, "detection_rate": rate,
+            "detection_rate_se": rate_se, "mean_auc": float(np.mean(aucs))}
 
 
 def probe_detection_rates(
-    cells: Sequence[tuple[float, int, float]], d: int, reps: int, null_multiplier: float = stats.DETECTION_NULL_MULTIPLIER,
+    cells: Sequence[tuple[float, int, float]], d: int, reps: int,
+    null_multiplier: float = stats.DETECTION_NULL_MULTIPLIER,
     seed: int = 0, n_jobs: int = 1,
 ) -> pd.DataFrame:
     """Detection rate of the full protocol (learned probe, 1.4·σ₀ test) per (s, n, α) cell (E3-C)."""
-    items = [(float(s), int(n), float(a), d, reps, null_multiplier) for s, n, a in cells]
+    items = [DetectionCell(s=float(s), n=int(n), alpha=float(a), d=d, reps=reps, null_multiplier=null_multiplier)
+             for s, n, a in cells]
     return pd.DataFrame(parallel.parallel_map(_detection_cell, items, seed=seed, n_jobs=n_jobs))
 
 
 # --------------------------------------------------------------------------- E6: generalisation gap
 
 
-def _gap_cell(cell: tuple, seed: int) -> dict:
-    n, d, s, alpha, reps, n_test = cell
+@dataclass(frozen=True)
+class ProbeGapCell:
+    """One training size n of the probe's generalisation gap (paper 000, E6)."""
+
+    n: int
+    d: int
+    s: float
+    alpha: float
+    reps: int
+    n_test: int
+
+
+def _gap_cell(cell: ProbeGapCell, seed: int) -> dict:
     rng = np.random.default_rng(seed)
-    test = synth.purity_mixture(rng, n_test, s, alpha, d)
+    test = synth.purity_mixture(rng, cell.n_test, cell.s, cell.alpha, cell.d)
     gaps, test_aucs = [], []
-    for _ in range(reps):
-        train = synth.purity_mixture(rng, n, s, alpha, d)
+    for _ in range(cell.reps):
+        train = synth.purity_mixture(rng, cell.n, cell.s, cell.alpha, cell.d)
         probe = probes.linear_probe().fit(train.X, train.y)
         train_auc = stats.auroc(train.y, probe.decision_function(train.X))
         test_aucs.append(float(stats.auroc(test.y, probe.decision_function(test.X))))
         gaps.append(float(train_auc) - test_aucs[-1])
     gap, gap_se = _mean_se(gaps)
-    return {"n": n, "d": d, "s": s, "alpha": alpha, "reps": reps, "auc_gap": gap, "auc_gap_se": gap_se,
-            "test_auc": float(np.mean(test_aucs)), "bound_auc": float(theory.purity_auc(s, test.marked.mean()))}
+    return {"n": cell.n, "d": cell.d, "s": cell.s, "alpha": cell.alpha, "reps": cell.reps, "auc_gap": gap,
+            "auc_gap_se": gap_se, "test_auc": float(np.mean(test_aucs)),
+            "bound_auc": float(theory.purity_auc(cell.s, test.marked.mean()))}
 
 
 def probe_generalization_gap(
@@ -125,31 +164,43 @@ def probe_generalization_gap(
     seed: int = 0, n_jobs: int = 1,
 ) -> pd.DataFrame:
     """Train − held-out AUC of the paper's probe (standardised ℓ2 logistic, C = 1) against n (E6)."""
-    cells = [(int(n), d, s, alpha, reps, n_test) for n in n_values]
+    cells = [ProbeGapCell(n=int(n), d=d, s=s, alpha=alpha, reps=reps, n_test=n_test) for n in n_values]
     return pd.DataFrame(parallel.parallel_map(_gap_cell, cells, seed=seed, n_jobs=n_jobs))
 
 
 # --------------------------------------------------------------------------- E5: orthogonality stress
 
 
-def _orthogonality_cell(cell: tuple, seed: int) -> dict:
-    angle_deg, s, alpha, shift, n, d, reps = cell
+@dataclass(frozen=True)
+class OrthogonalityCell:
+    """One confound angle (degrees from Δ) of the orthogonality stress test (paper 000, E5)."""
+
+    angle_deg: float
+    s: float
+    alpha: float
+    shift: float
+    n: int
+    d: int
+    reps: int
+
+
+def _orthogonality_cell(cell: OrthogonalityCell, seed: int) -> dict:
     rng = np.random.default_rng(seed)
-    angle = np.deg2rad(angle_deg)
-    offset = np.zeros(d)
-    offset[:2] = shift * np.array([np.cos(angle), np.sin(angle)])  # Δ ∝ e₁ under identity covariance
+    angle = np.deg2rad(cell.angle_deg)
+    offset = np.zeros(cell.d)
+    offset[:2] = cell.shift * np.array([np.cos(angle), np.sin(angle)])  # Δ ∝ e₁ under identity covariance
     oracle, learned = [], []
-    for _ in range(reps):
-        sample = synth.purity_mixture(rng, n, s, alpha, d, neutral_offset=offset)
+    for _ in range(cell.reps):
+        sample = synth.purity_mixture(rng, cell.n, cell.s, cell.alpha, cell.d, neutral_offset=offset)
         oracle.append(float(stats.auroc(sample.y, sample.X @ sample.oracle_direction)))
         learned.append(_cv_auc(sample, probes.linear_probe(), rng))
-    b_w = shift * np.cos(angle)
+    b_w = cell.shift * np.cos(angle)
     oracle_mean, oracle_se = _mean_se(oracle)
     probe_mean, probe_se = _mean_se(learned)
-    return {"angle_deg": angle_deg, "s": s, "alpha": alpha, "shift": shift, "n": n, "d": d, "reps": reps, "b_w": b_w,
-            "oracle_auc": oracle_mean, "oracle_se": oracle_se, "probe_auc": probe_mean, "probe_se": probe_se,
-            "purity_law": float(theory.purity_auc(s, alpha)),
-            "offset_law": float(theory.offset_purity_auc(s, alpha, b_w))}
+    return {"angle_deg": cell.angle_deg, "s": cell.s, "alpha": cell.alpha, "shift": cell.shift, "n": cell.n,
+            "d": cell.d, "reps": cell.reps, "b_w": b_w, "oracle_auc": oracle_mean, "oracle_se": oracle_se,
+            "probe_auc": probe_mean, "probe_se": probe_se, "purity_law": float(theory.purity_auc(cell.s, cell.alpha)),
+            "offset_law": float(theory.offset_purity_auc(cell.s, cell.alpha, b_w))}
 
 
 def orthogonality_stress(
@@ -164,27 +215,41 @@ def orthogonality_stress(
     b_w = shift·cos θ along the discriminant, and Corollary 2 (:func:`lib.bias_probes.theory.offset_purity_auc`)
     predicts the AUC; Eq. 8 is exact at θ = 90°.
     """
-    cells = [(float(a), s, alpha, shift, n, d, reps) for a in angles_deg]
+    cells = [OrthogonalityCell(angle_deg=float(a), s=s, alpha=alpha, shift=shift, n=n, d=d, reps=reps)
+             for a in angles_deg]
     return pd.DataFrame(parallel.parallel_map(_orthogonality_cell, cells, seed=seed, n_jobs=n_jobs))
 
 
 # --------------------------------------------------------------------------- E10: spheres
 
 
-def _sphere_probe_cell(cell: tuple, seed: int) -> dict:
-    kappa, r, sigma_w, tau, n, d, reps, probe = cell
+@dataclass(frozen=True)
+class SphereProbeCell:
+    """One (probe, r) cell of the probes on sphere clusters (paper 000, E10)."""
+
+    kappa: float
+    r: float
+    sigma_w: float
+    tau: float
+    n: int
+    d: int
+    reps: int
+    probe: str
+
+
+def _sphere_probe_cell(cell: SphereProbeCell, seed: int) -> dict:
     rng = np.random.default_rng(seed)
     aucs = []
-    for _ in range(reps):
-        sample = synth.sphere_clusters(rng, n, kappa, r, sigma_w, d, tau=tau)
-        estimator = _estimator(probe, sample, parallel.draw_seed(rng), kappa, r)
+    for _ in range(cell.reps):
+        sample = synth.sphere_clusters(rng, cell.n, cell.kappa, cell.r, cell.sigma_w, cell.d, tau=cell.tau)
+        estimator = _estimator(cell.probe, sample, parallel.draw_seed(rng), cell.kappa, cell.r)
         aucs.append(_cv_auc(sample, estimator, rng))
     mean, se = _mean_se(aucs)
-    scale = np.sqrt(sigma_w**2 + tau**2)
-    return {"kappa": kappa, "r": r, "sigma_w": sigma_w, "tau": tau, "n": n, "d": d, "probe": probe, "reps": reps,
-            "probe_auc": mean, "probe_se": se,
-            "chordal_auc": float(norm.cdf(theory.chord_length(r, kappa) / (np.sqrt(2) * scale))),
-            "geodesic_auc": float(norm.cdf(r / (np.sqrt(2) * scale)))}
+    scale = np.sqrt(cell.sigma_w**2 + cell.tau**2)
+    return {"kappa": cell.kappa, "r": cell.r, "sigma_w": cell.sigma_w, "tau": cell.tau, "n": cell.n, "d": cell.d,
+            "probe": cell.probe, "reps": cell.reps, "probe_auc": mean, "probe_se": se,
+            "chordal_auc": float(norm.cdf(theory.chord_length(cell.r, cell.kappa) / (np.sqrt(2) * scale))),
+            "geodesic_auc": float(norm.cdf(cell.r / (np.sqrt(2) * scale)))}
 
 
 def probes_on_spheres(
@@ -196,7 +261,8 @@ def probes_on_spheres(
     ``recovered`` = (AUC − chordal)/(geodesic − chordal): the share of the chordal–geodesic gap a
     probe wins back (0: none, 1: all). Predictions use the within-class scale √(σ_w² + τ²).
     """
-    cells = [(kappa, float(r), sigma_w, tau, n, d, reps, p) for p, r in product(probe_names, r_values)]
+    cells = [SphereProbeCell(kappa=kappa, r=float(r), sigma_w=sigma_w, tau=tau, n=n, d=d, reps=reps, probe=p)
+             for p, r in product(probe_names, r_values)]
     frame = pd.DataFrame(parallel.parallel_map(_sphere_probe_cell, cells, seed=seed, n_jobs=n_jobs))
     gap = frame.geodesic_auc - frame.chordal_auc
     frame["recovered"] = (frame.probe_auc - frame.chordal_auc) / gap.where(gap > 1e-3)
@@ -206,17 +272,30 @@ def probes_on_spheres(
 # --------------------------------------------------------------------------- E3-D: estimator calibration
 
 
-def _curvature_cell(cell: tuple, seed: int) -> dict:
-    kappa, intrinsic_dim, ambient_dim, n, noise, reps = cell
+@dataclass(frozen=True)
+class CurvatureCell:
+    """One true curvature κ of the sagitta estimator's calibration (paper 000, E3 Part D)."""
+
+    kappa: float
+    intrinsic_dim: int
+    ambient_dim: int
+    n: int
+    noise: float
+    reps: int
+
+
+def _curvature_cell(cell: CurvatureCell, seed: int) -> dict:
     rng = np.random.default_rng(seed)
     estimates = [
-        estimators.curvature_sagitta(synth.sphere_manifold(rng, n, intrinsic_dim, ambient_dim, kappa, noise),
-                                     intrinsic_dim=intrinsic_dim, seed=rng)
-        for _ in range(reps)
+        estimators.curvature_sagitta(
+            synth.sphere_manifold(rng, cell.n, cell.intrinsic_dim, cell.ambient_dim, cell.kappa, cell.noise),
+            intrinsic_dim=cell.intrinsic_dim, seed=rng)
+        for _ in range(cell.reps)
     ]
     mean, se = _mean_se(estimates)
-    return {"kappa": kappa, "intrinsic_dim": intrinsic_dim, "ambient_dim": ambient_dim, "n": n, "noise": noise,
-            "reps": reps, "kappa_hat": mean, "kappa_hat_se": se, "relative_error": mean / kappa - 1}
+    return {"kappa": cell.kappa, "intrinsic_dim": cell.intrinsic_dim, "ambient_dim": cell.ambient_dim, "n": cell.n,
+            "noise": cell.noise, "reps": cell.reps, "kappa_hat": mean, "kappa_hat_se": se,
+            "relative_error": mean / cell.kappa - 1}
 
 
 def curvature_calibration(
@@ -224,25 +303,36 @@ def curvature_calibration(
     seed: int = 0, n_jobs: int = 1,
 ) -> pd.DataFrame:
     """κ̂ (sagitta fit, true tangent dimension) on spheres of known curvature (E3 Part D)."""
-    cells = [(float(k), intrinsic_dim, ambient_dim, n, noise, reps) for k in kappas]
+    cells = [CurvatureCell(kappa=float(k), intrinsic_dim=intrinsic_dim, ambient_dim=ambient_dim, n=n, noise=noise,
+                           reps=reps) for k in kappas]
     return pd.DataFrame(parallel.parallel_map(_curvature_cell, cells, seed=seed, n_jobs=n_jobs))
 
 
-def _dimension_cell(cell: tuple, seed: int) -> dict:
-    manifold, intrinsic_dim, ambient_dim, n, reps = cell
+@dataclass(frozen=True)
+class DimensionCell:
+    """One true intrinsic dimension of the d̂ estimators' calibration (paper 000, E3 Part D)."""
+
+    manifold: str
+    intrinsic_dim: int
+    ambient_dim: int
+    n: int
+    reps: int
+
+
+def _dimension_cell(cell: DimensionCell, seed: int) -> dict:
     rng = np.random.default_rng(seed)
     mle, twonn = [], []
-    for _ in range(reps):
-        if manifold == "linear":
-            X = synth.linear_manifold(rng, n, intrinsic_dim, ambient_dim)
+    for _ in range(cell.reps):
+        if cell.manifold == "linear":
+            X = synth.linear_manifold(rng, cell.n, cell.intrinsic_dim, cell.ambient_dim)
         else:
-            X = synth.sphere_manifold(rng, n, intrinsic_dim, ambient_dim)
+            X = synth.sphere_manifold(rng, cell.n, cell.intrinsic_dim, cell.ambient_dim)
         mle.append(estimators.intrinsic_dim_mle(X))
         twonn.append(estimators.intrinsic_dim_twonn(X))
-    return {"manifold": manifold, "intrinsic_dim": intrinsic_dim, "ambient_dim": ambient_dim, "n": n, "reps": reps,
-            "mle": float(np.mean(mle)), "twonn": float(np.mean(twonn)),
-            "mle_relative_error": float(np.mean(mle)) / intrinsic_dim - 1,
-            "twonn_relative_error": float(np.mean(twonn)) / intrinsic_dim - 1}
+    return {"manifold": cell.manifold, "intrinsic_dim": cell.intrinsic_dim, "ambient_dim": cell.ambient_dim,
+            "n": cell.n, "reps": cell.reps, "mle": float(np.mean(mle)), "twonn": float(np.mean(twonn)),
+            "mle_relative_error": float(np.mean(mle)) / cell.intrinsic_dim - 1,
+            "twonn_relative_error": float(np.mean(twonn)) / cell.intrinsic_dim - 1}
 
 
 def dimension_calibration(
@@ -251,25 +341,37 @@ def dimension_calibration(
     """d̂ (Levina–Bickel MLE with MacKay–Ghahramani, Two-NN) on ``linear`` or ``sphere`` manifolds (E3-D)."""
     if manifold not in ("linear", "sphere"):
         raise ValueError(f"manifold={manifold!r} is unknown; allowed: linear, sphere")
-    cells = [(manifold, int(m), ambient_dim, n, reps) for m in intrinsic_dims]
+    cells = [DimensionCell(manifold=manifold, intrinsic_dim=int(m), ambient_dim=ambient_dim, n=n, reps=reps)
+             for m in intrinsic_dims]
     return pd.DataFrame(parallel.parallel_map(_dimension_cell, cells, seed=seed, n_jobs=n_jobs))
 
 
-def _separation_cell(cell: tuple, seed: int) -> dict:
-    s, d, n, reps = cell
+@dataclass(frozen=True)
+class SeparationCell:
+    """One true separation s of the naive vs cross-fitted ŝ calibration (paper 000, E3 Part D, Table VI)."""
+
+    s: float
+    d: int
+    n: int
+    reps: int
+
+
+def _separation_cell(cell: SeparationCell, seed: int) -> dict:
     rng = np.random.default_rng(seed)
     naive, crossfit = [], []
-    for _ in range(reps):
-        sample = synth.purity_mixture(rng, n, s, 1.0, d)
+    for _ in range(cell.reps):
+        sample = synth.purity_mixture(rng, cell.n, cell.s, 1.0, cell.d)
         naive.append(estimators.separation_naive(sample.X, sample.y))
         crossfit.append(estimators.separation_crossfit(sample.X, sample.y, seed=rng))
-    return {"s": s, "d": d, "n": n, "reps": reps, "naive": float(np.mean(naive)), "crossfit": float(np.mean(crossfit)),
-            "crossfit_median_relative_error": float(np.median(np.asarray(crossfit) / s - 1)) if s > 0 else np.nan}
+    return {"s": cell.s, "d": cell.d, "n": cell.n, "reps": cell.reps, "naive": float(np.mean(naive)),
+            "crossfit": float(np.mean(crossfit)),
+            "crossfit_median_relative_error": float(np.median(np.asarray(crossfit) / cell.s - 1)) if cell.s > 0
+            else np.nan}
 
 
 def separation_calibration(
     s_values: Sequence[float], d: int, n: int, reps: int, seed: int = 0, n_jobs: int = 1
 ) -> pd.DataFrame:
     """Naive vs cross-fitted ŝ on counterfactual (α = 1) samples of known s (E3-D, Table VI)."""
-    cells = [(float(s), d, n, reps) for s in s_values]
+    cells = [SeparationCell(s=float(s), d=d, n=n, reps=reps) for s in s_values]
     return pd.DataFrame(parallel.parallel_map(_separation_cell, cells, seed=seed, n_jobs=n_jobs))

@@ -2,20 +2,21 @@
 with the ground-truth tier's protocol unchanged (:func:`lib.probes.probe_auc`, 1.4·σ₀ test).
 
 Hidden states of all 5,440 prompts come from one cached extraction per model
-(:func:`lib.features.extract`); each dimension's prompts form a :class:`lib.bias_probes.pools.Pool`, and
-datasets at purity α are drawn with :func:`lib.bias_probes.pools.draw_purity_sample` (whole pairs, neutral
+(:func:`lib.features.extract`); each dimension's prompts form a :class:`lib.bias_probes.purity.Pool`, and
+datasets at purity α are drawn with :func:`lib.bias_probes.purity.draw_purity_sample` (whole pairs, neutral
 texts with random labels, CV groups = context cells).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from lib import features, parallel, probes, stats
-from lib.bias_probes import estimators, pools, prompts, theory
+from lib.bias_probes import estimators, prompts, purity, theory
 
 
 def grid_states(model: str, layers: str | Sequence[int] = "all", pooling: str = "mean",
@@ -26,7 +27,7 @@ def grid_states(model: str, layers: str | Sequence[int] = "all", pooling: str = 
 
 
 def model_pools(models: Sequence[str], dimensions: Sequence[str], layer: int | str = "mid",
-                pooling: str = "mean") -> dict[tuple[str, str], pools.Pool]:
+                pooling: str = "mean") -> dict[tuple[str, str], purity.Pool]:
     """Pools keyed by (model, dimension) at ``layer`` ("mid": the paper's ⌊L/2⌋; :func:`lib.features.resolve_layer`)."""
     pools = {}
     for model in models:
@@ -36,18 +37,18 @@ def model_pools(models: Sequence[str], dimensions: Sequence[str], layer: int | s
     return pools
 
 
-def dimension_pools(states: np.ndarray) -> dict[str, pools.Pool]:
+def dimension_pools(states: np.ndarray) -> dict[str, purity.Pool]:
     """One layer's states (5440, d) split into a pool per bias dimension."""
     grid = prompts.template_grid()
-    return {dim: pools.grid_pool(grid, dim, states[(grid.dimension == dim).to_numpy()]) for dim in prompts.DIMENSIONS}
+    return {dim: purity.grid_pool(grid, dim, states[(grid.dimension == dim).to_numpy()]) for dim in prompts.DIMENSIONS}
 
 
-def _marked(pool: pools.Pool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _marked(pool: purity.Pool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     rows = pool.marked
     return pool.X[rows], pool.group[rows], pool.cell[rows]
 
 
-def separation_and_offset(pool: pools.Pool, seed: int = 0) -> dict:
+def separation_and_offset(pool: purity.Pool, seed: int = 0) -> dict:
     """Cross-fitted ŝ on the counterfactual pairs and the neutral offset b_w (Sec. V-F, VI-C)."""
     X, y, _ = _marked(pool)
     return {"s_hat": estimators.separation_crossfit(X, y, seed=seed),
@@ -59,27 +60,38 @@ def _probe_row(X: np.ndarray, y: np.ndarray, groups: np.ndarray, seed: int, n_se
     return result.as_row()
 
 
-def regime_cell(item: tuple, seed: int) -> dict:
-    """E01 cell: one regime of one (model, dimension) pool. ``item`` = (labels, pool, regime, α, n)."""
-    labels, pool, regime, alpha, n = item
+@dataclass(frozen=True)
+class RegimeItem:
+    """One regime ("counterfactual" or "mixed" at (α, n)) of one labelled pool (paper 000, E01, E04)."""
+
+    labels: dict[str, object]
+    pool: purity.Pool
+    regime: str
+    alpha: float
+    n: int
+
+
+def regime_cell(item: RegimeItem, seed: int) -> dict:
+    """E01 cell: one regime of one (model, dimension) pool; ``item.labels`` lead the returned row."""
     rng = np.random.default_rng(seed)
-    if regime == "counterfactual":
-        X, y, groups = _marked(pool)
+    if item.regime == "counterfactual":
+        X, y, groups = _marked(item.pool)
     else:
-        sample = pools.draw_purity_sample(rng, pool, n, alpha)
-        X, y, groups = pool.X[sample.index], sample.y, sample.groups
-    return {**labels, "regime": regime, "alpha": alpha if regime != "counterfactual" else 1.0, "n": len(y),
-            **_probe_row(X, y, groups, parallel.draw_seed(rng))}
+        sample = purity.draw_purity_sample(rng, item.pool, item.n, item.alpha)
+        X, y, groups = item.pool.X[sample.index], sample.y, sample.groups
+    return {**item.labels, "regime": item.regime, "alpha": item.alpha if item.regime != "counterfactual" else 1.0,
+            "n": len(y), **_probe_row(X, y, groups, parallel.draw_seed(rng))}
 
 
-def regimes(pools: dict[tuple, pools.Pool], alpha: float = 0.3, n: int = 300, seed: int = 0,
+def regimes(pools: dict[tuple, purity.Pool], alpha: float = 0.3, n: int = 300, seed: int = 0,
             n_jobs: int = 1) -> pd.DataFrame:
     """E01: counterfactual (α = 1, every marked sentence) vs mixed (α, n) per labelled pool, with ŝ and b_w.
 
     ``pools`` maps label tuples (e.g. (model, dimension)) to pools; ``predicted_auc`` is Eq. 8 at ŝ.
     """
     keys = list(pools)
-    items = [(dict(zip(("model", "dimension"), key, strict=False)), pools[key], regime, alpha, n)
+    items = [RegimeItem(labels=dict(zip(("model", "dimension"), key, strict=False)), pool=pools[key], regime=regime,
+                        alpha=alpha, n=n)
              for key in keys for regime in ("counterfactual", "mixed")]
     frame = pd.DataFrame(parallel.parallel_map(regime_cell, items, seed=seed, n_jobs=n_jobs))
     geometry = pd.DataFrame([{"model": k[0], "dimension": k[1], **separation_and_offset(pools[k], seed)} for k in keys])
@@ -88,21 +100,33 @@ def regimes(pools: dict[tuple, pools.Pool], alpha: float = 0.3, n: int = 300, se
     return frame
 
 
-def _curve_cell(item: tuple, seed: int) -> dict:
-    labels, pool, alpha, n, draws = item
+@dataclass(frozen=True)
+class CurveItem:
+    """One purity α of one labelled pool's AUC(α) curve at n, over ``draws`` samples (paper 000, E02, E07)."""
+
+    labels: dict[str, object]
+    pool: purity.Pool
+    alpha: float
+    n: int
+    draws: int
+
+
+def _curve_cell(item: CurveItem, seed: int) -> dict:
     rng = np.random.default_rng(seed)
     aucs = []
-    for _ in range(draws):
-        sample = pools.draw_purity_sample(rng, pool, n, alpha)
-        aucs.append(_probe_row(pool.X[sample.index], sample.y, sample.groups, parallel.draw_seed(rng))["auc_mean"])
-    return {**labels, "alpha": alpha, "n": n, "draws": draws, "auc": float(np.mean(aucs)),
-            "auc_se": float(np.std(aucs, ddof=1) / np.sqrt(draws)) if draws > 1 else np.nan}
+    for _ in range(item.draws):
+        sample = purity.draw_purity_sample(rng, item.pool, item.n, item.alpha)
+        aucs.append(_probe_row(item.pool.X[sample.index], sample.y, sample.groups,
+                               parallel.draw_seed(rng))["auc_mean"])
+    return {**item.labels, "alpha": item.alpha, "n": item.n, "draws": item.draws, "auc": float(np.mean(aucs)),
+            "auc_se": float(np.std(aucs, ddof=1) / np.sqrt(item.draws)) if item.draws > 1 else np.nan}
 
 
-def purity_curves(pools: dict[tuple, pools.Pool], alphas: Sequence[float], n: int, draws: int, seed: int = 0,
+def purity_curves(pools: dict[tuple, purity.Pool], alphas: Sequence[float], n: int, draws: int, seed: int = 0,
                   n_jobs: int = 1) -> pd.DataFrame:
     """E02: AUC(α) at n per pool beside Eq. 8 predicted from one cross-fitted ŝ (zero free parameters)."""
-    items = [(dict(zip(("model", "dimension"), k, strict=False)), pools[k], float(a), n, draws)
+    items = [CurveItem(labels=dict(zip(("model", "dimension"), k, strict=False)), pool=pools[k], alpha=float(a), n=n,
+                       draws=draws)
              for k in pools for a in alphas]
     frame = pd.DataFrame(parallel.parallel_map(_curve_cell, items, seed=seed, n_jobs=n_jobs))
     s_hat = pd.DataFrame([{"model": k[0], "dimension": k[1], "s_hat": separation_and_offset(pools[k], seed)["s_hat"]}
@@ -112,50 +136,72 @@ def purity_curves(pools: dict[tuple, pools.Pool], alphas: Sequence[float], n: in
     return frame
 
 
-def pool_respects(pool: pools.Pool, n: int, alpha: float) -> bool:
+def pool_respects(pool: purity.Pool, n: int, alpha: float) -> bool:
     """Whether (α, n) can be drawn without resampling past the pool."""
     pairs = int(round(alpha * n / 2))
     return pairs <= len(np.unique(pool.pair[pool.marked])) and n - 2 * pairs <= int((~pool.marked).sum())
 
 
-def _phase_cell(item: tuple, seed: int) -> dict:
-    labels, pool, alpha, n, repeats = item
+@dataclass(frozen=True)
+class PhaseItem:
+    """One pool-respecting (α, n) cell of one labelled pool's detection phase diagram (paper 000, E02)."""
+
+    labels: dict[str, object]
+    pool: purity.Pool
+    alpha: float
+    n: int
+    repeats: int
+
+
+def _phase_cell(item: PhaseItem, seed: int) -> dict:
     rng = np.random.default_rng(seed)
     detected = []
-    for _ in range(repeats):
-        sample = pools.draw_purity_sample(rng, pool, n, alpha)
-        row = _probe_row(pool.X[sample.index], sample.y, sample.groups, parallel.draw_seed(rng), n_seeds=1)
+    for _ in range(item.repeats):
+        sample = purity.draw_purity_sample(rng, item.pool, item.n, item.alpha)
+        row = _probe_row(item.pool.X[sample.index], sample.y, sample.groups, parallel.draw_seed(rng), n_seeds=1)
         detected.append(row["detection_detected"])
-    return {**labels, "alpha": alpha, "n": n, "repeats": repeats, "detection_rate": float(np.mean(detected))}
+    return {**item.labels, "alpha": item.alpha, "n": item.n, "repeats": item.repeats,
+            "detection_rate": float(np.mean(detected))}
 
 
-def phase_diagram(pools: dict[tuple, pools.Pool], alphas: Sequence[float], ns: Sequence[int], repeats: int,
+def phase_diagram(pools: dict[tuple, purity.Pool], alphas: Sequence[float], ns: Sequence[int], repeats: int,
                   seed: int = 0, n_jobs: int = 1) -> pd.DataFrame:
     """E02: detection rate (single-seed protocol, 1.4·σ₀ test) over pool-respecting (α, n) cells."""
-    items = [(dict(zip(("model", "dimension"), k, strict=False)), pools[k], float(a), int(n), repeats)
+    items = [PhaseItem(labels=dict(zip(("model", "dimension"), k, strict=False)), pool=pools[k], alpha=float(a),
+                       n=int(n), repeats=repeats)
              for k in pools for n in ns for a in alphas if pool_respects(pools[k], int(n), float(a))]
     return pd.DataFrame(parallel.parallel_map(_phase_cell, items, seed=seed, n_jobs=n_jobs))
 
 
-def _leakage_cell(item: tuple, seed: int) -> dict:
-    labels, pool, alpha, n = item
+@dataclass(frozen=True)
+class LeakageItem:
+    """One purity α of one labelled pool for grouped vs random CV on identical data (paper 000, E08)."""
+
+    labels: dict[str, object]
+    pool: purity.Pool
+    alpha: float
+    n: int
+
+
+def _leakage_cell(item: LeakageItem, seed: int) -> dict:
     rng = np.random.default_rng(seed)
-    if alpha >= 1:
-        X, y, cells = _marked(pool)
+    if item.alpha >= 1:
+        X, y, cells = _marked(item.pool)
     else:
-        sample = pools.draw_purity_sample(rng, pool, n, alpha)
-        X, y, cells = pool.X[sample.index], sample.y, sample.groups
+        sample = purity.draw_purity_sample(rng, item.pool, item.n, item.alpha)
+        X, y, cells = item.pool.X[sample.index], sample.y, sample.groups
     split_seed = parallel.draw_seed(rng)
     grouped = probes.probe_auc(X, y, cells, seed=split_seed).auc_mean
     random = probes.probe_auc(X, y, np.arange(len(y)), seed=split_seed).auc_mean
-    return {**labels, "alpha": alpha, "n": len(y), "grouped_auc": grouped, "random_auc": random,
+    return {**item.labels, "alpha": item.alpha, "n": len(y), "grouped_auc": grouped, "random_auc": random,
             "leakage": random - grouped}
 
 
-def leakage(pools: dict[tuple, pools.Pool], alphas: Sequence[float], n: int, seed: int = 0,
+def leakage(pools: dict[tuple, purity.Pool], alphas: Sequence[float], n: int, seed: int = 0,
             n_jobs: int = 1) -> pd.DataFrame:
     """E08: grouped (context cell, pairs together) vs random CV on identical data; α = 1 uses every marked text."""
-    items = [(dict(zip(("model", "dimension"), k, strict=False)), pools[k], float(a), n) for k in pools for a in alphas]
+    items = [LeakageItem(labels=dict(zip(("model", "dimension"), k, strict=False)), pool=pools[k], alpha=float(a), n=n)
+             for k in pools for a in alphas]
     return pd.DataFrame(parallel.parallel_map(_leakage_cell, items, seed=seed, n_jobs=n_jobs))
 
 
@@ -169,7 +215,9 @@ def layer_scan(models: Sequence[str], dimensions: Sequence[str], alpha: float, n
         for layer, layer_states in enumerate(states):
             by_dimension = dimension_pools(np.asarray(layer_states))
             pools.update({(model, dim, layer): by_dimension[dim] for dim in dimensions})
-        items = [({"model": k[0], "dimension": k[1], "layer": k[2]}, p, "mixed", alpha, n) for k, p in pools.items()]
+        items = [RegimeItem(labels={"model": k[0], "dimension": k[1], "layer": k[2]}, pool=p, regime="mixed",
+                            alpha=alpha, n=n)
+                 for k, p in pools.items()]
         frame = pd.DataFrame(parallel.parallel_map(regime_cell, items, seed=seed, n_jobs=n_jobs))
         frame["s_hat"] = [separation_and_offset(pools[(m, d, k)], seed)["s_hat"]
                           for m, d, k in frame[["model", "dimension", "layer"]].itertuples(index=False)]
@@ -178,13 +226,13 @@ def layer_scan(models: Sequence[str], dimensions: Sequence[str], alpha: float, n
     return pd.concat(rows, ignore_index=True)
 
 
-def subpool(pool: pools.Pool, cells: np.ndarray) -> pools.Pool:
+def subpool(pool: purity.Pool, cells: np.ndarray) -> purity.Pool:
     """The rows of ``pool`` whose context cell is in ``cells`` (held-out splits by cell)."""
     rows = np.isin(pool.cell, cells)
-    return pools.Pool(pool.X[rows], pool.cell[rows], pool.pair[rows], pool.group[rows])
+    return purity.Pool(pool.X[rows], pool.cell[rows], pool.pair[rows], pool.group[rows])
 
 
-def _split_cells(pool: pools.Pool, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+def _split_cells(pool: purity.Pool, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     cells = rng.permutation(np.unique(pool.cell))
     return cells[: len(cells) // 2], cells[len(cells) // 2:]
 
@@ -192,7 +240,7 @@ def _split_cells(pool: pools.Pool, rng: np.random.Generator) -> tuple[np.ndarray
 # --------------------------------------------------------------------------- E07: concentration index
 
 
-def concentration_predictions(pools: dict[tuple, pools.Pool], alphas: Sequence[float], n: int, draws: int,
+def concentration_predictions(pools: dict[tuple, purity.Pool], alphas: Sequence[float], n: int, draws: int,
                               seed: int = 0, n_jobs: int = 1) -> pd.DataFrame:
     """E07: label-free β_B on the marked texts → ŝ_β (α = 1 link) → Eq. 8, beside the empirical AUC(α).
 
@@ -214,26 +262,37 @@ def concentration_predictions(pools: dict[tuple, pools.Pool], alphas: Sequence[f
 # --------------------------------------------------------------------------- E05: confound resampling
 
 
-def _confound_cell(item: tuple, seed: int) -> dict:
-    labels, pool, is_confounded_cell, rho, n, draws = item
+@dataclass(frozen=True)
+class ConfoundItem:
+    """One correlation ρ of one labelled pool; ``is_confounded_cell`` is indexed by cell id (paper 000, E05)."""
+
+    labels: dict[str, object]
+    pool: purity.Pool
+    is_confounded_cell: np.ndarray
+    rho: float
+    n: int
+    draws: int
+
+
+def _confound_cell(item: ConfoundItem, seed: int) -> dict:
     rng = np.random.default_rng(seed)
     aucs = []
-    for _ in range(draws):
-        train_cells, test_cells = _split_cells(pool, rng)
-        marked = pool.marked & np.isin(pool.cell, train_cells)
-        confound = is_confounded_cell[pool.cell]
+    for _ in range(item.draws):
+        train_cells, test_cells = _split_cells(item.pool, rng)
+        marked = item.pool.marked & np.isin(item.pool.cell, train_cells)
+        confound = item.is_confounded_cell[item.pool.cell]
         # P(y = 1 | confound) = (1 + ρ)/2 and P(y = 1 | not confound) = (1 − ρ)/2: single sentences, not pairs
-        want_group = np.where(rng.random(len(pool.cell)) < (1 + rho) / 2, confound, ~confound).astype(int)
-        candidates = np.flatnonzero(marked & (pool.group == want_group))
-        chosen = rng.choice(candidates, size=min(n, len(candidates)), replace=False)
-        probe = probes.linear_probe().fit(pool.X[chosen], pool.group[chosen])
-        test = pool.marked & np.isin(pool.cell, test_cells)
-        aucs.append(float(stats.auroc(pool.group[test], probe.decision_function(pool.X[test]))))
-    return {**labels, "correlation": rho, "n": n, "draws": draws, "test_auc": float(np.mean(aucs)),
-            "test_auc_se": float(np.std(aucs, ddof=1) / np.sqrt(draws)) if draws > 1 else np.nan}
+        want_group = np.where(rng.random(len(item.pool.cell)) < (1 + item.rho) / 2, confound, ~confound).astype(int)
+        candidates = np.flatnonzero(marked & (item.pool.group == want_group))
+        chosen = rng.choice(candidates, size=min(item.n, len(candidates)), replace=False)
+        probe = probes.linear_probe().fit(item.pool.X[chosen], item.pool.group[chosen])
+        test = item.pool.marked & np.isin(item.pool.cell, test_cells)
+        aucs.append(float(stats.auroc(item.pool.group[test], probe.decision_function(item.pool.X[test]))))
+    return {**item.labels, "correlation": item.rho, "n": item.n, "draws": item.draws, "test_auc": float(np.mean(aucs)),
+            "test_auc_se": float(np.std(aucs, ddof=1) / np.sqrt(item.draws)) if item.draws > 1 else np.nan}
 
 
-def confound_resampling(pools: dict[tuple, pools.Pool], correlations: Sequence[float], n: int, draws: int,
+def confound_resampling(pools: dict[tuple, purity.Pool], correlations: Sequence[float], n: int, draws: int,
                         seed: int = 0, n_jobs: int = 1) -> pd.DataFrame:
     """E05 (semi-synthetic): train on real features where the label correlates with a confound.
 
@@ -244,7 +303,8 @@ def confound_resampling(pools: dict[tuple, pools.Pool], correlations: Sequence[f
     """
     kinds = prompts.context_cells().set_index("cell").content_kind
     is_profession = (kinds.sort_index() == "profession").to_numpy()
-    items = [(dict(zip(("model", "dimension"), k, strict=False)), pools[k], is_profession, float(rho), n, draws)
+    items = [ConfoundItem(labels=dict(zip(("model", "dimension"), k, strict=False)), pool=pools[k],
+                          is_confounded_cell=is_profession, rho=float(rho), n=n, draws=draws)
              for k in pools for rho in correlations]
     return pd.DataFrame(parallel.parallel_map(_confound_cell, items, seed=seed, n_jobs=n_jobs))
 
@@ -252,29 +312,40 @@ def confound_resampling(pools: dict[tuple, pools.Pool], correlations: Sequence[f
 # --------------------------------------------------------------------------- E06: generalisation gap
 
 
-def _gap_cell(item: tuple, seed: int) -> dict:
-    labels, pool, alpha, n, draws = item
+@dataclass(frozen=True)
+class GapItem:
+    """One training size n of one labelled pool's train − held-out-cells AUC gap at purity α (paper 000, E06)."""
+
+    labels: dict[str, object]
+    pool: purity.Pool
+    alpha: float
+    n: int
+    draws: int
+
+
+def _gap_cell(item: GapItem, seed: int) -> dict:
     rng = np.random.default_rng(seed)
     gaps, tests = [], []
-    for _ in range(draws):
-        train_cells, test_cells = _split_cells(pool, rng)
-        train_pool, test_pool = subpool(pool, train_cells), subpool(pool, test_cells)
-        train = pools.draw_purity_sample(rng, train_pool, n, alpha)
-        test_n = max(m for m in range(20, 2000, 10) if pool_respects(test_pool, m, alpha))
-        test = pools.draw_purity_sample(rng, test_pool, test_n, alpha)
+    for _ in range(item.draws):
+        train_cells, test_cells = _split_cells(item.pool, rng)
+        train_pool, test_pool = subpool(item.pool, train_cells), subpool(item.pool, test_cells)
+        train = purity.draw_purity_sample(rng, train_pool, item.n, item.alpha)
+        test_n = max(m for m in range(20, 2000, 10) if pool_respects(test_pool, m, item.alpha))
+        test = purity.draw_purity_sample(rng, test_pool, test_n, item.alpha)
         probe = probes.linear_probe().fit(train_pool.X[train.index], train.y)
         train_auc = float(stats.auroc(train.y, probe.decision_function(train_pool.X[train.index])))
         tests.append(float(stats.auroc(test.y, probe.decision_function(test_pool.X[test.index]))))
         gaps.append(train_auc - tests[-1])
-    return {**labels, "alpha": alpha, "n": n, "draws": draws, "auc_gap": float(np.mean(gaps)),
-            "auc_gap_se": float(np.std(gaps, ddof=1) / np.sqrt(draws)) if draws > 1 else np.nan,
+    return {**item.labels, "alpha": item.alpha, "n": item.n, "draws": item.draws, "auc_gap": float(np.mean(gaps)),
+            "auc_gap_se": float(np.std(gaps, ddof=1) / np.sqrt(item.draws)) if item.draws > 1 else np.nan,
             "test_auc": float(np.mean(tests))}
 
 
-def generalization_gap(pools: dict[tuple, pools.Pool], n_values: Sequence[int], alpha: float, draws: int,
+def generalization_gap(pools: dict[tuple, purity.Pool], n_values: Sequence[int], alpha: float, draws: int,
                        seed: int = 0, n_jobs: int = 1) -> pd.DataFrame:
     """E06 on model features: train − held-out-cells AUC of the paper's probe against n at purity α."""
-    items = [(dict(zip(("model", "dimension"), k, strict=False)), pools[k], float(alpha), int(n), draws)
+    items = [GapItem(labels=dict(zip(("model", "dimension"), k, strict=False)), pool=pools[k], alpha=float(alpha),
+                     n=int(n), draws=draws)
              for k in pools for n in n_values]
     return pd.DataFrame(parallel.parallel_map(_gap_cell, items, seed=seed, n_jobs=n_jobs))
 
@@ -282,26 +353,39 @@ def generalization_gap(pools: dict[tuple, pools.Pool], n_values: Sequence[int], 
 # --------------------------------------------------------------------------- E10: non-linear probes
 
 
-def _nonlinear_cell(item: tuple, seed: int) -> dict:
-    labels, pool, alpha, n, draws, probe_name = item
+@dataclass(frozen=True)
+class NonlinearItem:
+    """One (α, probe) cell of one labelled pool under the identical protocol (paper 000, E10 on model features)."""
+
+    labels: dict[str, object]
+    pool: purity.Pool
+    alpha: float
+    n: int
+    draws: int
+    probe_name: str
+
+
+def _nonlinear_cell(item: NonlinearItem, seed: int) -> dict:
     rng = np.random.default_rng(seed)
     aucs = []
-    for _ in range(draws):
-        if alpha >= 1:
-            X, y, groups = _marked(pool)
+    for _ in range(item.draws):
+        if item.alpha >= 1:
+            X, y, groups = _marked(item.pool)
         else:
-            sample = pools.draw_purity_sample(rng, pool, n, alpha)
-            X, y, groups = pool.X[sample.index], sample.y, sample.groups
-        estimator = probes.make_probe(probe_name, parallel.draw_seed(rng))
+            sample = purity.draw_purity_sample(rng, item.pool, item.n, item.alpha)
+            X, y, groups = item.pool.X[sample.index], sample.y, sample.groups
+        estimator = probes.make_probe(item.probe_name, parallel.draw_seed(rng))
         aucs.append(probes.probe_auc(X, y, groups, estimator, seed=parallel.draw_seed(rng)).auc_mean)
-    return {**labels, "alpha": alpha, "probe": probe_name, "draws": draws, "auc": float(np.mean(aucs)),
-            "auc_se": float(np.std(aucs, ddof=1) / np.sqrt(draws)) if draws > 1 else np.nan}
+    return {**item.labels, "alpha": item.alpha, "probe": item.probe_name, "draws": item.draws,
+            "auc": float(np.mean(aucs)),
+            "auc_se": float(np.std(aucs, ddof=1) / np.sqrt(item.draws)) if item.draws > 1 else np.nan}
 
 
-def nonlinear_probes(pools: dict[tuple, pools.Pool], alphas: Sequence[float], n: int, draws: int,
+def nonlinear_probes(pools: dict[tuple, purity.Pool], alphas: Sequence[float], n: int, draws: int,
                      probe_names: Sequence[str] = ("linear", "rbf_svm", "mlp"), seed: int = 0,
                      n_jobs: int = 1) -> pd.DataFrame:
     """E10 on model features: linear, RBF-SVM and MLP probes under the identical protocol, per purity."""
-    items = [(dict(zip(("model", "dimension"), k, strict=False)), pools[k], float(a), n, draws, p)
+    items = [NonlinearItem(labels=dict(zip(("model", "dimension"), k, strict=False)), pool=pools[k], alpha=float(a),
+                           n=n, draws=draws, probe_name=p)
              for k in pools for a in alphas for p in probe_names]
     return pd.DataFrame(parallel.parallel_map(_nonlinear_cell, items, seed=seed, n_jobs=n_jobs))

@@ -4,7 +4,7 @@ Theorem 3's purity law assumes that neutral texts "carry no label information" (
 E11 measures that assumption rather than assuming it away, in three parts:
 
 1. :func:`neutral_independence` — strong-classifier test: the neutral texts of a dimension alone,
-   with the random balanced labels of :func:`lib.bias_probes.pools.draw_purity_sample`, under the unchanged
+   with the random balanced labels of :func:`lib.bias_probes.purity.draw_purity_sample`, under the unchanged
    protocol (:func:`lib.probes.probe_auc`, grouped by context cell) with linear, RBF-SVM and MLP
    probes. Any AUC beyond noise would be a pipeline artefact: the labels are random.
 2. :func:`stereotype_scores` / :func:`stereotype_summary` — stereotype leakage: the paper's linear
@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from lib import parallel, probes, stats
-from lib.bias_probes import estimators, model_audit, pools, prompts, theory
+from lib.bias_probes import estimators, model_audit, prompts, purity, theory
 
 #: WinoBias stereotype code of a neutral text: female-stereotyped occupation, male-stereotyped, neither.
 FEMALE, MALE, UNMATCHED = 1, 0, -1
@@ -60,7 +60,7 @@ def profession_stereotypes() -> pd.DataFrame:
     return frame
 
 
-def gender_pools(models: Sequence[str], layer: int | str = "mid", pooling: str = "mean") -> dict[str, pools.Pool]:
+def gender_pools(models: Sequence[str], layer: int | str = "mid", pooling: str = "mean") -> dict[str, purity.Pool]:
     """Each model's gender pool (:func:`lib.bias_probes.model_audit.model_pools`), keyed by model: parts 2 and 3."""
     return {model: pool for (model, _), pool in model_audit.model_pools(models, ["gender"], layer, pooling).items()}
 
@@ -85,33 +85,44 @@ def dimension_rows(dimension: str = "gender") -> pd.DataFrame:
 # --------------------------------------------------------------------------- 1. label independence
 
 
-def _independence_cell(item: tuple, seed: int) -> list[dict]:
-    labels, pool, probe_names, draw, n_seeds = item
+@dataclass(frozen=True)
+class IndependenceItem:
+    """One random labelling (``draw``) of one labelled pool's neutral texts, for every probe (paper 000, E11 part 1)."""
+
+    labels: dict[str, object]
+    pool: purity.Pool
+    probe_names: tuple[str, ...]
+    draw: int
+    n_seeds: int
+
+
+def _independence_cell(item: IndependenceItem, seed: int) -> list[dict]:
     rng = np.random.default_rng(seed)
-    n_neutral = int((~pool.marked).sum())
-    sample = pools.draw_purity_sample(rng, pool, n_neutral, 0.0)  # every neutral text, random balanced labels
-    X = pool.X[sample.index]
+    n_neutral = int((~item.pool.marked).sum())
+    sample = purity.draw_purity_sample(rng, item.pool, n_neutral, 0.0)  # every neutral text, random balanced labels
+    X = item.pool.X[sample.index]
     split_seed, mlp_seed = (int(s) for s in rng.integers(2**31, size=2))
     rows = []
-    for name in probe_names:
+    for name in item.probe_names:
         result = probes.probe_auc(X, sample.y, sample.groups, probes.make_probe(name, mlp_seed), seed=split_seed,
-                                  n_seeds=n_seeds)
+                                  n_seeds=item.n_seeds)
         sigma0 = float(stats.null_auc_sd(result.n_pos, result.n_neg))
-        rows.append({**labels, "probe": name, "draw": draw, "n": len(sample.y), **result.as_row(),
+        rows.append({**item.labels, "probe": name, "draw": item.draw, "n": len(sample.y), **result.as_row(),
                      "sigma0": sigma0, "z_sigma0": (result.auc_mean - 0.5) / sigma0})
     return rows
 
 
-def neutral_independence(pools: Mapping[tuple, pools.Pool], probe_names: Sequence[str] = probes.LEARNED_PROBES,
+def neutral_independence(pools: Mapping[tuple, purity.Pool], probe_names: Sequence[str] = probes.LEARNED_PROBES,
                          draws: int = 1, n_seeds: int = 5, seed: int = 0, n_jobs: int = 1) -> pd.DataFrame:
     """E11 part 1 (paper 000, Sec. VI): strong-classifier test of neutral label-independence.
 
     For each (model, dimension) pool and each of ``draws`` labellings, all neutral texts get random
-    balanced labels (:func:`lib.bias_probes.pools.draw_purity_sample` at α = 0) and every probe of
+    balanced labels (:func:`lib.bias_probes.purity.draw_purity_sample` at α = 0) and every probe of
     ``probe_names`` runs the unchanged protocol on the same labelling and splits (grouped 5-fold by
     context cell × ``n_seeds``, 1.4·σ₀ detection). ``z_sigma0`` is (AUC − ½)/σ₀ (Theorem 4).
     """
-    items = [(dict(zip(("model", "dimension"), key, strict=False)), pools[key], tuple(probe_names), draw, n_seeds)
+    items = [IndependenceItem(labels=dict(zip(("model", "dimension"), key, strict=False)), pool=pools[key],
+                              probe_names=tuple(probe_names), draw=draw, n_seeds=n_seeds)
              for key in pools for draw in range(draws)]
     cells = parallel.parallel_map(_independence_cell, items, seed=seed, n_jobs=n_jobs)
     return pd.DataFrame([row for cell in cells for row in cell])
@@ -120,7 +131,7 @@ def neutral_independence(pools: Mapping[tuple, pools.Pool], probe_names: Sequenc
 # --------------------------------------------------------------------------- 2. stereotype leakage
 
 
-def held_out_scores(pool: pools.Pool, content_id: np.ndarray, n_splits: int = 5, n_seeds: int = 5,
+def held_out_scores(pool: purity.Pool, content_id: np.ndarray, n_splits: int = 5, n_seeds: int = 5,
                     seed: int = 0) -> np.ndarray:
     """Seed-averaged scores of every pool row by the paper's linear probe fitted on the marked
     texts (label = group: 0 male, 1 female for gender) of the *other* content folds.
@@ -142,15 +153,24 @@ def held_out_scores(pool: pools.Pool, content_id: np.ndarray, n_splits: int = 5,
     return scores / n_seeds
 
 
-def _scores_cell(item: tuple, seed: int) -> pd.DataFrame:
-    model, pool, rows, n_seeds = item
-    frame = rows[["cell", "content_kind", "content", "frame", "marker", "group", "marked", "stereotype"]].copy()
-    frame.insert(0, "model", model)
-    frame["score"] = held_out_scores(pool, rows.content_id.to_numpy(), n_seeds=n_seeds, seed=seed)
+@dataclass(frozen=True)
+class ScoresItem:
+    """One model's gender pool with its grid rows (:func:`dimension_rows`), to be scored (paper 000, E11 part 2)."""
+
+    model: str
+    pool: purity.Pool
+    rows: pd.DataFrame
+    n_seeds: int
+
+
+def _scores_cell(item: ScoresItem, seed: int) -> pd.DataFrame:
+    frame = item.rows[["cell", "content_kind", "content", "frame", "marker", "group", "marked", "stereotype"]].copy()
+    frame.insert(0, "model", item.model)
+    frame["score"] = held_out_scores(item.pool, item.rows.content_id.to_numpy(), n_seeds=item.n_seeds, seed=seed)
     return frame
 
 
-def stereotype_scores(pools: Mapping[str, pools.Pool], n_seeds: int = 5, seed: int = 0,
+def stereotype_scores(pools: Mapping[str, purity.Pool], n_seeds: int = 5, seed: int = 0,
                       n_jobs: int = 1) -> pd.DataFrame:
     """E11 part 2: held-out gender-probe scores of every gender-pool text, per model (one row per text).
 
@@ -159,7 +179,7 @@ def stereotype_scores(pools: Mapping[str, pools.Pool], n_seeds: int = 5, seed: i
     ``stereotype`` code and ``score`` (:func:`held_out_scores`; higher = more "female").
     """
     rows = dimension_rows("gender")
-    items = [(model, pool, rows, n_seeds) for model, pool in pools.items()]
+    items = [ScoresItem(model=model, pool=pool, rows=rows, n_seeds=n_seeds) for model, pool in pools.items()]
     return pd.concat(parallel.parallel_map(_scores_cell, items, seed=seed, n_jobs=n_jobs), ignore_index=True)
 
 
@@ -217,7 +237,7 @@ def stereotype_summary(scores: pd.DataFrame, n_permutations: int = 2000, seed: i
 class LeakySample:
     """A purity-α sample in which ``leaky`` neutral rows carry their stereotype as label.
 
-    ``index`` (pool rows), ``y``, ``groups`` (context cells) as in :class:`lib.bias_probes.pools.PuritySample`;
+    ``index`` (pool rows), ``y``, ``groups`` (context cells) as in :class:`lib.bias_probes.purity.PuritySample`;
     ``leaky`` marks the relabelled neutral rows; ``leak_realised`` is their share of the neutral
     texts; ``short`` says the pool had too few stereotyped neutral texts for the requested share.
     """
@@ -230,11 +250,11 @@ class LeakySample:
     short: bool
 
 
-def draw_leaky_sample(rng: np.random.Generator, pool: pools.Pool, stereotype: np.ndarray, n: int, alpha: float,
+def draw_leaky_sample(rng: np.random.Generator, pool: purity.Pool, stereotype: np.ndarray, n: int, alpha: float,
                       leak: float) -> LeakySample:
     """n texts at purity α whose neutral part is leaky (paper 000, E11 part 3).
 
-    First the sample of :func:`lib.bias_probes.pools.draw_purity_sample` (so leak = 0 returns exactly it). Then
+    First the sample of :func:`lib.bias_probes.purity.draw_purity_sample` (so leak = 0 returns exactly it). Then
     k = 2·round(leak·n₀/2) of its n₀ neutral slots are given to stereotyped neutral texts, k/2
     female-stereotyped (label 1) and k/2 male-stereotyped (label 0), drawn without replacement;
     the other n₀ − k slots keep neutral texts of the base draw (not among those k) with fresh
@@ -246,7 +266,7 @@ def draw_leaky_sample(rng: np.random.Generator, pool: pools.Pool, stereotype: np
     stereotype = np.asarray(stereotype)
     if len(stereotype) != len(pool.X):
         raise ValueError(f"stereotype has {len(stereotype)} rows; allowed: {len(pool.X)}, one per pool row")
-    base = pools.draw_purity_sample(rng, pool, n, alpha)
+    base = purity.draw_purity_sample(rng, pool, n, alpha)
     is_marked = pool.marked[base.index]
     neutral_rows = base.index[~is_marked]
     n_neutral = len(neutral_rows)
@@ -266,27 +286,41 @@ def draw_leaky_sample(rng: np.random.Generator, pool: pools.Pool, stereotype: np
                        half < half_wanted)
 
 
-def _leaky_cell(item: tuple, seed: int) -> list[dict]:
-    model, pool, stereotype, alpha, leak_rates, n, draws, n_seeds = item
-    draw_seeds = parallel.spawn_seeds(seed, draws)
+@dataclass(frozen=True)
+class LeakyItem:
+    """One (model, α) cell of the leaky-purity test over every leak rate; ``stereotype`` per pool row (E11 part 3)."""
+
+    model: str
+    pool: purity.Pool
+    stereotype: np.ndarray
+    alpha: float
+    leak_rates: tuple[float, ...]
+    n: int
+    draws: int
+    n_seeds: int
+
+
+def _leaky_cell(item: LeakyItem, seed: int) -> list[dict]:
+    draw_seeds = parallel.spawn_seeds(seed, item.draws)
     rows = []
-    for leak in leak_rates:
+    for leak in item.leak_rates:
         aucs, realised, short = [], [], False
         for draw_seed in draw_seeds:  # the same base sample and splits at every leak rate: paired draws
             rng = np.random.default_rng(draw_seed)
-            sample = draw_leaky_sample(rng, pool, stereotype, n, alpha, leak)
+            sample = draw_leaky_sample(rng, item.pool, item.stereotype, item.n, item.alpha, leak)
             split_seed = parallel.draw_seed(np.random.default_rng([draw_seed, 1]))
-            aucs.append(probes.probe_auc(pool.X[sample.index], sample.y, sample.groups, seed=split_seed,
-                                         n_seeds=n_seeds).auc_mean)
+            aucs.append(probes.probe_auc(item.pool.X[sample.index], sample.y, sample.groups, seed=split_seed,
+                                         n_seeds=item.n_seeds).auc_mean)
             realised.append(sample.leak_realised)
             short = short or sample.short
-        rows.append({"model": model, "alpha": alpha, "leak": leak, "leak_realised": float(np.mean(realised)),
-                     "short": short, "n": n, "draws": draws, "auc": float(np.mean(aucs)),
-                     "auc_se": float(np.std(aucs, ddof=1) / np.sqrt(draws)) if draws > 1 else np.nan})
+        rows.append({"model": item.model, "alpha": item.alpha, "leak": leak,
+                     "leak_realised": float(np.mean(realised)), "short": short, "n": item.n, "draws": item.draws,
+                     "auc": float(np.mean(aucs)),
+                     "auc_se": float(np.std(aucs, ddof=1) / np.sqrt(item.draws)) if item.draws > 1 else np.nan})
     return rows
 
 
-def leaky_purity(pools: Mapping[str, pools.Pool], alphas: Sequence[float], leak_rates: Sequence[float], n: int,
+def leaky_purity(pools: Mapping[str, purity.Pool], alphas: Sequence[float], leak_rates: Sequence[float], n: int,
                  draws: int, n_seeds: int = 5, seed: int = 0, n_jobs: int = 1) -> pd.DataFrame:
     """E11 part 3: grouped-CV AUC of leaky-purity samples beside Eq. 8 at the cross-fitted ŝ.
 
@@ -296,7 +330,8 @@ def leaky_purity(pools: Mapping[str, pools.Pool], alphas: Sequence[float], leak_
     (:func:`lib.bias_probes.estimators.separation_crossfit` on the marked pairs) and ``excess`` = AUC − Eq. 8.
     """
     stereotype = dimension_rows("gender").stereotype.to_numpy()
-    items = [(model, pool, stereotype, float(a), tuple(float(r) for r in leak_rates), n, draws, n_seeds)
+    items = [LeakyItem(model=model, pool=pool, stereotype=stereotype, alpha=float(a),
+                       leak_rates=tuple(float(r) for r in leak_rates), n=n, draws=draws, n_seeds=n_seeds)
              for model, pool in pools.items() for a in alphas]
     cells = parallel.parallel_map(_leaky_cell, items, seed=seed, n_jobs=n_jobs)
     frame = pd.DataFrame([row for cell in cells for row in cell])

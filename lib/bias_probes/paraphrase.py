@@ -21,13 +21,14 @@ import re
 import urllib.error
 import urllib.request
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from lib import features, parallel
-from lib.bias_probes import model_audit, pools, prompts, theory
+from lib.bias_probes import model_audit, prompts, purity, theory
 
 SOURCES: tuple[str, ...] = ("template", "paraphrase")
 SYSTEM = "You rewrite sentences."
@@ -317,29 +318,29 @@ def validation_rates(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def matched_pools(kept: pd.DataFrame, models: Sequence[str], layer: int | str = "mid",
-                  pooling: str = "mean") -> dict[tuple[str, str], dict[str, pools.Pool]]:
+                  pooling: str = "mean") -> dict[tuple[str, str], dict[str, purity.Pool]]:
     """Per (model, dimension): pools of the template and the paraphrase sentences of the same kept rows.
 
     Both pools have the same rows in the same order (cells, pairs, groups), so one seed draws the
     same sample from each. Features: mid-depth (or ``layer``) pooled hidden states, cached.
     """
-    pools: dict[tuple[str, str], dict[str, pools.Pool]] = {}
+    pools: dict[tuple[str, str], dict[str, purity.Pool]] = {}
     for model in models:
         chosen = features.resolve_layer(model, layer)
         states = {source: features.extract(model, kept[column].tolist(), layers=[chosen], pooling=pooling)[0]
                   for source, column in (("template", "text"), ("paraphrase", "paraphrase"))}
         for dimension in kept.dimension.unique():
             rows = (kept.dimension == dimension).to_numpy()
-            pools[(model, dimension)] = {s: pools.grid_pool(kept, dimension, x[rows]) for s, x in states.items()}
+            pools[(model, dimension)] = {s: purity.grid_pool(kept, dimension, x[rows]) for s, x in states.items()}
     return pools
 
 
-def feasible_n(pool: pools.Pool, n: int, alpha: float, min_n: int = MIN_MIXED_N) -> int:
+def feasible_n(pool: purity.Pool, n: int, alpha: float, min_n: int = MIN_MIXED_N) -> int:
     """The largest n' <= n that draws (α, n') without resampling past the pool; 0 when below ``min_n``."""
     return next((m for m in range(n, min_n - 1, -1) if model_audit.pool_respects(pool, m, alpha)), 0)
 
 
-def _n_pairs(pool: pools.Pool) -> int:
+def _n_pairs(pool: purity.Pool) -> int:
     return len(np.unique(pool.pair[pool.marked]))
 
 
@@ -351,32 +352,45 @@ def _summary(draws: list[dict]) -> dict:
             "detected_share": float(np.mean([d["detection_detected"] for d in draws]))}
 
 
-def compare_cell(item: tuple, seed: int) -> list[dict]:
+@dataclass(frozen=True)
+class CompareItem:
+    """One regime of one (model, dimension) with its matched {source: pool} pair (paper 000, E1b)."""
+
+    labels: dict[str, object]
+    by_source: dict[str, purity.Pool]
+    regime: str
+    alpha: float
+    n: int
+    draws: int
+
+
+def compare_cell(item: CompareItem, seed: int) -> list[dict]:
     """One regime of one (model, dimension) on both sources with the same draws (E1b).
 
-    ``item`` = (labels, {source: pool}, regime, α, n, draws). The counterfactual regime probes every
-    kept pair once; the mixed regime averages ``draws`` draws at (α, n'), n' = :func:`feasible_n`.
-    A pool too small for the regime gives NaN with a ``note``.
+    The counterfactual regime probes every kept pair once; the mixed regime averages ``item.draws``
+    draws at (α, n'), n' = :func:`feasible_n`. A pool too small for the regime gives NaN with a ``note``.
     """
-    labels, pools, regime, alpha, n, draws = item
-    pool = pools["template"]  # same rows as the paraphrase pool
-    n_used = _n_pairs(pool) * 2 if regime == "counterfactual" else feasible_n(pool, n, alpha)
+    pool = item.by_source["template"]  # same rows as the paraphrase pool
+    counterfactual = item.regime == "counterfactual"
+    n_used = _n_pairs(pool) * 2 if counterfactual else feasible_n(pool, item.n, item.alpha)
     note = ""
     if _n_pairs(pool) < MIN_PAIRS or not n_used:
         note = f"pool too small ({_n_pairs(pool)} pairs, {int((~pool.marked).sum())} neutral)"
-    seeds = parallel.spawn_seeds(seed, 1 if regime == "counterfactual" else draws)
+    seeds = parallel.spawn_seeds(seed, 1 if counterfactual else item.draws)
     rows = []
-    for source, source_pool in pools.items():
-        row = {**labels, "source": source, "regime": regime, "alpha": 1.0 if regime == "counterfactual" else alpha,
-               "n": n_used, "draws": len(seeds), "pairs": _n_pairs(source_pool),
-               "neutral": int((~source_pool.marked).sum()), "note": note}
+    for source, source_pool in item.by_source.items():
+        row = {**item.labels, "source": source, "regime": item.regime,
+               "alpha": 1.0 if counterfactual else item.alpha, "n": n_used, "draws": len(seeds),
+               "pairs": _n_pairs(source_pool), "neutral": int((~source_pool.marked).sum()), "note": note}
         if not note:
-            row.update(_summary([model_audit.regime_cell(({}, source_pool, regime, alpha, n_used), s) for s in seeds]))
+            regime_item = model_audit.RegimeItem(labels={}, pool=source_pool, regime=item.regime, alpha=item.alpha,
+                                                 n=n_used)
+            row.update(_summary([model_audit.regime_cell(regime_item, s) for s in seeds]))
         rows.append(row)
     return rows
 
 
-def _geometry(pools: dict[str, pools.Pool], seed: int) -> dict[str, float]:
+def _geometry(pools: dict[str, purity.Pool], seed: int) -> dict[str, float]:
     if _n_pairs(pools["template"]) < MIN_PAIRS:
         return {source: np.nan for source in pools}
     return {source: model_audit.separation_and_offset(pool, seed)["s_hat"] for source, pool in pools.items()}
@@ -393,7 +407,8 @@ def compare_regimes(kept: pd.DataFrame, models: Sequence[str], layer: int | str 
     if kept.empty:
         raise ValueError("no paraphrase survived validation; allowed: a table with kept rows")
     pools = matched_pools(kept, models, layer, pooling)
-    items = [({"model": m, "dimension": d}, pools[(m, d)], regime, alpha, n, draws)
+    items = [CompareItem(labels={"model": m, "dimension": d}, by_source=pools[(m, d)], regime=regime, alpha=alpha,
+                         n=n, draws=draws)
              for (m, d) in pools for regime in ("counterfactual", "mixed")]
     frame = pd.DataFrame([row for rows in parallel.parallel_map(compare_cell, items, seed=seed, n_jobs=n_jobs)
                           for row in rows])

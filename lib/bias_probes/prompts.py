@@ -4,8 +4,8 @@
 dimension; cell c holds one counterfactual minimal pair (marker pair c mod 8 of the dimension)
 and the same context with each of the neutral heads "person" and "individual": 1,360 prompts per
 dimension, 5,440 in all. The word lists live in ``data/prompts/`` (see its README); nothing here
-is random. :func:`lib.bias_probes.pools.grid_pool` turns one dimension's rows and their features into
-a pool, from which :func:`lib.bias_probes.pools.draw_purity_sample` draws datasets at purity α.
+is random. :func:`lib.bias_probes.purity.grid_pool` turns one dimension's rows and their features into
+a pool, from which :func:`lib.bias_probes.purity.draw_purity_sample` draws datasets at purity α.
 """
 
 from __future__ import annotations

@@ -9,6 +9,7 @@ spread over processes with :func:`lib.parallel.parallel_map` (one seed per grid 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from itertools import product
 
 import numpy as np
@@ -27,16 +28,26 @@ def _oracle_aucs(samples: Sequence[synth.LabelledSample]) -> np.ndarray:
 # --------------------------------------------------------------------------- purity law
 
 
-def _purity_cell(cell: tuple[float, float, int, int, int], seed: int) -> dict:
-    s, alpha, n, reps, d = cell
+@dataclass(frozen=True)
+class PurityCell:
+    """One (s, α) cell of the oracle purity-law simulation (paper 000, Theorem 3, Eq. 8)."""
+
+    s: float
+    alpha: float
+    n: int
+    reps: int
+    d: int
+
+
+def _purity_cell(cell: PurityCell, seed: int) -> dict:
     rng = np.random.default_rng(seed)
-    samples = [synth.purity_mixture(rng, n, s, alpha, d) for _ in range(reps)]
+    samples = [synth.purity_mixture(rng, cell.n, cell.s, cell.alpha, cell.d) for _ in range(cell.reps)]
     aucs = _oracle_aucs(samples)
     realised = samples[0].marked.mean()  # same for every replicate: round(α n / 2) per group
     return {
-        "s": s, "alpha": alpha, "alpha_realised": realised, "n": n, "reps": reps,
-        "mc_auc": aucs.mean(), "mc_se": aucs.std(ddof=1) / np.sqrt(reps),
-        "theory_auc": float(theory.purity_auc(s, realised)),
+        "s": cell.s, "alpha": cell.alpha, "alpha_realised": realised, "n": cell.n, "reps": cell.reps,
+        "mc_auc": aucs.mean(), "mc_se": aucs.std(ddof=1) / np.sqrt(cell.reps),
+        "theory_auc": float(theory.purity_auc(cell.s, realised)),
     }
 
 
@@ -45,7 +56,7 @@ def purity_law(
     seed: int = 0, n_jobs: int = 1,
 ) -> pd.DataFrame:
     """Oracle AUC on the purity mixture vs Theorem 3 (Eq. 8) over an (s, α) grid."""
-    cells = [(float(s), float(a), n, reps, d) for s, a in product(s_values, alphas)]
+    cells = [PurityCell(s=float(s), alpha=float(a), n=n, reps=reps, d=d) for s, a in product(s_values, alphas)]
     frame = pd.DataFrame(parallel.parallel_map(_purity_cell, cells, seed=seed, n_jobs=n_jobs))
     frame["error"] = frame["mc_auc"] - frame["theory_auc"]
     return frame
@@ -54,18 +65,29 @@ def purity_law(
 # --------------------------------------------------------------------------- chord and ceiling
 
 
-def _chord_cell(cell: tuple[float, float, float, int, int, int], seed: int) -> dict:
-    kappa, r, sigma_w, n, reps, d = cell
+@dataclass(frozen=True)
+class ChordCell:
+    """One (κ, r) cell of the oracle chordal-law simulation (paper 000, Theorem 2, Eqs. 6–7)."""
+
+    kappa: float
+    r: float
+    sigma_w: float
+    n: int
+    reps: int
+    d: int
+
+
+def _chord_cell(cell: ChordCell, seed: int) -> dict:
     rng = np.random.default_rng(seed)
-    samples = [synth.sphere_clusters(rng, n, kappa, r, sigma_w, d) for _ in range(reps)]
+    samples = [synth.sphere_clusters(rng, cell.n, cell.kappa, cell.r, cell.sigma_w, cell.d) for _ in range(cell.reps)]
     aucs = _oracle_aucs(samples)
     return {
-        "kappa": kappa, "r": r, "sigma_w": sigma_w, "n": n, "reps": reps,
+        "kappa": cell.kappa, "r": cell.r, "sigma_w": cell.sigma_w, "n": cell.n, "reps": cell.reps,
         "chord_measured": float(np.linalg.norm(samples[0].oracle_direction)),
-        "chord_theory": float(theory.chord_length(r, kappa)),
-        "mc_auc": aucs.mean(), "mc_se": aucs.std(ddof=1) / np.sqrt(reps),
-        "theory_auc": float(theory.chordal_auc(r, kappa, sigma_w)),
-        "ceiling": float(theory.curvature_ceiling(kappa, sigma_w)),
+        "chord_theory": float(theory.chord_length(cell.r, cell.kappa)),
+        "mc_auc": aucs.mean(), "mc_se": aucs.std(ddof=1) / np.sqrt(cell.reps),
+        "theory_auc": float(theory.chordal_auc(cell.r, cell.kappa, cell.sigma_w)),
+        "ceiling": float(theory.curvature_ceiling(cell.kappa, cell.sigma_w)),
     }
 
 
@@ -78,7 +100,7 @@ def chordal_law(
     Geodesic distances beyond the sphere's diameter π/√κ are skipped.
     """
     cells = [
-        (float(k), float(r), sigma_w, n, reps, d)
+        ChordCell(kappa=float(k), r=float(r), sigma_w=sigma_w, n=n, reps=reps, d=d)
         for k, r in product(kappas, r_values)
         if k == 0 or np.sqrt(k) * r <= np.pi
     ]
@@ -103,18 +125,26 @@ def null_variance_exact(sizes: Sequence[tuple[int, int]]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _null_cell(cell: tuple[int, int, int], seed: int) -> dict:
-    n_pos, n_neg, reps = cell
+@dataclass(frozen=True)
+class NullCell:
+    """One (n₊, n₋) size of the Monte Carlo AUC null variance (paper 000, Theorem 4)."""
+
+    n_pos: int
+    n_neg: int
+    reps: int
+
+
+def _null_cell(cell: NullCell, seed: int) -> dict:
     rng = np.random.default_rng(seed)
-    labels = np.zeros((reps, n_pos + n_neg), dtype=bool)
-    labels[:, :n_pos] = True
+    labels = np.zeros((cell.reps, cell.n_pos + cell.n_neg), dtype=bool)
+    labels[:, :cell.n_pos] = True
     aucs = stats.auroc(rng.permuted(labels, axis=1), rng.standard_normal(labels.shape))
     var = aucs.var(ddof=1)
     return {
-        "n_pos": n_pos, "n_neg": n_neg, "method": "Monte Carlo",
+        "n_pos": cell.n_pos, "n_neg": cell.n_neg, "method": "Monte Carlo",
         "null_mean": aucs.mean(), "null_var": var,
-        "null_var_se": var * np.sqrt(2.0 / (reps - 1)),  # normal-theory s.e. of a variance
-        "theory_var": float(theory.null_auc_var(n_pos, n_neg)),
+        "null_var_se": var * np.sqrt(2.0 / (cell.reps - 1)),  # normal-theory s.e. of a variance
+        "theory_var": float(theory.null_auc_var(cell.n_pos, cell.n_neg)),
     }
 
 
@@ -122,25 +152,36 @@ def null_variance_mc(
     sizes: Sequence[tuple[int, int]], reps: int, seed: int = 0, n_jobs: int = 1
 ) -> pd.DataFrame:
     """Monte Carlo variance of the AUC under H0 (random labels) vs Theorem 4, large (n₊, n₋)."""
-    cells = [(int(a), int(b), reps) for a, b in sizes]
+    cells = [NullCell(n_pos=int(a), n_neg=int(b), reps=reps) for a, b in sizes]
     return pd.DataFrame(parallel.parallel_map(_null_cell, cells, seed=seed, n_jobs=n_jobs))
 
 
 # --------------------------------------------------------------------------- detection power
 
 
-def _power_cell(cell: tuple[float, int, float, int, float, float], seed: int) -> dict:
-    s, n, alpha, reps, delta, null_multiplier = cell
+@dataclass(frozen=True)
+class PowerCell:
+    """One (s, n, α) cell of the oracle-score detection power (paper 000, Theorem 4 test)."""
+
+    s: float
+    n: int
+    alpha: float
+    reps: int
+    delta: float
+    null_multiplier: float
+
+
+def _power_cell(cell: PowerCell, seed: int) -> dict:
     rng = np.random.default_rng(seed)
-    samples = [synth.purity_mixture(rng, n, s, alpha, d=1) for _ in range(reps)]
+    samples = [synth.purity_mixture(rng, cell.n, cell.s, cell.alpha, d=1) for _ in range(cell.reps)]
     aucs = _oracle_aucs(samples)
     n_pos = int(samples[0].y.sum())
-    sigma0 = stats.null_auc_sd(n_pos, n - n_pos)
-    _, p_values, _ = stats.one_sided_z(aucs, 0.5, null_multiplier * sigma0)
-    detected = p_values < delta
+    sigma0 = stats.null_auc_sd(n_pos, cell.n - n_pos)
+    _, p_values, _ = stats.one_sided_z(aucs, 0.5, cell.null_multiplier * sigma0)
+    detected = p_values < cell.delta
     return {
-        "s": s, "n": n, "alpha": alpha, "reps": reps,
-        "power": detected.mean(), "power_se": detected.std(ddof=1) / np.sqrt(reps),
+        "s": cell.s, "n": cell.n, "alpha": cell.alpha, "reps": cell.reps,
+        "power": detected.mean(), "power_se": detected.std(ddof=1) / np.sqrt(cell.reps),
         "mean_auc": aucs.mean(),
     }
 
@@ -150,7 +191,8 @@ def detection_power(
     null_multiplier: float = 1.0, seed: int = 0, n_jobs: int = 1,
 ) -> pd.DataFrame:
     """Empirical power of the Theorem 4 test (oracle scores) at each (s, n, α) cell."""
-    items = [(float(s), int(n), float(a), reps, delta, null_multiplier) for s, n, a in cells]
+    items = [PowerCell(s=float(s), n=int(n), alpha=float(a), reps=reps, delta=delta, null_multiplier=null_multiplier)
+             for s, n, a in cells]
     return pd.DataFrame(parallel.parallel_map(_power_cell, items, seed=seed, n_jobs=n_jobs))
 
 
@@ -197,33 +239,45 @@ def _ramp_risk(margins: np.ndarray) -> np.ndarray:
     return np.clip(1.0 - margins, 0.0, 1.0).mean(axis=-1)
 
 
-def _gap_cell(cell: tuple[int, int, float, float, float, int, int], seed: int) -> dict:
-    n, d, s, alpha, reg, reps, n_test = cell
+@dataclass(frozen=True)
+class GapCell:
+    """One training size n of the norm-bounded probes' generalisation gaps (paper 000, Theorem 1, Eq. 2)."""
+
+    n: int
+    d: int
+    s: float
+    alpha: float
+    reg: float
+    reps: int
+    n_test: int
+
+
+def _gap_cell(cell: GapCell, seed: int) -> dict:
     rng = np.random.default_rng(seed)
-    test = synth.purity_mixture(rng, n_test, s, alpha, d)
+    test = synth.purity_mixture(rng, cell.n_test, cell.s, cell.alpha, cell.d)
     test_sign = 2 * test.y - 1
     rows = []
-    for _ in range(reps):
-        train = synth.purity_mixture(rng, n, s, alpha, d)
+    for _ in range(cell.reps):
+        train = synth.purity_mixture(rng, cell.n, cell.s, cell.alpha, cell.d)
         train_sign = 2 * train.y - 1
         # C = 1/(reg·n) keeps the penalty per sample fixed, so ‖w‖ stays bounded as n grows.
-        probe = LogisticRegression(C=1.0 / (reg * n), fit_intercept=False).fit(train.X, train.y)
+        probe = LogisticRegression(C=1.0 / (cell.reg * cell.n), fit_intercept=False).fit(train.X, train.y)
         w = probe.coef_[0]
         # Worst case over the unit ball for the linear loss −y·wᵀx: sup_w (R − R̂) = ‖mean(y x) − E[y x]‖,
         # with E[y x] = (marked fraction)·Δ/2 (identity covariance: the oracle direction is Δ).
         expected = train.marked.mean() * train.oracle_direction / 2
-        signs = rng.choice([-1.0, 1.0], size=(64, n))
+        signs = rng.choice([-1.0, 1.0], size=(64, cell.n))
         rows.append({
             "erm_gap": _ramp_risk(test_sign * (test.X @ w)) - _ramp_risk(train_sign * (train.X @ w)),
             "weight_norm": np.linalg.norm(w),
             "radius": np.linalg.norm(train.X, axis=1).max(),
             "uniform_deviation": np.linalg.norm((train_sign[:, None] * train.X).mean(0) - expected),
-            "rademacher_empirical": np.linalg.norm(signs @ train.X, axis=1).mean() / n,
+            "rademacher_empirical": np.linalg.norm(signs @ train.X, axis=1).mean() / cell.n,
         })
     frame = pd.DataFrame(rows)
     return {
-        "n": n, "d": d, "s": s, "alpha": alpha, "reps": reps,
-        "erm_gap": frame.erm_gap.mean(), "erm_gap_se": frame.erm_gap.std(ddof=1) / np.sqrt(reps),
+        "n": cell.n, "d": cell.d, "s": cell.s, "alpha": cell.alpha, "reps": cell.reps,
+        "erm_gap": frame.erm_gap.mean(), "erm_gap_se": frame.erm_gap.std(ddof=1) / np.sqrt(cell.reps),
         "uniform_deviation": frame.uniform_deviation.mean(),
         "rademacher_empirical": frame.rademacher_empirical.mean(),
         "weight_norm": frame.weight_norm.max(), "radius": frame.radius.max(),
@@ -242,7 +296,7 @@ def generalization_gap(
     ``uniform_bound`` = 2·ρ/√n (twice the Rademacher bound); ``rademacher_empirical``, the exact
     empirical Rademacher complexity of the unit ball, beside ``rademacher_bound`` = ρ/√n.
     """
-    cells = [(int(n), d, s, alpha, reg, reps, n_test) for n in n_values]
+    cells = [GapCell(n=int(n), d=d, s=s, alpha=alpha, reg=reg, reps=reps, n_test=n_test) for n in n_values]
     frame = pd.DataFrame(parallel.parallel_map(_gap_cell, cells, seed=seed, n_jobs=n_jobs))
     frame["erm_bound"] = theory.generalization_bound(frame["n"], frame["weight_norm"], frame["radius"], delta)
     frame["rademacher_bound"] = theory.rademacher_linear(frame["n"], 1.0, frame["radius"])

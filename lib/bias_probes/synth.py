@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from lib.bias_probes.pools import Pool
+from lib.bias_probes.purity import Pool
 
 
 @dataclass(frozen=True)

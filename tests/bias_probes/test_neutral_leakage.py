@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from lib import probes, stats
-from lib.bias_probes import model_audit, neutral_leakage, pools
+from lib.bias_probes import model_audit, neutral_leakage, purity
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +40,7 @@ def test_dimension_rows_code_only_neutral_profession_texts(stereotype):
 def test_leaky_sample_relabels_exactly_the_requested_share(gender, stereotype, leak):
     n, alpha = 300, 0.3
     sample = neutral_leakage.draw_leaky_sample(np.random.default_rng(5), gender, stereotype, n, alpha, leak)
-    base = pools.draw_purity_sample(np.random.default_rng(5), gender, n, alpha)
+    base = purity.draw_purity_sample(np.random.default_rng(5), gender, n, alpha)
     n_neutral = n - 2 * int(round(alpha * n / 2))
     assert sample.leaky.sum() == 2 * int(round(leak * n_neutral / 2)) and not sample.short
     assert sample.leak_realised == pytest.approx(leak, abs=1 / n_neutral)
@@ -55,7 +55,7 @@ def test_leaky_sample_relabels_exactly_the_requested_share(gender, stereotype, l
 
 def test_leak_zero_is_the_purity_draw_and_a_short_pool_says_so(gender, stereotype):
     sample = neutral_leakage.draw_leaky_sample(np.random.default_rng(2), gender, stereotype, 300, 0.3, 0.0)
-    base = pools.draw_purity_sample(np.random.default_rng(2), gender, 300, 0.3)
+    base = purity.draw_purity_sample(np.random.default_rng(2), gender, 300, 0.3)
     assert np.array_equal(sample.index, base.index) and np.array_equal(sample.y, base.y) and not sample.leaky.any()
     short = neutral_leakage.draw_leaky_sample(np.random.default_rng(2), gender, stereotype, 300, 0.1, 1.0)
     assert short.short and short.leaky.sum() == 200  # only 100 male-stereotyped neutral texts exist
@@ -76,7 +76,7 @@ def test_held_out_scores_never_use_the_scored_cell():
     n_cells, d = 100, 150
     cell = np.repeat(np.arange(n_cells), 3)
     slot = np.tile(np.arange(3), n_cells)
-    pool = pools.Pool(X=rng.standard_normal((len(cell), d)), cell=cell, pair=np.where(slot < 2, cell, -1),
+    pool = purity.Pool(X=rng.standard_normal((len(cell), d)), cell=cell, pair=np.where(slot < 2, cell, -1),
                       group=np.where(slot < 2, slot, -1))
     copied = np.arange(n_cells) % 2  # the neutral row of cell c copies its group (c mod 2) member
     pool.X[slot == 2] = pool.X[3 * np.arange(n_cells) + copied]

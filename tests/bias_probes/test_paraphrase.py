@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from lib import features
-from lib.bias_probes import paraphrase, pools
+from lib.bias_probes import paraphrase, purity
 
 # --------------------------------------------------------------------------- subset
 
@@ -204,10 +204,10 @@ def test_smollm2_paraphrases_two_sentences():
 def test_feasible_n_respects_the_pool():
     cell = np.repeat(np.arange(10), 4)
     slot = np.tile(np.arange(4), 10)
-    pool = pools.Pool(np.zeros((40, 2)), cell, np.where(slot < 2, cell, -1), np.where(slot < 2, slot, -1))
+    pool = purity.Pool(np.zeros((40, 2)), cell, np.where(slot < 2, cell, -1), np.where(slot < 2, slot, -1))
     assert paraphrase.feasible_n(pool, 100, 0.3) == 28  # 20 neutral texts: n - 2·round(0.15 n) <= 20
     assert paraphrase.feasible_n(pool, 25, 0.3) == 25
-    small = pools.Pool(pool.X[:12], pool.cell[:12], pool.pair[:12], pool.group[:12])
+    small = purity.Pool(pool.X[:12], pool.cell[:12], pool.pair[:12], pool.group[:12])
     assert paraphrase.feasible_n(small, 100, 0.3) == 0
 
 

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from lib.bias_probes import pools, synth, theory
+from lib.bias_probes import purity, synth, theory
 
 
 def test_purity_mixture_composition_and_separation():
@@ -48,15 +48,15 @@ def test_null_pool_structure_and_purity_draws():
     rng = np.random.default_rng(2)
     pool = synth.null_pool(rng, n_cells=20, neutral_per_cell=2, d=3)
     assert pool.X.shape == (80, 3) and pool.marked.sum() == 40
-    sample = pools.draw_purity_sample(rng, pool, 40, 0.5)
+    sample = purity.draw_purity_sample(rng, pool, 40, 0.5)
     marked = pool.marked[sample.index]
     assert marked.sum() == 20 and sample.y.mean() == 0.5 and sample.n_duplicates == 0
     pairs = pool.pair[sample.index][marked]
     assert all((pairs == p).sum() == 2 for p in np.unique(pairs))  # pair members travel together
     np.testing.assert_array_equal(sample.groups, pool.cell[sample.index])
     with pytest.raises(ValueError, match="the pool has 20 and 40"):
-        pools.draw_purity_sample(rng, pool, 100, 1.0)
-    broken = pools.draw_purity_sample(rng, pool, 100, 1.0, allow_resampling=True)
+        purity.draw_purity_sample(rng, pool, 100, 1.0)
+    broken = purity.draw_purity_sample(rng, pool, 100, 1.0, allow_resampling=True)
     assert broken.n_duplicates > 0
 
 
