@@ -136,3 +136,80 @@ def adjust_pvalues(p_values: ArrayLike, method: str = "fdr_bh", alpha: float = 0
         raise ValueError(f"method={method!r} is not supported; allowed: {', '.join(allowed)}")
     reject, adjusted, _, _ = multipletests(np.asarray(p_values, dtype=float), alpha=alpha, method=method)
     return reject, adjusted
+
+
+# --------------------------------------------------------------------------- rank agreement (paper 002, A.2.1)
+
+
+def spearman(x: ArrayLike, y: ArrayLike) -> float:
+    """Spearman's ρ: Pearson's r of average ranks (paper 002, A.2.1).
+
+    ``math.inf`` is a value like any other: every ∞ ties at the largest rank, as the paper's count
+    convention needs (a count of ∞ exceeds every finite count). NaN if either side is constant.
+    """
+    rx, ry = sps.rankdata(np.asarray(x, dtype=float)), sps.rankdata(np.asarray(y, dtype=float))
+    if len(rx) != len(ry) or len(rx) < 2:
+        raise ValueError(f"spearman needs two sequences of equal length >= 2; got {len(rx)} and {len(ry)}")
+    if rx.std() == 0 or ry.std() == 0:
+        return float("nan")
+    return float(np.corrcoef(rx, ry)[0, 1])
+
+
+def partial_spearman(x: ArrayLike, y: ArrayLike, z: ArrayLike) -> float:
+    """Partial rank correlation of x and y given z (paper 002, A.2.1, the text-level control):
+    (ρ_xy − ρ_xz·ρ_yz) / √((1 − ρ_xz²)(1 − ρ_yz²)) on Spearman's ρ."""
+    r_xy, r_xz, r_yz = spearman(x, y), spearman(x, z), spearman(y, z)
+    denominator = np.sqrt((1 - r_xz**2) * (1 - r_yz**2))
+    return float((r_xy - r_xz * r_yz) / denominator) if denominator > 0 else float("nan")
+
+
+def _row_ranks(table: np.ndarray) -> np.ndarray:
+    ranks = sps.rankdata(table, axis=-1)
+    ranks = ranks - ranks.mean(axis=-1, keepdims=True)
+    return ranks / np.linalg.norm(ranks, axis=-1, keepdims=True)
+
+
+def mean_pairwise_spearman(table: ArrayLike) -> float:
+    """Mean Spearman ρ over every pair of rows of ``table`` (rows: models, columns: tasks)."""
+    z = _row_ranks(np.asarray(table, dtype=float))
+    pairs = [(i, j) for i in range(len(z)) for j in range(i + 1, len(z))]
+    return float(np.mean([z[i] @ z[j] for i, j in pairs]))
+
+
+def order_permutation_test(table: ArrayLike, n_permutations: int = 100_000, seed: int = 0) -> tuple[float, float]:
+    """(observed mean pairwise ρ, permutation p) for shared task orders (paper 002, A.2.1).
+
+    The null shuffles the task labels within each model independently; p = (1 + #{null ≥ observed})
+    / (1 + n_permutations), so it never reads 0. Needs ≥ 2 models and ≥ 3 tasks, no constant row.
+    """
+    values = np.asarray(table, dtype=float)
+    if values.ndim != 2 or values.shape[0] < 2 or values.shape[1] < 3:
+        raise ValueError(f"table has shape {values.shape}; allowed: (models >= 2, tasks >= 3)")
+    if n_permutations < 1:
+        raise ValueError(f"n_permutations={n_permutations!r}; allowed: >= 1")
+    z = _row_ranks(values)
+    if not np.all(np.isfinite(z)):
+        raise ValueError("a model ranks every task alike: its order carries no information")
+    observed = mean_pairwise_spearman(values)
+    rng = np.random.default_rng(seed)
+    n_models, n_tasks = z.shape
+    pairs = [(i, j) for i in range(n_models) for j in range(i + 1, n_models)]
+    exceed, done = 0, 0
+    while done < n_permutations:  # in blocks: 10^5 permutations never hold 10^5 × models × tasks at once
+        block = min(10_000, n_permutations - done)
+        order = rng.random((block, n_models, n_tasks)).argsort(axis=-1)
+        shuffled = np.take_along_axis(np.broadcast_to(z, (block, n_models, n_tasks)), order, axis=-1)
+        null = np.mean([np.einsum("bt,bt->b", shuffled[:, i], shuffled[:, j]) for i, j in pairs], axis=0)
+        exceed += int(np.sum(null >= observed - 1e-12))
+        done += block
+    return observed, (1 + exceed) / (1 + n_permutations)
+
+
+def paired_wilcoxon(a: ArrayLike, b: ArrayLike) -> dict[str, float]:
+    """Two-sided Wilcoxon signed-rank test of paired readings (scipy), with the median of a − b."""
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if a.shape != b.shape or a.ndim != 1:
+        raise ValueError(f"paired readings need two 1-d arrays of one length; got {a.shape} and {b.shape}")
+    test = sps.wilcoxon(a, b)
+    return {"statistic": float(test.statistic), "p_value": float(test.pvalue),
+            "median_difference": float(np.median(a - b)), "n": len(a)}

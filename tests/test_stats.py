@@ -1,5 +1,7 @@
 """lib.stats: AUROC with ties, its null, Hanley–McNeil, survival-function z-tests, corrections."""
 
+import math
+
 import numpy as np
 import pytest
 from sklearn.metrics import roc_auc_score
@@ -71,3 +73,40 @@ def test_adjust_pvalues():
     assert reject_bh.tolist() == [True, True, True, False]
     with pytest.raises(ValueError, match="allowed: bonferroni, fdr_bh"):
         stats.adjust_pvalues(p, "holm-ish")
+
+
+def test_spearman_ties_infinite_counts_at_the_top_and_is_invariant_to_log():
+    counts = [4, 256, math.inf, 16, 2]
+    other = [8, 64, math.inf, 32, 1]
+    assert stats.spearman(counts, other) == pytest.approx(1.0)
+    assert stats.spearman(np.log(counts), other) == pytest.approx(stats.spearman(counts, other))  # A.2.1: log k*
+    assert stats.spearman([1, math.inf, math.inf], [1, 2, 3]) == pytest.approx(0.8660254)  # ∞ share the top rank
+    assert math.isnan(stats.spearman([1, 1, 1], [1, 2, 3]))
+
+
+def test_partial_spearman_removes_a_shared_control():
+    rng = np.random.default_rng(0)
+    z = rng.normal(size=400)
+    x, y = z + 0.3 * rng.normal(size=400), z + 0.3 * rng.normal(size=400)
+    assert stats.spearman(x, y) > 0.8
+    assert abs(stats.partial_spearman(x, y, z)) < 0.15
+
+
+def test_order_permutation_test_separates_shared_and_independent_orders():
+    rng = np.random.default_rng(1)
+    base = rng.permutation(12).astype(float)
+    shared = np.vstack([base, base + rng.normal(0, 0.5, 12), base + rng.normal(0, 0.5, 12)])
+    observed, p = stats.order_permutation_test(shared, n_permutations=20_000, seed=0)
+    assert observed > 0.9 and p < 1e-3
+    independent = np.vstack([rng.permutation(12) for _ in range(3)]).astype(float)
+    p_values = [stats.order_permutation_test(independent[[0, k]], n_permutations=2000, seed=k)[1] for k in (1, 2)]
+    assert min(p_values) > 0.01
+    with pytest.raises(ValueError, match="models >= 2, tasks >= 3"):
+        stats.order_permutation_test(base[None, :])
+
+
+def test_paired_wilcoxon_reports_the_median_difference():
+    a = np.array([0.9, 0.8, 0.95, 0.7, 0.85, 0.9, 0.99, 0.75])
+    result = stats.paired_wilcoxon(a, a - 0.05 - 0.01 * np.arange(8))
+    assert result["median_difference"] == pytest.approx(0.085)
+    assert result["p_value"] < 0.05 and result["n"] == 8
