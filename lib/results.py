@@ -136,7 +136,11 @@ class Claim:
     measured: float
     comparison: str
     holds: bool
+    kind: str = "paper"  # "paper": a number or statement of the paper; "sanity": true by construction
 
+
+#: Claim kinds: only ``paper`` claims count as reproduction; ``sanity`` ones hold by construction.
+CLAIM_KINDS: tuple[str, ...] = ("paper", "sanity")
 
 _COMPARISON = re.compile(
     r"^\s*(?:(?P<op><=|>=|<|>)\s*(?P<bound>\S+)|within\s+(?P<tol>\S+)\s+of\s+(?P<centre>\S+))\s*$"
@@ -160,10 +164,19 @@ def compare(measured: float, comparison: str) -> bool:
 
 
 def claim(
-    id: str, section: str, statement: str, paper_value: str, measured: float, comparison: str, paper: str = "000"
+    id: str, section: str, statement: str, paper_value: str, measured: float, comparison: str, paper: str = "000",
+    kind: str = "paper",
 ) -> Claim:
-    """A :class:`Claim` whose ``holds`` is evaluated from ``comparison`` (see :func:`compare`)."""
-    return Claim(id, paper, section, statement, paper_value, float(measured), comparison, compare(measured, comparison))
+    """A :class:`Claim` whose ``holds`` is evaluated from ``comparison`` (see :func:`compare`).
+
+    ``kind``: "paper" for a number or statement of the paper (its tolerance, or the reason one was
+    chosen, in the statement), "sanity" for a property that holds by construction of the code —
+    useful, never counted as reproduction.
+    """
+    if kind not in CLAIM_KINDS:
+        raise ValueError(f"kind={kind!r} is not a claim kind; allowed: {', '.join(CLAIM_KINDS)}")
+    return Claim(id, paper, section, statement, paper_value, float(measured), comparison,
+                 compare(measured, comparison), kind)
 
 
 # --------------------------------------------------------------------------- the run
@@ -330,8 +343,12 @@ def load_table(result: Path) -> pd.DataFrame:
 
 
 def load_claims(result: Path) -> pd.DataFrame:
-    """A logged ``claims.json`` as a table, columns in :class:`Claim` order."""
-    return pd.DataFrame(load_json(result))[[f.name for f in fields(Claim)]]
+    """A logged ``claims.json`` as a table, columns in :class:`Claim` order (claims logged before kinds existed
+    read as ``paper``)."""
+    frame = pd.DataFrame(load_json(result))
+    if "kind" not in frame:
+        frame["kind"] = "paper"
+    return frame[[f.name for f in fields(Claim)]]
 
 
 def complete_results(profile: str, notebook: str) -> list[Path]:

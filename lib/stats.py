@@ -210,6 +210,8 @@ def paired_wilcoxon(a: ArrayLike, b: ArrayLike) -> dict[str, float]:
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     if a.shape != b.shape or a.ndim != 1:
         raise ValueError(f"paired readings need two 1-d arrays of one length; got {a.shape} and {b.shape}")
+    if np.all(a == b):  # no difference at all: nothing to test, and scipy refuses
+        return {"statistic": 0.0, "p_value": 1.0, "median_difference": 0.0, "n": len(a)}
     test = sps.wilcoxon(a, b)
     return {"statistic": float(test.statistic), "p_value": float(test.pvalue),
             "median_difference": float(np.median(a - b)), "n": len(a)}

@@ -107,3 +107,10 @@ def test_shared_table_computes_once_per_content(sandbox):
     assert calls == [(1, 2), (1, 3)]
     pd.testing.assert_frame_equal(first, again)
     assert other.b.iloc[0] == 3
+
+
+def test_claims_carry_a_kind_and_refuse_unknown_ones():
+    assert results.claim("a", "s", "x", "1", 1.0, "within 0 of 1").kind == "paper"
+    assert results.claim("b", "s", "x", "-", 1.0, ">= 1", kind="sanity").kind == "sanity"
+    with pytest.raises(ValueError, match="kind='proof' is not a claim kind; allowed: paper, sanity"):
+        results.claim("c", "s", "x", "1", 1.0, ">= 1", kind="proof")
