@@ -49,7 +49,7 @@ def graph() -> dict[str, set[str]]:
 
 
 def test_every_paper_package_exists_and_says_what_it_holds():
-    for paper in ("bias_probes", "bias_shift"):
+    for paper in PAPERS:
         init = paths.LIB_DIR / paper / "__init__.py"
         assert init.is_file(), f"lib/{paper}/ is not a package"
         assert ast.get_docstring(ast.parse(init.read_text())), f"lib/{paper}/__init__.py has no docstring"

@@ -1,0 +1,206 @@
+"""Algorithm 2 of paper 002 on models × task pools: representations, the sweep, the window (App. A.1.6).
+
+Every search of Algorithm 1 is logged as tidy rows — one per candidate plus one ``dense`` row —
+*before* any threshold, so every count, ceiling and control of K01–K03 is computed afterwards from
+the logged curves (:mod:`lib.kstar.counts`), and the threshold never decides which probes are fitted.
+
+Layers are *blocks* (A.1.2, "Layer convention"): block ℓ is the residual stream after block ℓ,
+hidden-state index ℓ + 1 of :func:`lib.features.extract` (index 0 is the embeddings). transformers
+≥ 5 returns the last index of a pre-norm decoder *after* its final norm, so for such models the
+final block is left out of the grid (:func:`layer_grid`): every probed layer is a residual stream.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from lib import features, parallel
+from lib.kstar import protocol
+from lib.kstar.tasks import TaskPool, build_pool
+
+#: Attributes under which transformers keeps the final norm of a base model (Llama, Qwen, Gemma: ``norm``;
+#: GPT-2: ``ln_f``; OPT/Falcon: ``final_layer_norm``); BERT-style encoders have none.
+_FINAL_NORMS = ("norm", "ln_f", "final_layer_norm", "final_layernorm")
+SWEEP_SEED = 0  #: the preliminary sweep's one seed (A.1.6 says "one seed"; which one is not stated)
+
+
+def reads_last_block_after_norm(model: str) -> bool:
+    """True when the model's last hidden state comes after a final norm (pre-norm decoders)."""
+    base, _ = features.load(model)
+    return any(getattr(base, name, None) is not None for name in _FINAL_NORMS)
+
+
+def layer_grid(model: str, size: int) -> tuple[int, ...]:
+    """``size`` blocks evenly spread over the model's readable blocks (A.1.9, Table 6: "an even sweep over depth").
+
+    Readable: 0 … L − 1, or 0 … L − 2 when the last hidden state is post-norm. A model with fewer
+    readable blocks than ``size`` gives all of them.
+    """
+    readable = features.n_layers(model) - (1 if reads_last_block_after_norm(model) else 0)
+    if size < 1:
+        raise ValueError(f"size={size!r}; allowed: >= 1")
+    if readable <= size:
+        return tuple(range(readable))
+    return tuple(sorted({int(round(x)) for x in np.linspace(0, readable - 1, size)}))
+
+
+def representations(model: str, pool: TaskPool, blocks: Sequence[int], poolings: Sequence[str], *,
+                    max_tokens: int | None, chat_template: bool = False) -> dict[str, np.ndarray]:
+    """Pooling → states (len(blocks), n_train + n_test, d) of the pool's texts, train first (cached)."""
+    texts = list(pool.texts_train) + list(pool.texts_test)
+    return features.extract_poolings(model, texts, poolings=tuple(poolings), layers=[b + 1 for b in blocks],
+                                     chat_template=chat_template, max_tokens=max_tokens, progress=False)
+
+
+@dataclass(frozen=True)
+class SearchItem:
+    """One run of Algorithm 1: a class decision of a task at one block, representation and seed (A.1.5–A.1.6)."""
+
+    labels: dict
+    Z_train: np.ndarray
+    y_train: np.ndarray
+    Z_test: np.ndarray
+    y_test: np.ndarray
+    seed: int
+    keep_supports: bool
+    centre: bool = True  # False for sparse non-negative features (TF-IDF, SAE codes: A.1.10)
+
+
+def _search_rows(item: SearchItem, _spawned_seed: int) -> list[dict]:
+    """The paper's seed travels in the item; parallel_map's spawned seed is not used."""
+    result = protocol.search(item.Z_train, item.y_train, item.Z_test, item.y_test, item.seed, centre=item.centre)
+    common = {**item.labels, "seed": item.seed, "n_test_pos": result.n_test[0], "n_test_neg": result.n_test[1],
+              "n_fits": result.n_fits}
+    rows = [{**common, "path": "dense", "size": result.n_features, "auroc": result.dense_auroc,
+             "gamma": result.dense_gamma, "support": None}]
+    for cand in result.candidates:
+        rows.append({**common, "path": cand.path, "size": cand.size, "auroc": cand.auroc, "gamma": cand.gamma,
+                     "support": list(cand.support) if item.keep_supports and cand.size <= 1024 else None})
+    return rows
+
+
+def run_searches(items: Sequence[SearchItem], n_jobs: int = 1) -> pd.DataFrame:
+    """Every item's candidates and dense probe as tidy rows (columns: the labels, seed, path, size, auroc…)."""
+    rows = [row for chunk in parallel.parallel_map(_search_rows, list(items), n_jobs=n_jobs) for row in chunk]
+    frame = pd.DataFrame(rows)
+    if "support" in frame and frame.support.isna().all():
+        frame = frame.drop(columns="support")
+    return frame
+
+
+def pools(tasks: Sequence[str], *, cap: int, seed: int, max_classes: int) -> dict[str, TaskPool]:
+    """The task pools, built once with one seed and shared by every model (A.1.3)."""
+    return {task: build_pool(task, cap=cap, seed=seed, max_classes=max_classes) for task in tasks}
+
+
+def decisions_table(task_pools: dict[str, TaskPool], min_positives: int) -> pd.DataFrame:
+    """One row per class decision: sizes, the length-only cue AUROC and why it is skipped, if it is (A.1.3)."""
+    rows = []
+    for task, pool in task_pools.items():
+        for decision in pool.decisions(min_positives):
+            rows.append({"task": task, "decision": decision.name, "n_train": len(decision.y_train),
+                         "n_train_pos": int(decision.y_train.sum()), "n_test": len(decision.y_test),
+                         "n_test_pos": int(decision.y_test.sum()), "length_auroc": pool.length_auroc[decision.name],
+                         "skipped": decision.skipped or ""})
+    return pd.DataFrame(rows)
+
+
+def _states(model: str, pool: TaskPool, blocks: Sequence[int], poolings: Sequence[str], max_tokens: int | None,
+            chat_template: bool, transform=None) -> dict[str, np.ndarray]:
+    states = representations(model, pool, blocks, poolings, max_tokens=max_tokens, chat_template=chat_template)
+    return states if transform is None else {p: transform(s) for p, s in states.items()}
+
+
+def sweep_items(model: str, task_pools: dict[str, TaskPool], blocks: Sequence[int], poolings: Sequence[str], *,
+                max_tokens: int | None, min_positives: int) -> list[SearchItem]:
+    """The preliminary sweep (A.1.6): one seed, the full training split, every grid block and representation."""
+    items = []
+    for task, pool in task_pools.items():
+        states = _states(model, pool, blocks, poolings, max_tokens, False)
+        n_train = len(pool.texts_train)
+        for decision in pool.decisions(min_positives):
+            if decision.skipped:
+                continue
+            for pooling, array in states.items():
+                for index, block in enumerate(blocks):
+                    labels = {"model": model, "task": task, "decision": decision.name, "pooling": pooling,
+                              "block": int(block)}
+                    items.append(SearchItem(labels, array[index, :n_train], decision.y_train.astype(int),
+                                            array[index, n_train:], decision.y_test.astype(int), SWEEP_SEED, True))
+    return items
+
+
+def window_items(model: str, task_pools: dict[str, TaskPool], windows: dict[str, Sequence[int]],
+                 seeds: Sequence[int], *, subsample: float, max_tokens: int | None, min_positives: int,
+                 chat_template: bool = False, transform=None, label_seed: int | None = None,
+                 extra_labels: dict | None = None) -> list[SearchItem]:
+    """The five-seed measurement (A.1.6): per seed a stratified ``subsample`` of each class of the
+    training split (the test split fixed), mean pooling, the task's window of blocks.
+
+    ``transform`` maps a (blocks, texts, d) array (the rotation control); ``label_seed`` shuffles
+    both splits' labels with that seed (the shuffled-label control); ``chat_template`` reads the
+    chat-formatted input (the format control).
+    """
+    items = []
+    for task, pool in task_pools.items():
+        blocks = list(windows[task])
+        array = _states(model, pool, blocks, ("mean",), max_tokens, chat_template, transform)["mean"]
+        n_train = len(pool.texts_train)
+        for decision in pool.decisions(min_positives):
+            if decision.skipped:
+                continue
+            y_train, y_test = decision.y_train.astype(int), decision.y_test.astype(int)
+            if label_seed is not None:
+                rng = np.random.default_rng([label_seed, len(items)])
+                y_train, y_test = rng.permutation(y_train), rng.permutation(y_test)
+            for seed in seeds:
+                keep = protocol.stratified_subsample(y_train, subsample, seed=seed)
+                for index, block in enumerate(blocks):
+                    labels = {"model": model, "task": task, "decision": decision.name, "block": int(block),
+                              **(extra_labels or {})}
+                    items.append(SearchItem(labels, array[index, :n_train][keep], y_train[keep],
+                                            array[index, n_train:], y_test, int(seed), False))
+    return items
+
+
+def random_rotation(d: int, seed: int) -> np.ndarray:
+    """A Haar-random orthogonal d × d matrix (QR of a Gaussian with the sign fix), the basis-change control."""
+    q, r = np.linalg.qr(np.random.default_rng(seed).standard_normal((d, d)))
+    return q * np.sign(np.diag(r))
+
+
+def sweep_table(model: str, *, tasks: Sequence[str], cap: int, pool_seed: int, max_classes: int,
+                max_tokens: int | None, grid_size: int, poolings: Sequence[str], min_positives: int,
+                n_jobs: int = 1) -> pd.DataFrame:
+    """The preliminary sweep of one model over the task pools as tidy rows (A.1.6), supports kept."""
+    task_pools = pools(tasks, cap=cap, seed=pool_seed, max_classes=max_classes)
+    items = sweep_items(model, task_pools, layer_grid(model, grid_size), poolings, max_tokens=max_tokens,
+                        min_positives=min_positives)
+    return run_searches(items, n_jobs)
+
+
+def window_table(model: str, windows: dict[str, list[int]], *, tasks: Sequence[str], cap: int, pool_seed: int,
+                 max_classes: int, max_tokens: int | None, seeds: Sequence[int], subsample: float,
+                 min_positives: int, chat_template: bool = False, rotation_seed: int | None = None,
+                 label_seed: int | None = None, n_jobs: int = 1) -> pd.DataFrame:
+    """The five-seed window of one model as tidy rows (A.1.6); optionally a control: chat-formatted input,
+    a random rotation of the features (seeded), or shuffled labels (seeded)."""
+    task_pools = pools(tasks, cap=cap, seed=pool_seed, max_classes=max_classes)
+    transform, labels = None, {}
+    if rotation_seed is not None:
+        d = representations(model, task_pools[tasks[0]], [windows[tasks[0]][0]], ("mean",),
+                            max_tokens=max_tokens)["mean"].shape[-1]
+        rotation = random_rotation(d, rotation_seed)
+        transform, labels = (lambda states: states @ rotation), {"control": "rotation"}
+    if chat_template:
+        labels = {"control": "chat"}
+    if label_seed is not None:
+        labels = {"control": "shuffled"}
+    items = window_items(model, task_pools, windows, seeds, subsample=subsample, max_tokens=max_tokens,
+                         min_positives=min_positives, chat_template=chat_template, transform=transform,
+                         label_seed=label_seed, extra_labels=labels)
+    return run_searches(items, n_jobs)

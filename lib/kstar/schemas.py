@@ -1,0 +1,67 @@
+"""Parameter schemas of paper 002's notebooks (K01–K03), registered by notebook name.
+
+Each field's default is the ``default`` profile's value (offline: two small models that ship on
+PyPI, capped task pools, a short token limit); ``params/paper/`` holds the paper's settings.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from lib.kstar.catalog import DEFAULT_TASKS, TASKS
+from lib.parameters import NotebookParams, param, register
+
+_OFFLINE_MODELS = ("minilm", "smollm2-135m")
+
+
+@dataclass(frozen=True)
+class KstarParams(NotebookParams):
+    """What every k* notebook shares: models, task pools and the protocol of A.1.4–A.1.6."""
+
+    models: tuple[str, ...] = param(_OFFLINE_MODELS, doc="registry names, hub ids or local checkpoint folders")
+    tasks: tuple[str, ...] = param(DEFAULT_TASKS, choices=TASKS)
+    cap: int = param(300, ge=20, doc="texts per split of a pool (A.1.3 caps; the paper's pools hold up to 10,000)")
+    max_classes: int = param(5, ge=1, doc="one-vs-rest decisions per multiclass task (a seeded subset beyond)")
+    pool_seed: int = param(0, ge=0, doc="seed of the pools, shared by all models (A.1.3)")
+    max_tokens: int = param(128, ge=8, doc="input truncation in tokens (paper: 768)")
+    grid_size: int = param(6, ge=4, doc="probed layers per model, an even sweep over blocks (A.1.9, Table 6)")
+    sweep_poolings: tuple[str, ...] = param(("mean", "last"), choices=("mean", "last"),
+                                            doc="representations of the preliminary sweep (A.1.6)")
+    seeds: tuple[int, ...] = param((1, 2, 3, 4, 5), ge=0, doc="five-seed measurement (A.1.6: seeds 1-5)")
+    subsample: float = param(0.85, gt=0, le=1, doc="share of each class kept per seed (A.1.6)")
+    frac: float = param(0.95, gt=0, le=1, doc="threshold τ = ½ + frac·(C − ½) (Eq. 4)")
+    min_positives: int = param(5, ge=1, doc="positives per split a decision needs (A.1.3: 5 for core tasks)")
+    readable_ceiling: float = param(0.90, gt=0.5, lt=1, doc="readability flag: C above this (A.1.6)")
+
+
+@register("K01_kstar")
+@dataclass(frozen=True)
+class Kstar(KstarParams):
+    """K01: the preliminary sweep and the five-seed window, every task × model (A.1.4–A.1.8)."""
+
+    precision_delta: float = param(0.05, gt=0, lt=1, doc="δ of the McDiarmid radius (A.1.8)")
+
+
+@register("K02_kstar_controls")
+@dataclass(frozen=True)
+class KstarControls(KstarParams):
+    """K02: estimator and representation controls of the count (A.1.11, A.2.2)."""
+
+    thresholds: tuple[float, ...] = param((0.90, 0.975), gt=0, le=1, doc="alternative frac of Eq. 4")
+    control_model: str = param("smollm2-135m", doc="the model rotated and read in chat format (one of models)")
+    rotation_seed: int = param(0, ge=0, doc="seed of the random orthogonal rotation")
+    format_tasks: tuple[str, ...] = param(("rt_sentiment", "rt_subjectivity", "debate_moderator", "word_valence"),
+                                          choices=TASKS, doc="tasks read in chat format (short texts: CPU budget)")
+    shuffle_seed: int = param(0, ge=0, doc="seed of the shuffled-label control")
+    min_shared_tasks: int = param(6, ge=3, doc="Spearman agreement needs this many shared tasks")
+
+
+@register("K03_task_order")
+@dataclass(frozen=True)
+class TaskOrder(KstarParams):
+    """K03: the cross-model task order, its permutation test and the TF-IDF text baseline (A.2.1, A.2.3)."""
+
+    n_permutations: int = param(100_000, ge=100, doc="task-label shuffles within each model (A.2.1)")
+    permutation_seed: int = param(0, ge=0)
+    tfidf_max_features: int = param(30_000, ge=100, doc="TF-IDF vocabulary (A.2.3: 1-2-grams, sublinear tf)")
+    text_ks: tuple[int, ...] = param((4, 8, 16, 64, 256), ge=1, doc="prefix sizes read off s(k) (A.2.1)")

@@ -1,0 +1,111 @@
+"""lib.kstar.counts and lib.kstar.text_baseline: from logged curves to k*, on hand-built tables with known answers."""
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from lib.kstar import counts, protocol, text_baseline
+
+
+def _rows(model, task, decision, block, seed, dense, curve, n_pos=100, n_neg=100):
+    """One search's tidy rows: a dense row and prefix candidates {size: auroc}."""
+    common = {"model": model, "task": task, "decision": decision, "block": block, "seed": seed,
+              "n_test_pos": n_pos, "n_test_neg": n_neg, "n_fits": 60}
+    rows = [{**common, "path": "dense", "size": 512, "auroc": dense, "gamma": 1.0}]
+    rows += [{**common, "path": "prefix", "size": k, "auroc": a, "gamma": 1.0} for k, a in curve.items()]
+    return rows
+
+
+def _window(values_by_block, dense=0.98, decision="yes", task="t", seeds=(1,)):
+    """A window whose local count at each block is the given value (∞: never qualifies)."""
+    rows = []
+    for seed in seeds:
+        for block, value in values_by_block.items():
+            curve = {k: (0.97 if value != math.inf and k >= value else 0.6) for k in (1, 2, 4, 8, 16, 32, 64, 128, 256)}
+            rows += _rows("m", task, decision, block, seed, dense, curve)
+    return pd.DataFrame(rows)
+
+
+def test_common_ceiling_threshold_and_confirmed_count_follow_the_paper():
+    window = _window({3: 32, 7: 8, 11: 16, 15: math.inf})
+    ceilings = counts.window_ceilings(window)
+    assert ceilings.ceiling.item() == 0.98
+    assert ceilings.tau.item() == pytest.approx(protocol.threshold(0.98)) == pytest.approx(0.956)
+    local = counts.local_counts(window, ceilings)
+    assert local.sort_values("block")["count"].tolist() == [32, 8, 16, math.inf]
+    assert counts.confirmed_counts(local).confirmed.item() == 16  # 32, 8, 16, ∞ → 16 (A.1.6)
+
+
+def test_the_common_ceiling_gives_a_weak_block_no_easier_threshold():
+    window = _window({1: 4, 2: 4})
+    weak = window.block == 2
+    window.loc[weak & (window.path == "dense"), "auroc"] = 0.80  # block 2's own dense probe is weaker
+    window.loc[weak & (window.path == "prefix"), "auroc"] = 0.85  # above its own τ, below the common one
+    local = counts.local_counts(window, counts.window_ceilings(window))
+    assert local.set_index("block")["count"].to_dict() == {1: 4, 2: math.inf}
+
+
+def test_task_value_seed_range_and_readability_flag():
+    rows = []
+    for seed, value in zip((1, 2, 3), (8, 4, 16), strict=True):
+        rows.append(_window({1: value, 2: value}, dense=0.88, seeds=(seed,)))
+    table = counts.window_counts(pd.concat(rows, ignore_index=True))
+    row = table.iloc[0]
+    assert (row.kstar, row.seed_min, row.seed_max) == (8, 4, 16)
+    assert row.flagged and row.ceiling == 0.88  # ceiling ≤ 0.90: flagged, count still reported
+
+
+def test_variants_move_counts_in_the_lemma_direction():
+    window = pd.concat([_window({1: 8, 2: 16}, seeds=(1, 2)), _window({1: 2, 2: math.inf}, task="u", seeds=(1, 2))])
+    window.loc[(window.path == "prefix") & (window["size"] == 64) & (window.task == "t"), "auroc"] = 0.979
+    assert counts.monotone_share(window, [0.9, 0.95, 0.975]) == 1.0
+    tables = counts.variants(window, [0.9, 0.975])
+    main = tables[tables.variant == "main"].set_index("task").kstar
+    strict = tables[tables.variant == "threshold 0.975"].set_index("task").kstar
+    assert (strict >= main).all()
+    single = tables[tables.variant == "single layer"].set_index("task").kstar
+    assert single["u"] == 2 and main["u"] == math.inf  # the isolated minimum counts only without confirmation
+
+
+def test_agreement_treatments_and_the_minimum_task_rule():
+    def table(values, flagged=()):
+        return pd.DataFrame({"task": list("abcdef"), "kstar": values,
+                             "flagged": [t in flagged for t in "abcdef"]})
+
+    a = table([1, 2, 4, 8, 16, math.inf])
+    b = table([2, 1, 4, 8, math.inf, math.inf], flagged=("d",))
+    rho_all, n_all = counts.agreement(a, b, "all", 3)
+    rho_finite, n_finite = counts.agreement(a, b, "finite", 3)
+    assert n_all == 6 and n_finite == 4 and counts.agreement(a, b, "gated", 3)[1] == 3
+    assert rho_finite == pytest.approx(0.8)
+    assert 0 < rho_all < 1
+    assert math.isnan(counts.agreement(a, b, "gated", 4)[0])
+    with pytest.raises(ValueError, match="treatment='some'"):
+        counts.agreement(a, b, "some", 3)
+
+
+def test_compare_tables_reads_infinite_pairs_as_unchanged():
+    main = pd.DataFrame({"model": "m", "task": ["a", "b", "c"], "kstar": [4, math.inf, 8], "ceiling": [0.9, 0.8, 0.95]})
+    control = main.assign(kstar=[16, math.inf, math.inf], ceiling=[0.92, 0.8, 0.9])
+    out = counts.compare_tables(main, control).set_index("task")
+    assert out.ratio.tolist() == [4.0, 1.0, math.inf]
+    assert out.ceiling_change["c"] == pytest.approx(-0.05)
+
+
+def test_display_rounds_half_to_even():
+    assert [counts.display_count(v) for v in (1.5, 2.5, 4.5, 15.5, math.inf)] == ["2", "2", "4", "16", "∞"]
+
+
+def test_prefix_scores_first_and_stable_sizes():
+    curve = {1: 0.6, 2: 0.97, 4: 0.9, 8: 0.975, 16: 0.98}
+    rows = pd.DataFrame(_rows("tfidf", "t", "yes", 0, 0, 0.98, curve))
+    scores = text_baseline.prefix_scores(rows)
+    assert scores.s.iloc[0] == pytest.approx((0.6 - 0.5) / 0.48)
+    assert scores.s_running_max.is_monotonic_increasing
+    both = text_baseline.first_and_stable(scores).iloc[0]
+    assert (both.k_first, both.k_stable) == (2, 8)  # s(4) dips below 0.95 after s(2) first reaches it
+    task = text_baseline.task_prefix_scores(scores, [2, 3, 64]).iloc[0]
+    assert task.s_3 == task.s_2 and task.s_64 == pytest.approx((0.98 - 0.5) / 0.48)
+    assert np.isclose(task.smax_3, task.s_2)

