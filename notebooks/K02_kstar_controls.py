@@ -57,6 +57,7 @@ min_shared_tasks = 6  # Spearman agreement needs this many shared tasks
 
 # %%
 params = config.load("K02_kstar_controls", globals())
+measure.check_models(params.models)  # an unknown model stops here, before any compute
 run = results.start(params)
 plotting.use_style()
 pool_args = {"tasks": params.tasks, "cap": params.cap, "pool_seed": params.pool_seed,

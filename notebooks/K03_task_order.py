@@ -58,6 +58,7 @@ text_ks = [4, 8, 16, 64, 256]  # prefix sizes read off s(k)
 
 # %%
 params = config.load("K03_task_order", globals())
+measure.check_models(params.models)  # an unknown model stops here, before any compute
 run = results.start(params)
 plotting.use_style()
 pool_args = {"tasks": params.tasks, "cap": params.cap, "pool_seed": params.pool_seed,

@@ -162,3 +162,12 @@ def test_chat_input_is_the_user_turn_plus_the_generation_prompt():
     assert "Is this review positive?" in rendered
     assert rendered.rstrip().endswith("<|im_start|>assistant")
     assert features.render("smollm2-135m", ["plain"], chat_template=False) == ["plain"]
+
+
+def test_gemma3_270m_converts_from_its_four_part_wheels():
+    folder = features.model_folder("gemma3-270m")  # assembled, SHA-256 checked, dequantised once
+    assert (folder / "model.safetensors").is_file()
+    assert features.n_layers("gemma3-270m") == 18
+    states = features.compute_hidden_states("gemma3-270m", ["The film was wonderful."], progress=False)
+    assert states.shape == (19, 1, 640) and np.isfinite(states).all()
+    assert features.render("gemma3-270m", ["x"], chat_template=False) == ["x"]  # the base model has no chat template

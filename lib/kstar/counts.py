@@ -40,6 +40,7 @@ def window_ceilings(window: pd.DataFrame, frac: float = protocol.FRAC) -> pd.Dat
                                                                 strict=True)]
     out["gap"] = [protocol.threshold_gap(c, frac) for c in out.ceiling]
     out["se_within_gap"] = 1.96 * out.se < out.gap
+    out["unreadable"] = out.ceiling <= 0.5  # A.1.3/A.1.8: nothing above chance; τ ≤ ½ would make every probe qualify
     return out
 
 
@@ -116,6 +117,8 @@ def window_counts(window: pd.DataFrame, frac: float = protocol.FRAC, paths: Sequ
     if rule not in ("confirm", "single"):
         raise ValueError(f"rule={rule!r}; allowed: 'confirm', 'single'")
     ceilings = window_ceilings(window, frac)
+    ceilings = ceilings[~ceilings.unreadable]  # logged by window_ceilings, never counted
+    window = window.merge(ceilings[DECISION], on=DECISION)
     local = local_counts(window, ceilings, paths)
     if rule == "confirm":
         return task_counts(confirmed_counts(local), ceilings)

@@ -204,3 +204,10 @@ def window_table(model: str, windows: dict[str, list[int]], *, tasks: Sequence[s
                          min_positives=min_positives, chat_template=chat_template, transform=transform,
                          label_seed=label_seed, extra_labels=labels)
     return run_searches(items, n_jobs)
+
+
+def check_models(models: Sequence[str]) -> None:
+    """Every model resolves to a local checkpoint before any compute: an unknown name or a hub id with no
+    local copy stops here, naming the offline defaults (:class:`lib.features.ModelUnavailableError`)."""
+    for model in models:
+        features.model_folder(model)

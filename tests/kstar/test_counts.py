@@ -109,3 +109,13 @@ def test_prefix_scores_first_and_stable_sizes():
     task = text_baseline.task_prefix_scores(scores, [2, 3, 64]).iloc[0]
     assert task.s_3 == task.s_2 and task.s_64 == pytest.approx((0.98 - 0.5) / 0.48)
     assert np.isclose(task.smax_3, task.s_2)
+
+
+def test_a_decision_at_chance_is_unreadable_and_never_counted():
+    readable = _window({1: 4, 2: 4}, decision="yes")
+    chance = _window({1: 1, 2: 1}, dense=0.48, decision="no")
+    chance.loc[chance.path == "prefix", "auroc"] = 0.49  # τ ≤ ½ would let every candidate qualify
+    window = pd.concat([readable, chance], ignore_index=True)
+    assert counts.window_ceilings(window).set_index("decision").unreadable.to_dict() == {"yes": False, "no": True}
+    table = counts.window_counts(window).iloc[0]
+    assert table.kstar == 4 and table.n_decisions == 1

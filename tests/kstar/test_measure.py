@@ -38,3 +38,10 @@ def test_a_real_sweep_and_window_on_minilm(sandbox):
     np.testing.assert_array_equal(shuffled.auroc, again.auroc)  # the shuffle is seeded
     with pytest.raises(ValueError, match="not a task pool"):
         measure.sweep_table("minilm", grid_size=4, poolings=("mean",), **{**kwargs, "tasks": ["nope"]})
+
+
+def test_an_unknown_model_stops_before_any_compute():
+    from lib import features
+
+    with pytest.raises(features.ModelUnavailableError):
+        measure.check_models(["minilm", "/no/such/checkpoint"])
