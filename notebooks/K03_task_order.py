@@ -68,15 +68,14 @@ pool_args = {"tasks": params.tasks, "cap": params.cap, "pool_seed": params.pool_
 # ## k* of every task × model (the measurement of K01, read from the table cache)
 
 # %%
-sweep = pd.concat([results.shared_table(measure.sweep_table, model, grid_size=params.grid_size,
-                                        poolings=params.sweep_poolings, max_tokens=params.max_tokens,
-                                        n_jobs=params.n_jobs, **pool_args) for model in params.models],
-                  ignore_index=True)
+sweep, _ = run.table("sweep", lambda: pd.concat([results.shared_table(
+    measure.sweep_table, model, grid_size=params.grid_size, poolings=params.sweep_poolings,
+    max_tokens=params.max_tokens, n_jobs=params.n_jobs, **pool_args) for model in params.models], ignore_index=True))
 windows = counts.best_blocks(sweep, params.frac)
-window = pd.concat([results.shared_table(
+window, _ = run.table("window", lambda: pd.concat([results.shared_table(
     measure.window_table, model, {t: [int(b) for b in w] for t, w in zip(cell.task, cell.window, strict=True)},
     seeds=params.seeds, subsample=params.subsample, max_tokens=params.max_tokens, n_jobs=params.n_jobs, **pool_args)
-    for model, cell in windows.groupby("model", sort=False)], ignore_index=True)
+    for model, cell in windows.groupby("model", sort=False)], ignore_index=True))
 task_table, task_file = run.table("task_table", lambda: counts.window_counts(window, params.frac))
 display(task_table.pivot(index="task", columns="model", values="kstar"))
 

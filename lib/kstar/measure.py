@@ -68,10 +68,17 @@ class SearchItem:
     seed: int
     keep_supports: bool
     centre: bool = True  # False for sparse non-negative features (TF-IDF, SAE codes: A.1.10)
+    dense_only: bool = False  # only the dense probe (controls that read the ceiling alone)
 
 
 def _search_rows(item: SearchItem, _spawned_seed: int) -> list[dict]:
     """The paper's seed travels in the item; parallel_map's spawned seed is not used."""
+    if item.dense_only:
+        auroc, gamma = protocol.fit_score(item.Z_train, item.y_train, item.Z_test, item.y_test, item.seed,
+                                          centre=item.centre)
+        return [{**item.labels, "seed": item.seed, "n_test_pos": int(item.y_test.sum()),
+                 "n_test_neg": int(len(item.y_test) - item.y_test.sum()), "n_fits": 5, "path": "dense",
+                 "size": item.Z_train.shape[1], "auroc": auroc, "gamma": gamma}]
     result = protocol.search(item.Z_train, item.y_train, item.Z_test, item.y_test, item.seed, centre=item.centre)
     common = {**item.labels, "seed": item.seed, "n_test_pos": result.n_test[0], "n_test_neg": result.n_test[1],
               "n_fits": result.n_fits}
@@ -142,8 +149,8 @@ def window_items(model: str, task_pools: dict[str, TaskPool], windows: dict[str,
     training split (the test split fixed), mean pooling, the task's window of blocks.
 
     ``transform`` maps a (blocks, texts, d) array (the rotation control); ``label_seed`` shuffles
-    both splits' labels with that seed (the shuffled-label control); ``chat_template`` reads the
-    chat-formatted input (the format control).
+    both splits' labels with that seed and fits the dense probe only (the shuffled-label control reads
+    the ceiling); ``chat_template`` reads the chat-formatted input (the format control).
     """
     items = []
     for task, pool in task_pools.items():
@@ -163,7 +170,8 @@ def window_items(model: str, task_pools: dict[str, TaskPool], windows: dict[str,
                     labels = {"model": model, "task": task, "decision": decision.name, "block": int(block),
                               **(extra_labels or {})}
                     items.append(SearchItem(labels, array[index, :n_train][keep], y_train[keep],
-                                            array[index, n_train:], y_test, int(seed), False))
+                                            array[index, n_train:], y_test, int(seed), False,
+                                            dense_only=label_seed is not None))
     return items
 
 

@@ -514,6 +514,24 @@ def search(
     )
 
 
+def fit_score(Z_tr, y_tr, Z_te, y_te, seed: int, *, centre: bool = True, gammas: Sequence[float] = GAMMAS,
+              val_frac: float = VAL_FRAC, max_iter: int = MAX_ITER) -> tuple[float, float]:
+    """(test AUROC, chosen γ) of the dense probe alone: FitScore on every feature (paper 002, App. A.1.4).
+
+    The same fit as :func:`search`'s ``dense_auroc``/``dense_gamma`` (same standardisation, validation
+    split and seed) without the prefix and ℓ1 candidates: for controls that only read the ceiling.
+    """
+    if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or seed < 0:
+        raise ValueError(f"seed={seed!r} is out of range; allowed: an integer >= 0")
+    gammas = _grid(gammas, "gammas")
+    Z_tr, y_tr, Z_te, y_te = _check_inputs(Z_tr, y_tr, Z_te, y_te, val_frac)
+    Z_tr, Z_te = standardise(Z_tr, Z_te, centre=centre)
+    fit_rows, val_rows = validation_split(y_tr, val_frac, seed=int(seed))
+    data = _Data(Z_tr, Z_te, y_tr, y_te, fit_rows, val_rows)
+    _, auroc, gamma = _run_task((data, _Task("fitscore", None), gammas, int(seed), max_iter))
+    return auroc, gamma
+
+
 # ---------------------------------------------------------------------------------------------
 # Counts on the extended naturals (A.1.1, A.1.6)
 # ---------------------------------------------------------------------------------------------

@@ -483,3 +483,11 @@ def test_bad_input_names_the_counts():
         P.search(X_tr, few, X_te, y_te, 0)
     with pytest.raises(ValueError, match="seed"):
         P.search(X_tr, y_tr, X_te, y_te, -1)
+
+
+def test_fit_score_is_the_search_dense_probe():
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(160, 12))
+    y = (X[:, 0] + 0.8 * rng.normal(size=160) > 0).astype(int)
+    full = P.search(X[:120], y[:120], X[120:], y[120:], seed=3)
+    assert P.fit_score(X[:120], y[:120], X[120:], y[120:], seed=3) == (full.dense_auroc, full.dense_gamma)
