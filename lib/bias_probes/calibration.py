@@ -3,7 +3,10 @@
 Label-free noise features on the template grid's structure (:func:`lib.bias_probes.synth.null_pool`) go
 through the full pipeline — purity mixing, grouped folds, seeds, C = 1 probes — so H0 holds
 exactly. The realised false-positive rate of three tests of the seed-averaged pooled AUC and the
-realised null s.d. (its inflation over σ₀) are measured per (α, n) cell.
+realised null s.d. (its inflation over σ₀) are measured per (α, n) cell and per null pool: the
+paper's label-free *noise* features (no shared offset: the two members of a pair are independent)
+and, as a labelled stress column, a cell-structured pool whose texts share their cell's offset (the
+pair's null scores then correlate and the AUC's null variance shrinks).
 """
 
 from __future__ import annotations
@@ -17,6 +20,9 @@ import pandas as pd
 from lib import parallel, probes, stats
 from lib.bias_probes import purity, synth
 
+#: Null pools: name → s.d. of the offset a context cell's texts share. "noise" is the paper's generator.
+NULL_POOLS: dict[str, float] = {"noise": 0.0, "cell-structured": 1.0}
+
 #: The three null scales compared in Sec. V-E: σ₀/√seeds (seeds taken as independent, the v14
 #: build), σ₀ on the seed average, and the calibrated 1.4·σ₀.
 TESTS: dict[str, str] = {"sigma0_over_sqrt_seeds": "σ₀/√5", "sigma0": "σ₀", "calibrated": "1.4·σ₀"}
@@ -26,6 +32,7 @@ TESTS: dict[str, str] = {"sigma0_over_sqrt_seeds": "σ₀/√5", "sigma0": "σ�
 class NullReplicateItem:
     """One E09 null replicate (paper 000, Sec. V-E): an (α, n) cell, the null pool's shape and the protocol."""
 
+    pool: str
     alpha: float
     n: int
     resample: bool
@@ -43,7 +50,7 @@ def _null_replicate(item: NullReplicateItem, seed: int) -> dict:
     sample = purity.draw_purity_sample(rng, pool, item.n, item.alpha, allow_resampling=item.resample)
     result = probes.probe_auc(pool.X[sample.index], sample.y, sample.groups, n_seeds=item.n_seeds,
                               n_splits=item.n_splits, seed=parallel.draw_seed(rng))
-    return {"alpha": item.alpha, "n": item.n, "broken": item.resample, "auc_mean": result.auc_mean,
+    return {"pool": item.pool, "alpha": item.alpha, "n": item.n, "broken": item.resample, "auc_mean": result.auc_mean,
             "auc_seed0": result.aucs[0], "n_pos": result.n_pos, "n_neg": result.n_neg,
             "n_duplicates": sample.n_duplicates}
 
@@ -56,7 +63,7 @@ def null_replicates(
     n_cells: int = 340,
     neutral_per_cell: int = 2,
     d: int = 64,
-    cell_scale: float = 1.0,
+    cell_scales: dict[str, float] | None = None,
     n_seeds: int = 5,
     n_splits: int = 5,
     seed: int = 0,
@@ -65,11 +72,13 @@ def null_replicates(
     """One row per null replicate: seed-averaged pooled OOF AUC (and the first seed's) with n₊, n₋.
 
     ``cells`` must respect the pool; ``broken_cells`` resample past it (duplicates, ties).
+    ``cell_scales``: null pools by name (default :data:`NULL_POOLS`), each with its shared cell offset.
     """
     items = [
-        NullReplicateItem(alpha=float(a), n=int(n), resample=resample, n_cells=n_cells,
-                          neutral_per_cell=neutral_per_cell, d=d, cell_scale=cell_scale, n_seeds=n_seeds,
+        NullReplicateItem(pool=name, alpha=float(a), n=int(n), resample=resample, n_cells=n_cells,
+                          neutral_per_cell=neutral_per_cell, d=d, cell_scale=float(scale), n_seeds=n_seeds,
                           n_splits=n_splits)
+        for name, scale in (NULL_POOLS if cell_scales is None else cell_scales).items()
         for resample, group in ((False, cells), (True, broken_cells))
         for a, n in group
         for _ in range(reps)
@@ -78,16 +87,16 @@ def null_replicates(
 
 
 def false_positive_rates(replicates: pd.DataFrame, n_seeds: int = 5, level: float = 0.05) -> pd.DataFrame:
-    """Per cell: realised FPR (± s.e.) of each test in :data:`TESTS`, and the null s.d. inflation.
+    """Per pool and cell: realised FPR (± s.e.) of each test in :data:`TESTS`, and the null s.d. inflation.
 
     Inflation = realised s.d. of the seed-averaged AUC / σ₀ (Theorem 4's i.i.d. value).
     """
     rows = []
-    for (alpha, n, broken), cell in replicates.groupby(["alpha", "n", "broken"], sort=True):
+    for (pool, alpha, n, broken), cell in replicates.groupby(["pool", "alpha", "n", "broken"], sort=False):
         sigma0 = stats.null_auc_sd(cell.n_pos.to_numpy(), cell.n_neg.to_numpy())
         scales = {"sigma0_over_sqrt_seeds": sigma0 / np.sqrt(n_seeds), "sigma0": sigma0,
                   "calibrated": stats.DETECTION_NULL_MULTIPLIER * sigma0}
-        row = {"alpha": alpha, "n": n, "broken": broken, "reps": len(cell),
+        row = {"pool": pool, "alpha": alpha, "n": n, "broken": broken, "reps": len(cell),
                "null_mean": cell.auc_mean.mean(), "null_sd": cell.auc_mean.std(ddof=1),
                "sigma0": sigma0.mean(), "mean_duplicates": cell.n_duplicates.mean()}
         row["inflation"] = row["null_sd"] / row["sigma0"]

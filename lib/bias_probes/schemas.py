@@ -79,7 +79,8 @@ class NullCalibration(NotebookParams):
     pool_cells: int = param(340, ge=5, doc="context cells, one counterfactual pair each")
     neutral_per_cell: int = param(2, ge=0)
     feature_dim: int = param(64, ge=1)
-    cell_scale: float = param(1.0, ge=0, doc="s.d. of the shared per-cell feature offset")
+    cell_scale: float = param(0.0, ge=0, doc="paper's null: label-free noise, no offset shared within a cell")
+    stress_cell_scale: float = param(1.0, ge=0, doc="the stress column: s.d. of an offset a cell's texts share")
     cells: tuple[tuple[float, ...], ...] = param(
         ((0.1, 100), (0.3, 100), (0.3, 300), (1.0, 300), (0.3, 680), (1.0, 680)), ge=0,
         doc="pool-respecting (alpha, n) cells",

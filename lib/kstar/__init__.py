@@ -49,7 +49,8 @@ from lib.kstar.protocol import (
 __all__ = [
     "EPS0", "FRAC", "GAMMAS", "L1_GRID", "MAX_ITER", "MIN_POSITIVES", "PREFIX_MAX", "READABLE_ABOVE", "SEEDS",
     "SUBSAMPLE_FRAC", "VAL_FRAC", "WINDOW_SIZE", "Candidate", "SearchResult", "best_layer", "ceiling", "ceiling_se",
-    "count_bracket", "ext_median", "fit_score", "local_count", "mcdiarmid_radius", "neighbor_confirm", "prefix_sizes", "ranking",
+    "count_bracket", "ext_median", "fit_score", "local_count", "mcdiarmid_radius", "neighbor_confirm", "prefix_sizes",
+    "ranking",
     "readability_flag", "se_within_gap", "search", "seed_range", "seed_values", "skip_reason", "standardise",
     "stratified_subsample", "sweep_ceiling", "task_value", "threshold", "threshold_gap", "validation_split",
     "welch_t", "window",
