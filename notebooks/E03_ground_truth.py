@@ -27,7 +27,7 @@ from IPython.display import display
 from matplotlib import pyplot as plt
 from scipy.stats import spearmanr
 
-from lib import config, plotting, results
+from lib import config, plotting, results, stats
 from lib.bias_probes import figures, groundtruth, simulate, theory
 from lib.results import claim
 
@@ -146,7 +146,8 @@ detect, detect_file = run.table(
     ),
 )
 boundary, boundary_slope = simulate.detection_boundary(
-    detect, "detection_rate", params.detect_s, 1 - params.gamma, params.delta, params.gamma
+    detect, "detection_rate", params.detect_s, 1 - params.gamma, params.delta, params.gamma,
+    null_scale=stats.DETECTION_NULL_MULTIPLIER,  # the test that produced the rates
 )
 fitted = boundary.dropna()
 display(boundary)
@@ -156,7 +157,8 @@ fig, ax = plt.subplots(figsize=(5, 3.6))
 rates = detect.pivot(index="alpha", columns="n", values="detection_rate")
 mesh = ax.pcolormesh(rates.columns, rates.index, rates.to_numpy(), shading="nearest", cmap="viridis", vmin=0, vmax=1)
 fig.colorbar(mesh, label="detection rate (1.4·σ₀ test)")
-ax.plot(boundary.n, boundary.alpha_star, "w-", lw=2, label="α*(n), Eq. 11")
+ax.plot(boundary.n, boundary.alpha_star_exact, "w-", lw=2, label="α*(n), exact root at 1.4·σ₀")
+ax.plot(boundary.n, boundary.alpha_star, "w:", lw=1.5, label="α*(n), Eq. 11 (σ₀, linearised)")
 ax.plot(fitted.n, fitted.alpha_empirical, "r--o", ms=3, label=f"empirical {1 - params.gamma:.0%} rate (slope {boundary_slope:.2f})")
 ax.set(xscale="log", yscale="log", xlabel="audit size n", ylabel="purity α", title=f"learned probe, s = {params.detect_s:g}")
 ax.legend(fontsize=7, loc="lower left")
@@ -275,8 +277,9 @@ claims = [
           ((curved_last.ceiling - curved_last.mc_auc).abs() / curved_last.mc_se).max(), f"<= {params.tolerance_z}"),
     claim("boundary_slope", "E3-C; Thm 4", "log-log slope of the empirical detection boundary (learned probe, 1.4·σ₀)",
           "-0.5", boundary_slope, "within 0.15 of -0.5"),
-    claim("boundary_vs_alpha_star", "E3-C; Eq. 11", "median empirical boundary / α*(n)",
-          "tracks α*(n)", (fitted.alpha_empirical / fitted.alpha_star).median(), "within 0.5 of 1"),
+    claim("boundary_vs_alpha_star", "E3-C; Eq. 11", "median empirical boundary / α*(n), α* the exact root at the "
+          "test's 1.4·σ₀ (0.5 chosen: the paper says the boundary 'tracks' α*)",
+          "tracks α*(n)", (fitted.alpha_empirical / fitted.alpha_star_exact).median(), "within 0.5 of 1"),
     claim("kappa_median_error", "E3-D", "κ̂ median relative error on spheres (no ambient noise)",
           "0.17", clean.relative_error.abs().median(), "<= 0.17"),
     claim("kappa_max_error", "E3-D", "κ̂ max relative error on spheres (no ambient noise)",

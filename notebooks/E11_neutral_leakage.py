@@ -11,7 +11,7 @@
 #
 # **Paper 000**, Sec. VI (E11, the adversarial tier) against the assumption of Theorem 3 and
 # Sec. VI-A that neutral texts "carry no label information". Three measurements on the template
-# grid's features, all with held-out context cells:
+# grid's features, all with held-out context cells (part 3: held-out professions):
 #
 # 1. **Strong-classifier test of label independence** — the neutral texts alone, with the random
 #    balanced labels of the dataset builder, under the unchanged protocol (grouped 5-fold by cell
@@ -173,11 +173,10 @@ plotting.save_figure(
 # %% [markdown]
 # ## 3 · Leaky-purity stress test of the mixture law (gender)
 #
-# Leaky labels follow the profession, and grouped folds hold out a context cell, not a profession:
-# the other frames of a leaky text's profession can sit in the training folds with the same label.
-# The excess over Eq. 8 therefore counts both the stereotype direction the probe shares with the
-# marked pairs and the occupation identity it learns from the leaky neutrals themselves — label
-# information in the neutral texts, which Eq. 8 assumes away either way.
+# Leaky labels follow the profession, so the folds hold out whole professions (contents), not context
+# cells: the other frames of a leaky text's profession never sit in the training folds with its label.
+# The excess over Eq. 8 then counts the stereotype direction the probe shares across professions —
+# label information in the neutral texts, which Eq. 8 assumes away — and not occupation identity.
 
 # %%
 leaky, leaky_file = run.table(

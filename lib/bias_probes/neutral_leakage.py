@@ -237,7 +237,8 @@ def stereotype_summary(scores: pd.DataFrame, n_permutations: int = 2000, seed: i
 class LeakySample:
     """A purity-α sample in which ``leaky`` neutral rows carry their stereotype as label.
 
-    ``index`` (pool rows), ``y``, ``groups`` (context cells) as in :class:`lib.bias_probes.purity.PuritySample`;
+    ``index`` (pool rows) and ``y`` as in :class:`lib.bias_probes.purity.PuritySample`; ``groups`` are the
+    contents (professions, traits, activities), not the context cells: the leaky labels follow the profession;
     ``leaky`` marks the relabelled neutral rows; ``leak_realised`` is their share of the neutral
     texts; ``short`` says the pool had too few stereotyped neutral texts for the requested share.
     """
@@ -250,11 +251,14 @@ class LeakySample:
     short: bool
 
 
-def draw_leaky_sample(rng: np.random.Generator, pool: purity.Pool, stereotype: np.ndarray, n: int, alpha: float,
-                      leak: float) -> LeakySample:
+def draw_leaky_sample(rng: np.random.Generator, pool: purity.Pool, stereotype: np.ndarray, content: np.ndarray, n: int,
+                      alpha: float, leak: float) -> LeakySample:
     """n texts at purity α whose neutral part is leaky (paper 000, E11 part 3).
 
-    First the sample of :func:`lib.bias_probes.purity.draw_purity_sample` (so leak = 0 returns exactly it). Then
+    First the sample of :func:`lib.bias_probes.purity.draw_purity_sample` (so leak = 0 returns its rows and
+    labels). Cross-validation groups are the rows' ``content`` codes (:func:`dimension_rows`' ``content_id``):
+    the leaky labels follow the profession, and a profession spans several context cells, so grouping by
+    cell would put texts of one profession, with one label, on both sides of a split. Then
     k = 2·round(leak·n₀/2) of its n₀ neutral slots are given to stereotyped neutral texts, k/2
     female-stereotyped (label 1) and k/2 male-stereotyped (label 0), drawn without replacement;
     the other n₀ − k slots keep neutral texts of the base draw (not among those k) with fresh
@@ -263,9 +267,10 @@ def draw_leaky_sample(rng: np.random.Generator, pool: purity.Pool, stereotype: n
     """
     if not 0 <= leak <= 1:
         raise ValueError(f"leak={leak!r} is out of range; allowed: 0 <= leak <= 1")
-    stereotype = np.asarray(stereotype)
-    if len(stereotype) != len(pool.X):
-        raise ValueError(f"stereotype has {len(stereotype)} rows; allowed: {len(pool.X)}, one per pool row")
+    stereotype, content = np.asarray(stereotype), np.asarray(content)
+    for name, codes in (("stereotype", stereotype), ("content", content)):
+        if len(codes) != len(pool.X):
+            raise ValueError(f"{name} has {len(codes)} rows; allowed: {len(pool.X)}, one per pool row")
     base = purity.draw_purity_sample(rng, pool, n, alpha)
     is_marked = pool.marked[base.index]
     neutral_rows = base.index[~is_marked]
@@ -274,7 +279,7 @@ def draw_leaky_sample(rng: np.random.Generator, pool: purity.Pool, stereotype: n
     half_wanted = int(round(leak * n_neutral / 2))
     half = min(half_wanted, len(female), len(male))
     if half == 0:
-        return LeakySample(base.index, base.y, base.groups, np.zeros(len(base.y), dtype=bool), 0.0,
+        return LeakySample(base.index, base.y, content[base.index], np.zeros(len(base.y), dtype=bool), 0.0,
                            half < half_wanted)
     chosen = np.concatenate([rng.choice(female, half, replace=False), rng.choice(male, half, replace=False)])
     others = neutral_rows[~np.isin(neutral_rows, chosen)][: n_neutral - 2 * half]
@@ -282,7 +287,7 @@ def draw_leaky_sample(rng: np.random.Generator, pool: purity.Pool, stereotype: n
     y = np.concatenate([base.y[is_marked], np.repeat([1, 0], half), rng.permutation(np.arange(len(others)) % 2)])
     leaky = np.zeros(len(index), dtype=bool)
     leaky[is_marked.sum(): is_marked.sum() + 2 * half] = True
-    return LeakySample(index, y.astype(int), pool.cell[index], leaky, 2 * half / n_neutral if n_neutral else 0.0,
+    return LeakySample(index, y.astype(int), content[index], leaky, 2 * half / n_neutral if n_neutral else 0.0,
                        half < half_wanted)
 
 
@@ -293,6 +298,7 @@ class LeakyItem:
     model: str
     pool: purity.Pool
     stereotype: np.ndarray
+    content: np.ndarray
     alpha: float
     leak_rates: tuple[float, ...]
     n: int
@@ -307,7 +313,7 @@ def _leaky_cell(item: LeakyItem, seed: int) -> list[dict]:
         aucs, realised, short = [], [], False
         for draw_seed in draw_seeds:  # the same base sample and splits at every leak rate: paired draws
             rng = np.random.default_rng(draw_seed)
-            sample = draw_leaky_sample(rng, item.pool, item.stereotype, item.n, item.alpha, leak)
+            sample = draw_leaky_sample(rng, item.pool, item.stereotype, item.content, item.n, item.alpha, leak)
             split_seed = parallel.draw_seed(np.random.default_rng([draw_seed, 1]))
             aucs.append(probes.probe_auc(item.pool.X[sample.index], sample.y, sample.groups, seed=split_seed,
                                          n_seeds=item.n_seeds).auc_mean)
@@ -329,8 +335,9 @@ def leaky_purity(pools: Mapping[str, purity.Pool], alphas: Sequence[float], leak
     out-of-fold AUC of the paper's probe, ``predicted_auc`` = Eq. 8 at ŝ
     (:func:`lib.bias_probes.estimators.separation_crossfit` on the marked pairs) and ``excess`` = AUC − Eq. 8.
     """
-    stereotype = dimension_rows("gender").stereotype.to_numpy()
-    items = [LeakyItem(model=model, pool=pool, stereotype=stereotype, alpha=float(a),
+    rows = dimension_rows("gender")
+    stereotype, content = rows.stereotype.to_numpy(), rows.content_id.to_numpy()
+    items = [LeakyItem(model=model, pool=pool, stereotype=stereotype, content=content, alpha=float(a),
                        leak_rates=tuple(float(r) for r in leak_rates), n=n, draws=draws, n_seeds=n_seeds)
              for model, pool in pools.items() for a in alphas]
     cells = parallel.parallel_map(_leaky_cell, items, seed=seed, n_jobs=n_jobs)

@@ -17,6 +17,11 @@ def stereotype():
     return neutral_leakage.dimension_rows("gender").stereotype.to_numpy()
 
 
+@pytest.fixture(scope="module")
+def content():
+    return neutral_leakage.dimension_rows("gender").content_id.to_numpy()
+
+
 def test_winobias_matches_professions_by_phrase_or_head_word():
     table = neutral_leakage.profession_stereotypes()
     assert len(table) == 44 and not (table.male & table.female).any()
@@ -37,9 +42,9 @@ def test_dimension_rows_code_only_neutral_profession_texts(stereotype):
 
 
 @pytest.mark.parametrize("leak", [0.25, 0.5, 0.8])
-def test_leaky_sample_relabels_exactly_the_requested_share(gender, stereotype, leak):
+def test_leaky_sample_relabels_exactly_the_requested_share(gender, stereotype, content, leak):
     n, alpha = 300, 0.3
-    sample = neutral_leakage.draw_leaky_sample(np.random.default_rng(5), gender, stereotype, n, alpha, leak)
+    sample = neutral_leakage.draw_leaky_sample(np.random.default_rng(5), gender, stereotype, content, n, alpha, leak)
     base = purity.draw_purity_sample(np.random.default_rng(5), gender, n, alpha)
     n_neutral = n - 2 * int(round(alpha * n / 2))
     assert sample.leaky.sum() == 2 * int(round(leak * n_neutral / 2)) and not sample.short
@@ -50,14 +55,15 @@ def test_leaky_sample_relabels_exactly_the_requested_share(gender, stereotype, l
     marked = gender.marked[sample.index]
     assert np.array_equal(sample.index[marked], base.index[gender.marked[base.index]])  # marked part is E02's
     assert len(np.unique(sample.index)) == n and sample.y.sum() == n // 2
-    assert np.array_equal(sample.groups, gender.cell[sample.index])
+    assert np.array_equal(sample.groups, content[sample.index])  # grouped by profession, not by context cell
+    assert all(len(set(sample.y[sample.leaky & (sample.groups == g)])) == 1 for g in np.unique(sample.groups[sample.leaky]))
 
 
-def test_leak_zero_is_the_purity_draw_and_a_short_pool_says_so(gender, stereotype):
-    sample = neutral_leakage.draw_leaky_sample(np.random.default_rng(2), gender, stereotype, 300, 0.3, 0.0)
+def test_leak_zero_is_the_purity_draw_and_a_short_pool_says_so(gender, stereotype, content):
+    sample = neutral_leakage.draw_leaky_sample(np.random.default_rng(2), gender, stereotype, content, 300, 0.3, 0.0)
     base = purity.draw_purity_sample(np.random.default_rng(2), gender, 300, 0.3)
     assert np.array_equal(sample.index, base.index) and np.array_equal(sample.y, base.y) and not sample.leaky.any()
-    short = neutral_leakage.draw_leaky_sample(np.random.default_rng(2), gender, stereotype, 300, 0.1, 1.0)
+    short = neutral_leakage.draw_leaky_sample(np.random.default_rng(2), gender, stereotype, content, 300, 0.1, 1.0)
     assert short.short and short.leaky.sum() == 200  # only 100 male-stereotyped neutral texts exist
     assert short.leak_realised == pytest.approx(200 / 270)
 

@@ -54,3 +54,17 @@ def test_detection_boundary_and_censoring():
     assert slope < 0 and np.allclose(boundary.alpha_star, theory.critical_purity(boundary.n, 1.0))
     _, censored = simulate.detection_boundary(pd.DataFrame(rows[:3]), "rate", s=1.0, target=0.8)
     assert np.isnan(censored)
+
+
+def test_detection_boundary_reads_alpha_star_at_the_test_null_scale():
+    import pandas as pd
+
+    rows = [{"n": n, "alpha": a, "rate": min(1.0, a * np.sqrt(n) / 4)} for n in (100, 400) for a in (0.05, 0.2, 0.8)]
+    plain, _ = simulate.detection_boundary(pd.DataFrame(rows), "rate", s=1.0, target=0.8)
+    wider, _ = simulate.detection_boundary(pd.DataFrame(rows), "rate", s=1.0, target=0.8, null_scale=1.4)
+    assert (wider.alpha_star_exact > plain.alpha_star_exact).all()  # a wider null needs more purity
+    assert np.allclose(wider.alpha_star_exact, [theory.critical_purity_exact(n, 1.0, null_scale=1.4) for n in (100, 400)])
+    assert wider.linearisation_holds.dtype == bool
+    assert plain.linearisation_holds.all()  # s = 1: Eq. 11 within 10% of the exact root (0.509 vs 0.539)
+    large_s, _ = simulate.detection_boundary(pd.DataFrame(rows), "rate", s=6.0, target=0.8)
+    assert not large_s.linearisation_holds.any()  # s = 6: the purity law is far from linear (0.085 vs 0.162)
