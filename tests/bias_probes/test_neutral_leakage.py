@@ -56,7 +56,8 @@ def test_leaky_sample_relabels_exactly_the_requested_share(gender, stereotype, c
     assert np.array_equal(sample.index[marked], base.index[gender.marked[base.index]])  # marked part is E02's
     assert len(np.unique(sample.index)) == n and sample.y.sum() == n // 2
     assert np.array_equal(sample.groups, content[sample.index])  # grouped by profession, not by context cell
-    assert all(len(set(sample.y[sample.leaky & (sample.groups == g)])) == 1 for g in np.unique(sample.groups[sample.leaky]))
+    leaky_groups = np.unique(sample.groups[sample.leaky])
+    assert all(len(set(sample.y[sample.leaky & (sample.groups == g)])) == 1 for g in leaky_groups)
 
 
 def test_leak_zero_is_the_purity_draw_and_a_short_pool_says_so(gender, stereotype, content):

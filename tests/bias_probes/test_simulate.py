@@ -63,7 +63,8 @@ def test_detection_boundary_reads_alpha_star_at_the_test_null_scale():
     plain, _ = simulate.detection_boundary(pd.DataFrame(rows), "rate", s=1.0, target=0.8)
     wider, _ = simulate.detection_boundary(pd.DataFrame(rows), "rate", s=1.0, target=0.8, null_scale=1.4)
     assert (wider.alpha_star_exact > plain.alpha_star_exact).all()  # a wider null needs more purity
-    assert np.allclose(wider.alpha_star_exact, [theory.critical_purity_exact(n, 1.0, null_scale=1.4) for n in (100, 400)])
+    exact = [theory.critical_purity_exact(n, 1.0, null_scale=1.4) for n in (100, 400)]
+    assert np.allclose(wider.alpha_star_exact, exact)
     assert wider.linearisation_holds.dtype == bool
     assert plain.linearisation_holds.all()  # s = 1: Eq. 11 within 10% of the exact root (0.509 vs 0.539)
     large_s, _ = simulate.detection_boundary(pd.DataFrame(rows), "rate", s=6.0, target=0.8)
