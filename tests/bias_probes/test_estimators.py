@@ -264,3 +264,19 @@ def test_neutral_offset_recovers_a_known_shift():
         assert offset == pytest.approx(expected, abs=0.06)
     with pytest.raises(ValueError, match="X_neutral has 3 columns"):
         estimators.neutral_offset(along.X[along.marked], along.y[along.marked], np.zeros((2, 3)))
+
+
+def test_standardised_separation_ignores_a_massive_coordinate_that_collapses_raw_separation():
+    rng = np.random.default_rng(11)
+    n, d = 400, 40
+    y = np.repeat([0, 1], n // 2)
+    X = rng.normal(size=(n, d))
+    X[:, :5] += 0.6 * y[:, None]  # s = 0.6·√5 ≈ 1.34 over five coordinates
+    scaled = X * np.r_[300.0, np.ones(d - 1)]  # one massive-activation coordinate (variance 9·10⁴ × the others)
+    scaled[:, 0] += 0.0
+    standard = estimators.separation_crossfit(X, y, seed=0)
+    assert estimators.separation_crossfit(scaled, y, seed=0) == pytest.approx(standard, rel=1e-9)  # invariant
+    assert estimators.separation_naive(scaled, y) == pytest.approx(estimators.separation_naive(X, y), rel=1e-9)
+    raw = estimators.separation_crossfit(scaled, y, seed=0, standardize=False)
+    assert standard == pytest.approx(0.6 * np.sqrt(5), abs=0.35)
+    assert raw < 0.7 * standard  # shrinkage toward (tr/d)·I is dominated by the outlier: ŝ collapses
