@@ -7,12 +7,13 @@ import pytest
 from lib.bias_probes import calibration
 
 
-def test_null_replicates_and_rates():
+def test_null_replicates_and_rates_per_null_pool():
     replicates = calibration.null_replicates([(0.5, 60)], 4, broken_cells=[(1.0, 100)], n_cells=30, d=4, n_seeds=2)
-    assert len(replicates) == 8 and replicates.broken.sum() == 4
+    assert len(replicates) == 16 and replicates.broken.sum() == 8  # both null pools, the paper's first
+    assert list(dict.fromkeys(replicates.pool)) == list(calibration.NULL_POOLS) == ["noise", "cell-structured"]
     assert (replicates[replicates.broken].n_duplicates > 0).all()
     rates = calibration.false_positive_rates(replicates, n_seeds=2)
-    assert set(rates.broken) == {False, True}
+    assert set(rates.broken) == {False, True} and len(rates) == 4
     for name in calibration.TESTS:
         assert ((rates[f"fpr_{name}"] >= 0) & (rates[f"fpr_{name}"] <= 1)).all()
 
@@ -20,7 +21,7 @@ def test_null_replicates_and_rates():
 def test_rates_are_ordered_by_null_scale():
     """A larger null scale can only reject less: σ₀/√5 ≥ σ₀ ≥ 1.4σ₀."""
     rng = np.random.default_rng(0)
-    frame = pd.DataFrame({"alpha": 0.3, "n": 300, "broken": False, "auc_mean": 0.5 + 0.04 * rng.standard_normal(400),
+    frame = pd.DataFrame({"pool": "noise", "alpha": 0.3, "n": 300, "broken": False, "auc_mean": 0.5 + 0.04 * rng.standard_normal(400),
                           "auc_seed0": 0.5, "n_pos": 150, "n_neg": 150, "n_duplicates": 0})
     row = calibration.false_positive_rates(frame).iloc[0]
     assert row.fpr_sigma0_over_sqrt_seeds >= row.fpr_sigma0 >= row.fpr_calibrated
@@ -29,3 +30,14 @@ def test_rates_are_ordered_by_null_scale():
 
 def test_replicates_for_fpr_se():
     assert calibration.replicates_for_fpr_se(0.01) == 475
+
+
+def test_the_paper_null_pool_shares_no_offset_within_a_cell():
+    """Noise pool: a pair's two texts are independent; the stress pool correlates them through the cell offset."""
+    from lib.bias_probes import synth
+
+    rng = np.random.default_rng(0)
+    for scale, low, high in ((0.0, -0.1, 0.1), (1.0, 0.4, 0.6)):
+        pool = synth.null_pool(rng, n_cells=2000, d=8, cell_scale=scale)  # s.e. of r ≈ 0.022
+        first, second = pool.X[pool.group == 0], pool.X[pool.group == 1]  # pair members, in cell order
+        assert low < np.corrcoef(first[:, 0], second[:, 0])[0, 1] < high
