@@ -1,7 +1,8 @@
 """``python -m lib``: the command line, the one place that knows every paper.
 
 ``run`` / ``figures`` / ``list`` / ``claims`` drive the notebooks through :mod:`lib.runner`;
-``deltab`` is paper 001's audit (:mod:`lib.bias_shift.cli`).
+``deltab`` is paper 001's audit (:mod:`lib.bias_shift.cli`), ``power`` paper 000's power calculator
+(:mod:`lib.bias_probes.cli`).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import sys
 from collections.abc import Sequence
 
 from lib import config, paths, results, runner
+from lib.bias_probes import cli as bias_probes_cli
 from lib.bias_shift import cli as bias_shift_cli
 
 
@@ -34,6 +36,7 @@ def _parser() -> argparse.ArgumentParser:
     claims = commands.add_parser("claims", help="every notebook's paper-vs-measured claims in one table")
     claims.add_argument("--profile", default="default", choices=paths.PROFILES)
     bias_shift_cli.add_parser(commands)
+    bias_probes_cli.add_parser(commands)
     return parser
 
 
@@ -56,6 +59,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if args.command == "deltab":
         return bias_shift_cli.run(args)
+    if args.command == "power":
+        return bias_probes_cli.run(args)
     if args.command == "claims":
         table = results.gather_claims(args.profile)
         print(table.to_markdown(index=False, floatfmt=".4g") if len(table) else f"no claims under {args.profile}")

@@ -282,3 +282,19 @@ class Paraphrases(ModelNotebookParams):
     mixed_alpha: float = param(0.3, gt=0, lt=1)
     mixed_n: int = param(100, ge=20, doc="texts in the mixed regime, capped at what the surviving pool supports")
     mixed_draws: int = param(5, ge=1, doc="mixed-regime draws averaged (the same draws for paraphrases and templates)")
+
+
+@register("A01_audit_your_model")
+@dataclass(frozen=True)
+class AuditYourModel(NotebookParams):
+    """A01: the auditor's power calculator on one model (Sec. VII): ŝ, α*(n), n(α), the verdict of an audit."""
+
+    model: str = param("minilm", doc="registry name, hub id or local checkpoint folder")
+    dimensions: tuple[str, ...] = param(_DIMENSIONS, choices=_DIMENSIONS)
+    layer: int | str = layer_param("mid")
+    pooling: str = param("mean", choices=("mean", "last", "max"))
+    n: int = param(300, ge=10, doc="test texts of the audit (balanced classes)")
+    alpha: float = param(0.3, gt=0, le=1, doc="purity of the audited texts: share of bias-marked texts")
+    audit_auc: float | None = param(None, ge=0, le=1, doc="a finished audit's AUC at n (null: no verdict)")
+    delta: float = param(0.05, gt=0, lt=1, doc="level of the detection test")
+    gamma: float = param(0.2, gt=0, lt=1, doc="1 − power")
