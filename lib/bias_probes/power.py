@@ -120,8 +120,9 @@ def auc_curve(s_hat: float, n: int, alphas: np.ndarray, delta: float = 0.05) -> 
     """Eq. 8 over purities with the audit's sampling band ±z_{1−δ/2}·1.4·σ₀(n), and the detection line."""
     predicted = np.asarray(theory.purity_auc(s_hat, np.asarray(alphas, dtype=float)), dtype=float)
     half_width = float(norm.isf(delta / 2)) * null_scale(n)
+    detection = np.full(len(predicted), 0.5 + norm.isf(delta) * null_scale(n))
     return {"alpha": np.asarray(alphas, dtype=float), "predicted_auc": predicted, "low": predicted - half_width,
-            "high": predicted + half_width, "detection_auc": np.full(len(predicted), 0.5 + norm.isf(delta) * null_scale(n))}
+            "high": predicted + half_width, "detection_auc": detection}
 
 
 def measure_separation(model: str, dimension: str, layer: int | str = "mid", pooling: str = "mean",

@@ -21,8 +21,9 @@ def test_null_replicates_and_rates_per_null_pool():
 def test_rates_are_ordered_by_null_scale():
     """A larger null scale can only reject less: σ₀/√5 ≥ σ₀ ≥ 1.4σ₀."""
     rng = np.random.default_rng(0)
-    frame = pd.DataFrame({"pool": "noise", "alpha": 0.3, "n": 300, "broken": False, "auc_mean": 0.5 + 0.04 * rng.standard_normal(400),
-                          "auc_seed0": 0.5, "n_pos": 150, "n_neg": 150, "n_duplicates": 0})
+    frame = pd.DataFrame({"pool": "noise", "alpha": 0.3, "n": 300, "broken": False,
+                          "auc_mean": 0.5 + 0.04 * rng.standard_normal(400), "auc_seed0": 0.5, "n_pos": 150,
+                          "n_neg": 150, "n_duplicates": 0})
     row = calibration.false_positive_rates(frame).iloc[0]
     assert row.fpr_sigma0_over_sqrt_seeds >= row.fpr_sigma0 >= row.fpr_calibrated
     assert row.inflation == pytest.approx(0.04 / row.sigma0, rel=0.1)

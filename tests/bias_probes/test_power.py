@@ -13,9 +13,9 @@ from lib.bias_probes import power, theory
 
 @pytest.mark.parametrize(("s", "alpha"), [(1.0, 0.3), (3.0, 0.1), (8.0, 0.05)])
 def test_the_budget_is_where_alpha_star_reaches_the_purity(s, alpha):
-    n = power.required_n(s, alpha)
-    assert theory.critical_purity_exact(n, s, null_scale=stats.DETECTION_NULL_MULTIPLIER) == pytest.approx(alpha, rel=1e-6)
-    assert theory.critical_purity_exact(0.8 * n, s, null_scale=stats.DETECTION_NULL_MULTIPLIER) > alpha
+    n, scale = power.required_n(s, alpha), stats.DETECTION_NULL_MULTIPLIER
+    assert theory.critical_purity_exact(n, s, null_scale=scale) == pytest.approx(alpha, rel=1e-6)
+    assert theory.critical_purity_exact(0.8 * n, s, null_scale=scale) > alpha
     assert math.isinf(power.required_n(0.0, alpha))
 
 
