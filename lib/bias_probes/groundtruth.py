@@ -282,6 +282,7 @@ class CurvatureCell:
     n: int
     noise: float
     reps: int
+    fit: str = "origin"
 
 
 def _curvature_cell(cell: CurvatureCell, seed: int) -> dict:
@@ -289,22 +290,22 @@ def _curvature_cell(cell: CurvatureCell, seed: int) -> dict:
     estimates = [
         estimators.curvature_sagitta(
             synth.sphere_manifold(rng, cell.n, cell.intrinsic_dim, cell.ambient_dim, cell.kappa, cell.noise),
-            intrinsic_dim=cell.intrinsic_dim, seed=rng)
+            intrinsic_dim=cell.intrinsic_dim, seed=rng, fit=cell.fit)
         for _ in range(cell.reps)
     ]
     mean, se = _mean_se(estimates)
     return {"kappa": cell.kappa, "intrinsic_dim": cell.intrinsic_dim, "ambient_dim": cell.ambient_dim, "n": cell.n,
-            "noise": cell.noise, "reps": cell.reps, "kappa_hat": mean, "kappa_hat_se": se,
+            "noise": cell.noise, "fit": cell.fit, "reps": cell.reps, "kappa_hat": mean, "kappa_hat_se": se,
             "relative_error": mean / cell.kappa - 1}
 
 
 def curvature_calibration(
     kappas: Sequence[float], intrinsic_dim: int, ambient_dim: int, n: int, noise: float, reps: int,
-    seed: int = 0, n_jobs: int = 1,
+    seed: int = 0, n_jobs: int = 1, fit: str = "origin",
 ) -> pd.DataFrame:
-    """κ̂ (sagitta fit, true tangent dimension) on spheres of known curvature (E3 Part D)."""
+    """κ̂ (sagitta ``fit``, true tangent dimension) on spheres of known curvature (E3 Part D)."""
     cells = [CurvatureCell(kappa=float(k), intrinsic_dim=intrinsic_dim, ambient_dim=ambient_dim, n=n, noise=noise,
-                           reps=reps) for k in kappas]
+                           reps=reps, fit=fit) for k in kappas]
     return pd.DataFrame(parallel.parallel_map(_curvature_cell, cells, seed=seed, n_jobs=n_jobs))
 
 

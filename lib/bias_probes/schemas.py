@@ -187,7 +187,8 @@ class GroundTruth(NotebookParams):
     # Part D: estimator calibration
     kappa_values: tuple[float, ...] = param((0.25, 0.5, 1.0, 2.0, 4.0), gt=0)
     kappa_intrinsic_dim: int = param(3, ge=1)
-    kappa_noise: tuple[float, ...] = param((0.0, 0.01), ge=0, doc="ambient noise levels for κ̂; claims use the first")
+    kappa_noise: tuple[float, ...] = param((0.0, 0.005, 0.01, 0.02), ge=0, doc="ambient noise levels for κ̂")
+    kappa_paper_noise: float = param(0.01, ge=0, doc="the ambient noise of the paper's generator (one of kappa_noise)")
     manifold_ambient_dim: int = param(30, ge=2)
     manifold_n: int = param(2000, ge=50)
     linear_dims: tuple[int, ...] = param((2, 5, 10, 15, 20, 25), ge=1)

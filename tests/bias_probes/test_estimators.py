@@ -280,3 +280,16 @@ def test_standardised_separation_ignores_a_massive_coordinate_that_collapses_raw
     raw = estimators.separation_crossfit(scaled, y, seed=0, standardize=False)
     assert standard == pytest.approx(0.6 * np.sqrt(5), abs=0.35)
     assert raw < 0.7 * standard  # shrinkage toward (tr/d)·I is dominated by the outlier: ŝ collapses
+
+
+def test_the_floor_fit_removes_the_noise_floor_the_origin_fit_reads_as_curvature():
+    rng = np.random.default_rng(0)
+    for kappa in (0.25, 1.0):
+        noisy = synth.sphere_manifold(rng, 2000, 3, 30, kappa, 0.01)  # the paper's generator: σ = 0.01, D = 30, m = 3
+        origin = estimators.curvature_sagitta(noisy, intrinsic_dim=3, seed=0) / kappa - 1
+        floor = estimators.curvature_sagitta(noisy, intrinsic_dim=3, seed=0, fit="floor") / kappa - 1
+        assert origin > 0.25 and abs(floor) < 0.1
+    clean = synth.sphere_manifold(rng, 2000, 3, 30, 1.0, 0.0)
+    assert estimators.curvature_sagitta(clean, intrinsic_dim=3, fit="floor") == pytest.approx(1.0, rel=0.1)
+    with pytest.raises(ValueError, match="fit='ols' is not a sagitta fit"):
+        estimators.curvature_sagitta(clean, intrinsic_dim=3, fit="ols")
