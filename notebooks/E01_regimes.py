@@ -57,7 +57,7 @@ regimes, regimes_file = run.table(
 )
 regimes["cor2_auc"] = theory.offset_purity_auc(regimes.s_hat, regimes.alpha, regimes.b_w)
 columns = ["model", "dimension", "regime", "n", "auc_mean", "auc_sd", "detection_z", "detection_detected", "s_hat",
-           "b_w", "predicted_auc", "cor2_auc"]
+           "s_hat_raw", "b_w", "predicted_auc", "cor2_auc"]
 display(regimes[columns])
 plotting.save_table(
     regimes[columns].round(4), "regimes",

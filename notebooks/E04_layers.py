@@ -59,15 +59,18 @@ for (model, dim), rows in scan.groupby(["model", "dimension"]):
     line = ax_auc.plot(rows.depth, rows.auc_mean, "o-" if model == params.models[0] else "s--", ms=3,
                        label=f"{model}/{dim}")[0]
     ax_s.plot(rows.depth, rows.s_hat, "o-" if model == params.models[0] else "s--", ms=3, color=line.get_color())
+    ax_s.plot(rows.depth, rows.s_hat_raw, "x:", ms=3, lw=0.8, color=line.get_color())
 for ax in (ax_auc, ax_s):
     ax.axvline(0.5, color="grey", lw=1, ls=":")
 ax_auc.set(xlabel="relative depth (layer / L)", ylabel=f"AUC at α = {params.mixed_alpha:g}, n = {params.mixed_n}")
-ax_s.set(xlabel="relative depth (layer / L)", ylabel="cross-fitted ŝ", yscale="log")
+ax_s.set(xlabel="relative depth (layer / L)", ylabel="cross-fitted ŝ (×: raw coordinates)", yscale="log")
 ax_auc.legend(fontsize=6, ncol=2)
 plotting.save_figure(
     fig, "layers",
     "Layer-wise scan (paper 000, E4): mixed-regime grouped-CV AUC and cross-fitted ŝ at every layer of each "
-    "model, against relative depth; dotted: the paper's default mid-depth layer.",
+    "model, against relative depth; ŝ on standardised coordinates (lines) and raw ones (crosses: Ledoit–Wolf's "
+    "scaled-identity target is not affine-invariant, so a massive-activation coordinate collapses raw ŝ); dotted "
+    "vertical line: the paper's default mid-depth layer.",
     [scan_file],
 )
 

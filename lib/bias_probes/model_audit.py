@@ -49,9 +49,11 @@ def _marked(pool: purity.Pool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def separation_and_offset(pool: purity.Pool, seed: int = 0) -> dict:
-    """Cross-fitted ŝ on the counterfactual pairs and the neutral offset b_w (Sec. V-F, VI-C)."""
+    """Cross-fitted ŝ on the counterfactual pairs (standardised, as the probe sees the features; ``s_hat_raw``
+    on the raw coordinates beside it) and the neutral offset b_w (Sec. V-F, VI-C)."""
     X, y, _ = _marked(pool)
     return {"s_hat": estimators.separation_crossfit(X, y, seed=seed),
+            "s_hat_raw": estimators.separation_crossfit(X, y, seed=seed, standardize=False),
             "b_w": estimators.neutral_offset(X, y, pool.X[~pool.marked])}
 
 
@@ -207,7 +209,7 @@ def leakage(pools: dict[tuple, purity.Pool], alphas: Sequence[float], n: int, se
 
 def layer_scan(models: Sequence[str], dimensions: Sequence[str], alpha: float, n: int, pooling: str = "mean",
                seed: int = 0, n_jobs: int = 1) -> pd.DataFrame:
-    """E04: mixed-regime AUC and cross-fitted ŝ at every layer (0 = embeddings) of every model."""
+    """E04: mixed-regime AUC and cross-fitted ŝ (standardised and raw) at every layer (0: embeddings) of each model."""
     rows = []
     for model in models:
         states = grid_states(model, pooling=pooling)
@@ -219,8 +221,10 @@ def layer_scan(models: Sequence[str], dimensions: Sequence[str], alpha: float, n
                             alpha=alpha, n=n)
                  for k, p in pools.items()]
         frame = pd.DataFrame(parallel.parallel_map(regime_cell, items, seed=seed, n_jobs=n_jobs))
-        frame["s_hat"] = [separation_and_offset(pools[(m, d, k)], seed)["s_hat"]
-                          for m, d, k in frame[["model", "dimension", "layer"]].itertuples(index=False)]
+        geometry = [separation_and_offset(pools[(m, d, k)], seed)
+                    for m, d, k in frame[["model", "dimension", "layer"]].itertuples(index=False)]
+        frame["s_hat"] = [g["s_hat"] for g in geometry]
+        frame["s_hat_raw"] = [g["s_hat_raw"] for g in geometry]
         frame["n_layers"] = len(states) - 1
         rows.append(frame)
     return pd.concat(rows, ignore_index=True)
