@@ -64,10 +64,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "claims":
         table = results.gather_claims(args.profile)
         print(table.to_markdown(index=False, floatfmt=".4g") if len(table) else f"no claims under {args.profile}")
-        for kind in results.CLAIM_KINDS:
-            cell = table[table.kind == kind]
-            note = "reproduction" if kind == "paper" else "true by construction, not counted as reproduction"
-            print(f"{kind} claims ({note}): {int(cell.holds.sum())} of {len(cell)} hold")
+        if len(table):
+            print(results.claims_summary(table))
         return 0
     if args.jobs < 1:
         print(f"error: --jobs {args.jobs} is out of range; allowed: >= 1", file=sys.stderr)

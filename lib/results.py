@@ -351,6 +351,17 @@ def load_claims(result: Path) -> pd.DataFrame:
     return frame[[f.name for f in fields(Claim)]]
 
 
+def claims_summary(table: pd.DataFrame) -> str:
+    """One line per claim kind: how many hold, paper-kind (reproduction) apart from sanity-kind (by construction)."""
+    lines = []
+    for kind in CLAIM_KINDS:
+        cell = table[table.kind == kind]
+        if len(cell):
+            note = "reproduction" if kind == "paper" else "by construction, not counted as reproduction"
+            lines.append(f"{kind} claims ({note}): {int(cell.holds.sum())} of {len(cell)} hold")
+    return "\n".join(lines)
+
+
 def complete_results(profile: str, notebook: str) -> list[Path]:
     """Every complete result file of a notebook under a profile."""
     directory = paths.results_dir(profile, notebook)

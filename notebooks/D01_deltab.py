@@ -153,5 +153,5 @@ plotting.save_table(claims_table, "claims", "D01 ΔB (paper 001, Sec. 4): the pa
                     "the offline spectrum.", [claims_file])
 
 # %%
-display(claims_table[["id", "statement", "paper_value", "measured", "comparison", "holds"]])
-print(f"{claims_table.holds.sum()} of {len(claims_table)} claims hold.")
+display(claims_table[["id", "kind", "statement", "paper_value", "measured", "comparison", "holds"]])
+print(results.claims_summary(claims_table))

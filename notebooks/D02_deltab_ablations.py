@@ -188,5 +188,5 @@ plotting.save_table(claims_table, "claims", "D02 ablations of ΔB (paper 001, Se
                     "beside the value measured on the offline spectrum.", [claims_file])
 
 # %%
-display(claims_table[["id", "statement", "paper_value", "measured", "comparison", "holds"]])
-print(f"{claims_table.holds.sum()} of {len(claims_table)} claims hold.")
+display(claims_table[["id", "kind", "statement", "paper_value", "measured", "comparison", "holds"]])
+print(results.claims_summary(claims_table))

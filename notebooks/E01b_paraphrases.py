@@ -204,5 +204,5 @@ plotting.save_table(claims_table, "claims", "E01b paraphrases (paper 000, E1b): 
 # `holds = False` marks a paper statement these models do not show, reported as measured.
 
 # %%
-display(claims_table[["id", "statement", "paper_value", "measured", "comparison", "holds"]])
-print(f"{claims_table.holds.sum()} of {len(claims_table)} claims hold.")
+display(claims_table[["id", "kind", "statement", "paper_value", "measured", "comparison", "holds"]])
+print(results.claims_summary(claims_table))

@@ -155,7 +155,7 @@ claims = [
     claim("boundary_slope", "E2; Thm 4", "median log-log slope of the empirical detection boundary", "-0.5",
           slopes.median(), "within 0.15 of -0.5"),
     claim("f2_bonferroni_share", "Sec. V-E", "share of nominal F2 detections surviving Bonferroni",
-          "conclusions use survivors", family.bonferroni.sum() / max(family.nominal.sum(), 1), ">= 0"),
+          "conclusions use survivors", family.bonferroni.sum() / max(family.nominal.sum(), 1), ">= 0", kind="sanity"),
 ]
 claims_table, claims_file = run.record_claims(claims)
 plotting.save_table(claims_table, "claims", "E02 purity sweep (paper 000, E2): the paper's value beside the value measured "
@@ -165,5 +165,5 @@ plotting.save_table(claims_table, "claims", "E02 purity sweep (paper 000, E2): t
 # `holds = False` marks a paper statement these models do not show, reported as measured.
 
 # %%
-display(claims_table[["id", "statement", "paper_value", "measured", "comparison", "holds"]])
-print(f"{claims_table.holds.sum()} of {len(claims_table)} claims hold.")
+display(claims_table[["id", "kind", "statement", "paper_value", "measured", "comparison", "holds"]])
+print(results.claims_summary(claims_table))

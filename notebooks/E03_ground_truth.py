@@ -335,5 +335,5 @@ plotting.save_table(claims_table, "claims",
 # σ_w of the Part B grid, which the paper does not state.
 
 # %%
-display(claims_table[["id", "statement", "paper_value", "measured", "comparison", "holds"]])
-print(f"{claims_table.holds.sum()} of {len(claims_table)} claims hold.")
+display(claims_table[["id", "kind", "statement", "paper_value", "measured", "comparison", "holds"]])
+print(results.claims_summary(claims_table))

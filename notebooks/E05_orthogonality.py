@@ -118,7 +118,7 @@ orthogonal = stress[stress.angle_deg == 90].iloc[0]
 aligned = stress[stress.angle_deg == stress.angle_deg.min()].iloc[0]
 claims = [
     claim("c3_exact", "E5; Thm 3", "C3 holds (θ = 90°): oracle AUC vs Eq. 8, |error| / s.e.",
-          "exact", abs(orthogonal.oracle_auc - orthogonal.purity_law) / orthogonal.oracle_se, f"<= {params.tolerance_z}"),
+          "exact", abs(orthogonal.oracle_auc - orthogonal.purity_law) / orthogonal.oracle_se, f"<= {params.tolerance_z}", kind="sanity"),
     claim("cor2_predicts_stress", "E5; Cor 2", "oracle AUC vs Corollary 2 at every angle, max |error| / s.e.",
           "exact (re-derived)", stress.oracle_vs_cor2_z.abs().max(), f"<= {params.tolerance_z}"),
     claim("stress_has_effect", "E5", "confound along Δ (smallest θ): Eq. 8 − oracle AUC, in s.e.",
@@ -141,5 +141,5 @@ plotting.save_table(claims_table, "claims",
 # `holds = False` marks a number not reproduced here, reported as measured.
 
 # %%
-display(claims_table[["id", "statement", "paper_value", "measured", "comparison", "holds"]])
-print(f"{claims_table.holds.sum()} of {len(claims_table)} claims hold.")
+display(claims_table[["id", "kind", "statement", "paper_value", "measured", "comparison", "holds"]])
+print(results.claims_summary(claims_table))

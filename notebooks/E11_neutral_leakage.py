@@ -225,14 +225,14 @@ claims = [
     claim("neutral_within_noise", "E11; Sec. VI-A",
           "largest |AUC − ½| / (1.4·σ₀) of the probes on neutral texts with random labels, over models × dimensions "
           "× probes × labellings", "≈ 0 (neutral texts carry no label information)",
-          independence.detection_z.abs().max(), "<= 3.5"),
+          independence.detection_z.abs().max(), "<= 3.5", kind="sanity"),
     claim("neutral_detections", "E11; Sec. V-E", "share of neutral-only audits detected at 1.4·σ₀",
           "0", independence.detection_detected.mean(), "<= 0.05"),
     *[claim(f"stereotype_auc_{re.sub(r'[^0-9a-z]+', '_', row.model.lower()).strip('_')}", "E11; WinoBias [74]",
             f"{row.model}: AUC of the held-out gender probe on neutral sentences, WinoBias female- vs "
             f"male-stereotyped occupations ({row.n_female_professions} vs {row.n_male_professions} professions; "
             f"profession-permutation p = {row.perm_p:.2g})",
-            "not stated (measured, not assumed away)", row.auc, ">= 0")
+            "not stated (measured, not assumed away)", row.auc, ">= 0", kind="sanity")
       for row in leakage.itertuples(index=False)],
     claim("leaky_excess", "E11; Thm 3",
           f"mean (measured − Eq. 8 at ŝ) at the largest leak rate {leaky.leak.max():g} (realised share "
@@ -255,5 +255,5 @@ plotting.save_table(claims_table, "claims", "E11 neutral leakage (paper 000, E11
 # stereotyped gender of their occupation.
 
 # %%
-display(claims_table[["id", "statement", "paper_value", "measured", "comparison", "holds"]])
-print(f"{claims_table.holds.sum()} of {len(claims_table)} claims hold.")
+display(claims_table[["id", "kind", "statement", "paper_value", "measured", "comparison", "holds"]])
+print(results.claims_summary(claims_table))

@@ -221,7 +221,4 @@ plotting.save_table(claims_table, "claims", "K03 (paper 002, A.2.1, A.2.3): the 
 
 # %%
 display(claims_table[["id", "kind", "statement", "paper_value", "measured", "comparison", "holds"]])
-paper_kind = claims_table[claims_table.kind == "paper"]
-print(f"paper claims: {paper_kind.holds.sum()} of {len(paper_kind)} hold; "
-      f"sanity claims: {claims_table[claims_table.kind == 'sanity'].holds.sum()} of "
-      f"{(claims_table.kind == 'sanity').sum()} hold.")
+print(results.claims_summary(claims_table))

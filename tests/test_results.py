@@ -114,3 +114,12 @@ def test_claims_carry_a_kind_and_refuse_unknown_ones():
     assert results.claim("b", "s", "x", "-", 1.0, ">= 1", kind="sanity").kind == "sanity"
     with pytest.raises(ValueError, match="kind='proof' is not a claim kind; allowed: paper, sanity"):
         results.claim("c", "s", "x", "1", 1.0, ">= 1", kind="proof")
+
+
+def test_claims_summary_counts_the_kinds_apart():
+    table = pd.DataFrame([results.claim("a", "s", "x", "1", 1.0, "<= 1").__dict__,
+                          results.claim("b", "s", "x", "1", 2.0, "<= 1").__dict__,
+                          results.claim("c", "s", "x", "-", 0.0, "<= 1", kind="sanity").__dict__])
+    assert results.claims_summary(table).splitlines() == [
+        "paper claims (reproduction): 1 of 2 hold",
+        "sanity claims (by construction, not counted as reproduction): 1 of 1 hold"]
