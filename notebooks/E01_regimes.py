@@ -114,10 +114,11 @@ claims = [
     claim("s_hat_min", "Thm 3 (ii)", "smallest cross-fitted ŝ (paper: every LLM measurement ≥ 8.3)", ">= 8.3",
           regimes.s_hat.min(), ">= 8.3"),
     claim("s_hat_max", "Sec. I (2)", "largest cross-fitted ŝ (paper: 8-40)", "<= 40", regimes.s_hat.max(), "<= 40"),
-    claim("mixed_vs_eq8", "Thm 3; E1", "mean (measured − Eq. 8 at ŝ) in the mixed regime", "≈ 0 (zero free parameters)",
-          (mixed.auc_mean - mixed.predicted_auc).mean(), "within 0.05 of 0"),
-    claim("mixed_vs_cor2", "Cor 2; E1", "mean (measured − Corollary 2 at ŝ, b_w) in the mixed regime", "≈ 0",
-          (mixed.auc_mean - mixed.cor2_auc).mean(), "within 0.05 of 0"),
+    claim("mixed_vs_eq8", "Thm 3; E1", "largest |measured − Eq. 8 at ŝ| in the mixed regime (0.05 chosen: the "
+          "paper gives no tolerance; about two null s.d. 1.4·σ₀ at n = 300)", "≈ 0 (zero free parameters)",
+          (mixed.auc_mean - mixed.predicted_auc).abs().max(), "<= 0.05"),
+    claim("mixed_vs_cor2", "Cor 2; E1", "largest |measured − Corollary 2 at ŝ, b_w| in the mixed regime (0.05 "
+          "chosen, as above)", "≈ 0", (mixed.auc_mean - mixed.cor2_auc).abs().max(), "<= 0.05"),
     claim("counterfactual_survive_bonferroni", "Sec. V-E", "share of counterfactual detections surviving Bonferroni",
           "conclusions use survivors", family[family.regime == "counterfactual"].bonferroni.mean(), ">= 1"),
     claim("mixed_survive_bh", "Sec. V-E", "share of mixed-regime detections surviving Benjamini-Hochberg",

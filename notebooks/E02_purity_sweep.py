@@ -147,9 +147,12 @@ plotting.save_figure(
 # %%
 steps = curves.sort_values("alpha").groupby(["model", "dimension"]).auc.diff().dropna()
 claims = [
-    claim("curve_prediction_mae", "E2; Thm 3", "mean |AUC − Eq. 8 at ŝ| over models × dimensions × purities",
-          "small (zero free parameters)", curves.error.abs().mean(), "<= 0.05"),
-    claim("curve_prediction_bias", "E2; Thm 3", "mean (AUC − Eq. 8 at ŝ)", "≈ 0", curves.error.mean(), "within 0.05 of 0"),
+    claim("curve_prediction_mae", "E2; Thm 3", "mean |AUC − Eq. 8 at ŝ| over models × dimensions × purities (0.05 "
+          "chosen: the paper says 'small'; about two null s.d. 1.4·σ₀ at n = 300)", "small (zero free parameters)",
+          curves.error.abs().mean(), "<= 0.05"),
+    claim("curve_prediction_max", "E2; Thm 3", "largest |AUC − Eq. 8 at ŝ| over models × dimensions × purities (0.05 "
+          "chosen, as above; a signed mean would let errors of opposite sign cancel)", "≈ 0",
+          curves.error.abs().max(), "<= 0.05"),
     claim("no_inversion", "E2; Thm 3 (i)", "largest drop of AUC between consecutive purities", "no inversion",
           -steps.min(), "<= 0.03"),
     claim("boundary_slope", "E2; Thm 4", "median log-log slope of the empirical detection boundary", "-0.5",
