@@ -393,3 +393,24 @@ def nonlinear_probes(pools: dict[tuple, purity.Pool], alphas: Sequence[float], n
                            n=n, draws=draws, probe_name=p)
              for k in pools for a in alphas for p in probe_names]
     return pd.DataFrame(parallel.parallel_map(_nonlinear_cell, items, seed=seed, n_jobs=n_jobs))
+
+
+def manifold_geometry(pools: dict[tuple, purity.Pool], seed: int = 0) -> pd.DataFrame:
+    """The bias submanifold's estimators read on model features (paper 000, Sec. V-F; E3 Part D calibrates them).
+
+    Per pool, on its marked texts: d̂ by Levina–Bickel MLE and by Two-NN, then κ̂ by the sagitta fit with the
+    tangent dimension round(d̂_MLE) (clipped to 1 … 50), through the origin as the paper fits it and with the
+    noise-floor correction; ``neighbours`` is the fit's neighbourhood size. Model features carry ambient
+    noise, so E3's noise sweep says which κ̂ to read.
+    """
+    rows = []
+    for (model, dim), pool in pools.items():
+        X, _, _ = _marked(pool)
+        d_mle, d_twonn = estimators.intrinsic_dim_mle(X), estimators.intrinsic_dim_twonn(X)
+        m = int(np.clip(round(d_mle), 1, min(50, X.shape[1] - 1)))
+        k = min(estimators.default_sagitta_neighbors(m), X.shape[0] - 1)
+        rows.append({"model": model, "dimension": dim, "n_texts": len(X), "d_mle": d_mle, "d_twonn": d_twonn,
+                     "tangent_dim": m, "neighbours": k,
+                     "kappa_origin": estimators.curvature_sagitta(X, m, k, seed=seed),
+                     "kappa_floor": estimators.curvature_sagitta(X, m, k, seed=seed, fit="floor")})
+    return pd.DataFrame(rows)

@@ -53,3 +53,11 @@ def test_concentration_predictions(pools):
     beta = frame.beta.item()
     assert 0 <= beta <= 1 - 1 / 384 and frame.s_beta.item() > 0
     assert frame.predicted_from_beta.item() >= 0.5
+
+
+def test_manifold_geometry_reads_the_estimators_on_marked_texts(pools):
+    geometry = model_audit.manifold_geometry({key: pool for key, pool in pools.items()}, seed=0)
+    assert len(geometry) == len(pools) and (geometry.n_texts == 680).all()
+    assert (geometry.d_mle > 1).all() and (geometry.d_twonn > 1).all()
+    assert (geometry.kappa_origin >= 0).all() and (geometry.kappa_floor >= 0).all()
+    assert (geometry.tangent_dim == geometry.d_mle.round().clip(1, 50)).all()
