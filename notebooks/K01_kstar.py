@@ -35,7 +35,7 @@ import pandas as pd
 from IPython.display import display
 
 from lib import config, plotting, results
-from lib.kstar import counts, measure, protocol
+from lib.kstar import counts, measure, order, protocol
 from lib.results import claim
 
 # %% tags=["parameters"]
@@ -168,17 +168,10 @@ plotting.save_table(table[["model", "task", "ceiling", "k", "seed_range", "flagg
 # ## Precision of the ceiling (A.1.8, Table 5)
 
 # %%
-readable = ceilings.merge(kstar[["model", "task", "flagged"]], on=["model", "task"])
-readable = readable[~readable.flagged]
+readable = counts.readable_decisions(ceilings, kstar)
 n_scorers = int(window.groupby(["model", "task", "decision"]).size().median())
-precision_rows = []
-for model, cell in readable.groupby("model", sort=False):
-    precision_rows.append({
-        "model": model, "decisions": len(cell), "median_se": cell.se.median(), "median_gap": cell.gap.median(),
-        "share_se_within_gap": cell.se_within_gap.mean(),
-        "radius": protocol.mcdiarmid_radius(int(cell.n_test_pos.median()), int(cell.n_test_neg.median()),
-                                            n_scorers, params.precision_delta)})
-precision, precision_file = run.table("precision", lambda: pd.DataFrame(precision_rows))
+precision, precision_file = run.table("precision", lambda: counts.precision_table(
+    ceilings, kstar, n_scorers, params.precision_delta))
 display(precision)
 plotting.save_table(precision.round(4), "precision", "Test-split precision of the readable ceilings (paper 002, A.1.8, "
                     "Table 5): median Hanley–McNeil s.e., median gap C − τ = 0.05(C − ½), share of decisions with "
@@ -190,9 +183,7 @@ plotting.save_table(precision.round(4), "precision", "Test-split precision of th
 # %%
 example_tau = protocol.threshold(0.9790)
 example_seeds = [341, 332, 342, 344, 339]
-near = [(a, b) for _, cell in kstar[~kstar.flagged & np.isfinite(kstar.kstar)].groupby("model")
-        for a in cell.itertuples() for b in cell.itertuples() if abs(a.ceiling - b.ceiling) <= 0.03 and a.task < b.task]
-ratio = max([max(a.kstar, b.kstar) / min(a.kstar, b.kstar) for a, b in near], default=np.nan)
+ratio = order.largest_ratio_near_ceiling(kstar, 0.03)
 all_readable = readable.se_within_gap.mean() if len(readable) else np.nan
 claims = [
     claim("worked_threshold", "A.1.7", "τ from the worked example's ceiling C = 0.9790", "0.9551", example_tau,

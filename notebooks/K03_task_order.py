@@ -21,7 +21,6 @@
 # Writes: `task_table`, `pairs`, `text_baseline`, `prefix_scores` (figure), `partial`, `claims`.
 
 # %%
-import itertools
 import math
 
 import matplotlib.pyplot as plt
@@ -29,8 +28,8 @@ import numpy as np
 import pandas as pd
 from IPython.display import display
 
-from lib import config, plotting, results, stats
-from lib.kstar import counts, measure, text_baseline
+from lib import config, plotting, results
+from lib.kstar import counts, measure, order, text_baseline
 from lib.results import claim
 
 # %% tags=["parameters"]
@@ -83,22 +82,11 @@ display(task_table.pivot(index="task", columns="model", values="kstar"))
 # ## Agreement within a task (σ_t) and across tasks (ρ, permutation test)
 
 # %%
-readable = task_table[~task_table.flagged]
-spread = readable[np.isfinite(readable.kstar)].groupby("task").kstar.agg(lambda k: k.max() / k.min() if len(k) > 1
-                                                                         else np.nan)
-ceiling_range = readable.groupby("task").ceiling.agg(lambda c: c.max() - c.min() if len(c) > 1 else np.nan)
-pair_rows = []
-for a, b in itertools.combinations(params.models, 2):
-    for treatment in ("all", "finite", "gated"):
-        rho, shared = counts.agreement(task_table[task_table.model == a], task_table[task_table.model == b],
-                                       treatment, 3)
-        pair_rows.append({"model_a": a, "model_b": b, "treatment": treatment, "rho": rho, "shared_tasks": shared})
-pairs, pairs_file = run.table("pairs", lambda: pd.DataFrame(pair_rows))
+spread, ceiling_range = order.spread_ratios(task_table), order.ceiling_ranges(task_table)
+pairs, pairs_file = run.table("pairs", lambda: order.pairwise_agreement(task_table, params.models))
 display(pairs)
-common = sorted(set.intersection(*[set(readable[readable.model == m].task) for m in params.models]))
-order = task_table[task_table.task.isin(common)].pivot(index="model", columns="task", values="kstar")
-observed, p_value = (stats.order_permutation_test(order.to_numpy(), params.n_permutations, params.permutation_seed)
-                     if len(common) >= 3 and len(params.models) >= 2 else (np.nan, np.nan))
+common, observed, p_value = order.shared_order_test(task_table, params.models, params.n_permutations,
+                                                    params.permutation_seed)
 print(f"tasks readable in every model: {common}; mean pairwise ρ {observed:.3f}, permutation p = {p_value:.2g}")
 plotting.save_table(pairs.round(4), "pairs", "Spearman ρ between the k* orders of every model pair under the three "
                     "treatments (paper 002, A.2.1, Eq. 25, Table 12): all (∞ tied at the top), finite, gated (readable).",
@@ -134,34 +122,10 @@ plotting.save_figure(fig, "prefix_scores", "Prefix score s(k) = (A_rank(k) − �
                      "and 256 (paper 002, A.2.3, Eq. 30); dotted: equality.", [prefix_file])
 
 # %%
-wilcoxon_rows, partial_rows = [], []
-text_only = readings[readings.model == text_baseline.TEXT_MODEL].set_index("task")
-for model in params.models:
-    own = readings[readings.model == model].set_index("task")
-    shared = own.index.intersection(text_only.index)
-    for k in (64, 256):
-        test = (stats.paired_wilcoxon(own.loc[shared, f"s_{k}"], text_only.loc[shared, f"s_{k}"])
-                if len(shared) >= 2 else {"p_value": np.nan, "median_difference": np.nan})
-        wilcoxon_rows.append({"model": model, "k": k, "model_median": own.loc[shared, f"s_{k}"].median(),
-                              "text_median": text_only.loc[shared, f"s_{k}"].median(), **test})
-    ceilings = task_table[task_table.model == model].set_index("task").ceiling.reindex(shared)
-    wilcoxon_rows.append({"model": model, "k": 0, "model_median": ceilings.median(),
-                          "text_median": text_only.loc[shared, "text_ceiling"].median(),
-                          "ceiling_correlation": float(np.corrcoef(ceilings, text_only.loc[shared, "text_ceiling"])[0, 1]),
-                          "median_difference": float(np.median(ceilings - text_only.loc[shared, "text_ceiling"]))})
-for a, b in itertools.combinations(params.models, 2):
-    ka = task_table[task_table.model == a].set_index("task").kstar
-    kb = task_table[task_table.model == b].set_index("task").kstar
-    shared = ka.index.intersection(kb.index).intersection(text_only.index)
-    for control in [*(f"s_{k}" for k in params.text_ks), "text_ceiling"]:
-        partial_rows.append({"model_a": a, "model_b": b, "control": control,
-                             "rho": stats.spearman(ka[shared], kb[shared]),
-                             "partial_rho": stats.partial_spearman(ka[shared], kb[shared], text_only.loc[shared, control])})
-    partial_rows.append({"model_a": a, "model_b": b, "control": "log k* (invariance)",
-                         "rho": stats.spearman(ka[shared], kb[shared]),
-                         "partial_rho": stats.spearman(np.log(ka[shared]), np.log(kb[shared]))})
-comparison, comparison_file = run.table("text_comparison", lambda: pd.DataFrame(wilcoxon_rows))
-partial, partial_file = run.table("partial", lambda: pd.DataFrame(partial_rows))
+comparison, comparison_file = run.table("text_comparison", lambda: order.model_vs_text(readings, task_table,
+                                                                                     params.models))
+partial, partial_file = run.table("partial", lambda: order.partial_agreement(
+    readings, task_table, params.models, [*(f"s_{k}" for k in params.text_ks), "text_ceiling"]))
 display(comparison.round(4))
 display(partial.round(4))
 plotting.save_table(comparison.round(4), "text_comparison", "Model against text at k = 64 and 256 (median s(k) over "

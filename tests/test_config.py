@@ -91,13 +91,3 @@ def test_parameters_cell_holds_the_default_profile(notebook):
     from_cell = config.load(notebook, namespace)
     assert config.as_dict(from_cell) == config.as_dict(config.resolve(notebook, "default"))
     assert set(namespace) - {"__builtins__"} == set(config.as_dict(from_cell))
-
-
-def test_layer_takes_a_name_or_an_index_not_the_old_minus_one():
-    assert config.validate("E01_regimes", {"layer": "mid"}).layer == "mid"
-    assert config.validate("D01_deltab", {}).layer == "last"
-    assert config.validate("E01_regimes", {"layer": 4}).layer == 4
-    for bad in (-1, "middle"):
-        allowed = r"'layer' = .* is out of range; allowed: int or str >= 0 or one of 'mid', 'last'"
-        with pytest.raises(config.ConfigError, match=allowed):
-            config.validate("E01_regimes", {"layer": bad})

@@ -171,3 +171,7 @@ def test_gemma3_270m_converts_from_its_four_part_wheels():
     states = features.compute_hidden_states("gemma3-270m", ["The film was wonderful."], progress=False)
     assert states.shape == (19, 1, 640) and np.isfinite(states).all()
     assert features.render("gemma3-270m", ["x"], chat_template=False) == ["x"]  # the base model has no chat template
+
+
+def test_parse_layer_reads_an_index_or_keeps_the_name():
+    assert features.parse_layer("7") == 7 and features.parse_layer("mid") == "mid" and features.parse_layer("-1") == -1

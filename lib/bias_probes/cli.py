@@ -11,16 +11,13 @@ from lib import features
 from lib.bias_probes import power, prompts
 
 
-def _layer(text: str) -> int | str:
-    return int(text) if text.lstrip("-").isdigit() else text
-
-
 def add_parser(commands) -> None:
     """Register the ``power`` subcommand on the CLI's subparsers."""
     parser = commands.add_parser("power", help="α*(n), the sample budget and an audit's verdict (paper 000, Sec. VII)")
     parser.add_argument("--model", required=True, help="registry name, hub id or local checkpoint folder")
     parser.add_argument("--dimension", required=True, help=f"bias dimension: {', '.join(prompts.DIMENSIONS)}")
-    parser.add_argument("--layer", type=_layer, default="mid", help='"mid" (default, ⌊L/2⌋), "last" or an index')
+    parser.add_argument("--layer", type=features.parse_layer, default="mid",
+                        help='"mid" (default, ⌊L/2⌋), "last" or an index')
     parser.add_argument("--pooling", default="mean", choices=features.POOLINGS)
     parser.add_argument("--n", type=int, default=300, help="test texts of the audit, balanced classes (default 300)")
     parser.add_argument("--alpha", type=float, default=0.3, help="purity: share of bias-marked texts (default 0.3)")

@@ -10,18 +10,13 @@ from lib import features, paths, results
 from lib.bias_shift import audit
 
 
-def _layer(text: str) -> int | str:
-    """A ``--layer`` value: a named layer or an integer index (checked against the model before compute)."""
-    return int(text) if text.lstrip("-").isdigit() else text
-
-
 def add_parser(commands) -> None:
     """Register the ``deltab`` subcommand on the CLI's subparsers."""
     parser = commands.add_parser("deltab", help="ΔB of an audited checkpoint against a reference (paper 001)")
     parser.add_argument("--reference", required=True, help="registry name, hub id or local checkpoint folder")
     parser.add_argument("--audited", required=True, help="registry name, hub id or local checkpoint folder")
     parser.add_argument("--groups", nargs="+", default=None, help="target groups (default: all 24)")
-    parser.add_argument("--layer", type=_layer, default="last",
+    parser.add_argument("--layer", type=features.parse_layer, default="last",
                         help='"last" (default, the paper\'s choice), "mid" or an index')
     parser.add_argument("--pooling", default="mean", choices=("mean", "last", "max"))
     parser.add_argument("--out", default=None, help="JSON file to write (default: results/audits/…)")

@@ -96,18 +96,23 @@ def single_layer_counts(local: pd.DataFrame) -> pd.DataFrame:
 def task_counts(confirmed: pd.DataFrame, ceilings: pd.DataFrame, readable_above: float = protocol.READABLE_ABOVE
                 ) -> pd.DataFrame:
     """Per task–model cell (Eq. 16): k* (median over decisions per seed, then over seeds, unrounded), the
-    seed range, the task ceiling (median of its decisions' ceilings: the paper's definition was lost;
-    a choice) and the readability flag (ceiling ≤ 0.90)."""
+    seed range, and the task ceiling with its readability flag (:func:`task_ceilings`)."""
     rows = []
     for (model, task), cell in confirmed.groupby(["model", "task"], sort=False):
         by_seed = {seed: list(g.confirmed) for seed, g in cell.groupby("seed")}
         values = protocol.seed_values(by_seed)
-        ceiling = float(np.median(ceilings[(ceilings.model == model) & (ceilings.task == task)].ceiling))
         rows.append({"model": model, "task": task, "kstar": float(protocol.task_value(by_seed)),
-                     "seed_min": float(min(values)), "seed_max": float(max(values)),
-                     "ceiling": ceiling, "flagged": protocol.readability_flag(ceiling, readable_above),
-                     "n_decisions": cell.decision.nunique()})
-    return pd.DataFrame(rows)
+                     "seed_min": float(min(values)), "seed_max": float(max(values))})
+    return pd.DataFrame(rows).merge(task_ceilings(ceilings, readable_above), on=["model", "task"])
+
+
+def task_ceilings(ceilings: pd.DataFrame, readable_above: float = protocol.READABLE_ABOVE) -> pd.DataFrame:
+    """Per task: the ceiling (median of its decisions' common ceilings: the paper's definition was lost; a
+    choice), the readability flag (ceiling ≤ 0.90, A.1.6) and the number of decisions."""
+    out = ceilings.groupby(["model", "task"], sort=False).agg(ceiling=("ceiling", "median"),
+                                                              n_decisions=("decision", "nunique")).reset_index()
+    out["flagged"] = [protocol.readability_flag(c, readable_above) for c in out.ceiling]
+    return out
 
 
 def window_counts(window: pd.DataFrame, frac: float = protocol.FRAC, paths: Sequence[str] = PATHS,
@@ -123,13 +128,12 @@ def window_counts(window: pd.DataFrame, frac: float = protocol.FRAC, paths: Sequ
     if rule == "confirm":
         return task_counts(confirmed_counts(local), ceilings)
     per_seed = single_layer_counts(local)
-    base = task_counts(confirmed_counts(local), ceilings)[["model", "task", "ceiling", "flagged", "n_decisions"]]
     rows = []
     for (model, task), cell in per_seed.groupby(["model", "task"], sort=False):
         values = cell.value.tolist()
         rows.append({"model": model, "task": task, "kstar": float(protocol.ext_median(values)),
                      "seed_min": float(min(values)), "seed_max": float(max(values))})
-    return pd.DataFrame(rows).merge(base, on=["model", "task"])
+    return pd.DataFrame(rows).merge(task_ceilings(ceilings), on=["model", "task"])
 
 
 def agreement(main: pd.DataFrame, other: pd.DataFrame, treatment: str, min_tasks: int) -> tuple[float, int]:
@@ -198,3 +202,22 @@ def compare_tables(main: pd.DataFrame, control: pd.DataFrame) -> pd.DataFrame:
     both["ceiling_change"] = both.ceiling_control - both.ceiling_main
     return both[["model", "task", "kstar_main", "kstar_control", "ratio", "ceiling_main", "ceiling_control",
                  "ceiling_change"]]
+
+
+def readable_decisions(ceilings: pd.DataFrame, tasks: pd.DataFrame) -> pd.DataFrame:
+    """The decision rows of ``ceilings`` whose task is not flagged in the task table ``tasks`` (A.1.6, A.1.8)."""
+    merged = ceilings.merge(tasks[["model", "task", "flagged"]], on=["model", "task"])
+    return merged[~merged.flagged]
+
+
+def precision_table(ceilings: pd.DataFrame, tasks: pd.DataFrame, n_scorers: int, delta: float = 0.05) -> pd.DataFrame:
+    """Per model, over the decisions of readable tasks (A.1.8, Table 5): median Hanley–McNeil s.e. of the
+    ceilings, median gap C − τ, the share with 1.96·s.e. below the gap, and the McDiarmid radius at the median
+    test class counts over ``n_scorers`` scorers."""
+    rows = []
+    for model, cell in readable_decisions(ceilings, tasks).groupby("model", sort=False):
+        rows.append({"model": model, "decisions": len(cell), "median_se": cell.se.median(),
+                     "median_gap": cell.gap.median(), "share_se_within_gap": cell.se_within_gap.mean(),
+                     "radius": protocol.mcdiarmid_radius(int(cell.n_test_pos.median()), int(cell.n_test_neg.median()),
+                                                         n_scorers, delta)})
+    return pd.DataFrame(rows)

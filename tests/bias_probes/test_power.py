@@ -1,13 +1,11 @@
 """lib.bias_probes.power and ``python -m lib power``: the auditor's power calculator (paper 000, Sec. VII)."""
 
-import json
 import math
 
 import numpy as np
 import pytest
-from conftest import run_cli, tiny_causal_lm
 
-from lib import paths, stats
+from lib import stats
 from lib.bias_probes import power, theory
 
 
@@ -51,15 +49,3 @@ def test_auc_curve_band_brackets_eq8():
     curve = power.auc_curve(2.0, 300, np.linspace(0.05, 1, 5))
     assert np.all(curve["low"] < curve["predicted_auc"]) and np.all(curve["predicted_auc"] < curve["high"])
     assert np.allclose(curve["predicted_auc"], theory.purity_auc(2.0, curve["alpha"]))
-
-
-def test_the_power_command_on_a_tiny_model(tmp_path):
-    folder = tiny_causal_lm(tmp_path / "tiny")
-    done = run_cli(paths.REPO_ROOT, "power", "--model", str(folder), "--dimension", "gender", "--layer", "1",
-                   "--n", "200", "--alpha", "0.5", "--auc", "0.55", "--json")
-    assert done.returncode == 0, done.stderr
-    report = json.loads(done.stdout)
-    assert {"s_hat", "alpha_star", "n_required", "verdict"} <= set(report) and report["s_hat"] >= 0
-    assert report["verdict"] in (power.DETECTED, power.UNDERPOWERED, power.NO_SIGNAL)
-    bad = run_cli(paths.REPO_ROOT, "power", "--model", str(folder), "--dimension", "gender", "--layer", "7")
-    assert bad.returncode == 2 and "layer=7 is not a layer" in bad.stderr

@@ -2,11 +2,10 @@
 
 import math
 
-import numpy as np
 import pandas as pd
 import pytest
 
-from lib.kstar import counts, protocol, text_baseline
+from lib.kstar import counts, protocol
 
 
 def _rows(model, task, decision, block, seed, dense, curve, n_pos=100, n_neg=100):
@@ -98,19 +97,6 @@ def test_display_rounds_half_to_even():
     assert [counts.display_count(v) for v in (1.5, 2.5, 4.5, 15.5, math.inf)] == ["2", "2", "4", "16", "∞"]
 
 
-def test_prefix_scores_first_and_stable_sizes():
-    curve = {1: 0.6, 2: 0.97, 4: 0.9, 8: 0.975, 16: 0.98}
-    rows = pd.DataFrame(_rows("tfidf", "t", "yes", 0, 0, 0.98, curve))
-    scores = text_baseline.prefix_scores(rows)
-    assert scores.s.iloc[0] == pytest.approx((0.6 - 0.5) / 0.48)
-    assert scores.s_running_max.is_monotonic_increasing
-    both = text_baseline.first_and_stable(scores).iloc[0]
-    assert (both.k_first, both.k_stable) == (2, 8)  # s(4) dips below 0.95 after s(2) first reaches it
-    task = text_baseline.task_prefix_scores(scores, [2, 3, 64]).iloc[0]
-    assert task.s_3 == task.s_2 and task.s_64 == pytest.approx((0.98 - 0.5) / 0.48)
-    assert np.isclose(task.smax_3, task.s_2)
-
-
 def test_a_decision_at_chance_is_unreadable_and_never_counted():
     readable = _window({1: 4, 2: 4}, decision="yes")
     chance = _window({1: 1, 2: 1}, dense=0.48, decision="no")
@@ -119,3 +105,13 @@ def test_a_decision_at_chance_is_unreadable_and_never_counted():
     assert counts.window_ceilings(window).set_index("decision").unreadable.to_dict() == {"yes": False, "no": True}
     table = counts.window_counts(window).iloc[0]
     assert table.kstar == 4 and table.n_decisions == 1
+
+
+def test_precision_table_reads_readable_decisions_only():
+    window = pd.concat([_window({1: 4, 2: 4}, dense=0.98, task="t", decision="yes"),
+                        _window({1: 4, 2: 4}, dense=0.85, task="u", decision="yes")], ignore_index=True)
+    ceilings, tasks = counts.window_ceilings(window), counts.window_counts(window)
+    table = counts.precision_table(ceilings, tasks, n_scorers=440).iloc[0]
+    assert table.decisions == 1  # task u is flagged (ceiling 0.85)
+    assert table.median_se == pytest.approx(protocol.ceiling_se(0.98, 100, 100))
+    assert table.radius == pytest.approx(protocol.mcdiarmid_radius(100, 100, 440))

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import bz2
 import io
-import subprocess
 import zipfile
 from pathlib import Path
 
@@ -17,7 +16,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from lib import paths
 from lib.kstar import tasks
+from lib.wheels import WheelUnavailableError
 
 CAP = 400  # texts per split: the scale of the default profile's smaller pools, seconds to build
 GROUPED = ("rt_sentiment", "rt_subjectivity", "debate_moderator", "bbq_ambiguity", "discrim_question", "word_valence")
@@ -27,7 +28,7 @@ GROUPED = ("rt_sentiment", "rt_subjectivity", "debate_moderator", "bbq_ambiguity
 def wheels() -> dict[str, Path]:
     try:
         return {spec: tasks.fetch_wheel(spec) for spec in sorted(set(tasks.SOURCES.values()))}
-    except tasks.WheelUnavailableError as error:
+    except WheelUnavailableError as error:
         pytest.skip(f"source wheels unavailable: {error}")
 
 
@@ -58,23 +59,6 @@ def test_unknown_task_fails_before_any_work(monkeypatch):
 def test_every_task_has_a_source():
     assert set(tasks.TASKS) == set(tasks.SOURCES) == set(tasks.SOURCE_FILES)
     assert set(tasks.SOURCES.values()) <= set(tasks.WHEEL_SHA256)
-
-
-def test_offline_fetch_names_the_pip_command(tmp_path, monkeypatch):
-    def offline(*args, **kwargs):
-        return subprocess.CompletedProcess(args, 1, "", "ERROR: Could not find a version (network unreachable)")
-
-    monkeypatch.setattr(tasks.subprocess, "run", offline)
-    with pytest.raises(tasks.WheelUnavailableError, match=r"-m pip download --no-deps .*wefe==1\.0\.1"):
-        tasks.fetch_wheel("wefe==1.0.1", cache_dir=tmp_path)
-    with pytest.raises(ValueError, match="name==version"):
-        tasks.fetch_wheel("wefe>=1", cache_dir=tmp_path)
-
-
-def test_a_wheel_with_other_bytes_is_refused(tmp_path):
-    (tmp_path / "wefe-1.0.1-py3-none-any.whl").write_bytes(b"not the pinned wheel")
-    with pytest.raises(tasks.WheelUnavailableError, match="SHA-256"):
-        tasks.fetch_wheel("wefe==1.0.1", cache_dir=tmp_path)
 
 
 # --------------------------------------------------------------------------- the sources as found
@@ -216,7 +200,7 @@ def test_thin_decisions_are_returned_skipped(wheels):
 
 
 def test_pools_are_cached_atomically_and_reloaded(wheels, tmp_path, monkeypatch, pools):
-    monkeypatch.setattr(tasks, "TASKS_CACHE_DIR", tmp_path)
+    monkeypatch.setattr(paths, "TASKS_CACHE_DIR", tmp_path)
     built = tasks.build_pool("debate_moderator", cap=CAP)
     files = sorted(p.name for p in tmp_path.iterdir())
     assert files == [f"debate_moderator__cap-{CAP}__seed-0__classes-all__scattertext-0.2.2__v1.{ext}"

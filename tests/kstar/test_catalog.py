@@ -1,0 +1,10 @@
+"""lib.kstar.catalog: the task names the schemas and the pools share; the default leaves out the length cue."""
+
+from lib.kstar import catalog, schemas, tasks
+
+
+def test_every_catalogued_task_has_a_pool_and_the_default_is_the_cue_free_subset():
+    assert set(catalog.TASKS) == set(tasks.SOURCES)
+    assert catalog.DEFAULT_TASKS == tuple(t for t in catalog.TASKS if t != "bbq_ambiguity")
+    assert schemas.KstarParams().tasks == catalog.DEFAULT_TASKS
+    assert schemas.KstarParams.__dataclass_fields__["tasks"].metadata["choices"] == catalog.TASKS

@@ -1,0 +1,57 @@
+"""lib.kstar.order: cross-model agreement of task orders and the text-side comparison, on tables with known answers."""
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from lib.kstar import order, text_baseline
+
+
+def _tasks(model, kstar, ceiling, flagged=()):
+    names = [f"t{i}" for i in range(len(kstar))]
+    return pd.DataFrame({"model": model, "task": names, "kstar": kstar, "ceiling": ceiling,
+                         "flagged": [n in flagged for n in names]})
+
+
+@pytest.fixture
+def tasks():
+    return pd.concat([_tasks("a", [1, 4, 16, 64, math.inf], [0.99, 0.97, 0.95, 0.93, 0.91]),
+                      _tasks("b", [2, 4, 32, 128, math.inf], [0.98, 0.96, 0.95, 0.92, 0.85], flagged=("t4",))],
+                     ignore_index=True)
+
+
+def test_spread_and_ceiling_range_read_readable_finite_cells(tasks):
+    spread = order.spread_ratios(tasks)
+    assert spread.to_dict() == {"t0": 2.0, "t1": 1.0, "t2": 2.0, "t3": 2.0}  # t4: ∞ everywhere, not a size
+    assert order.ceiling_ranges(tasks)["t0"] == pytest.approx(0.01) and np.isnan(order.ceiling_ranges(tasks)["t4"])
+
+
+def test_pairwise_agreement_and_the_shared_order_test(tasks):
+    pairs = order.pairwise_agreement(tasks, ["a", "b"]).set_index("treatment")
+    assert pairs.loc["all", "rho"] == pytest.approx(1.0) and pairs.loc["gated", "shared_tasks"] == 4
+    common, observed, p = order.shared_order_test(tasks, ["a", "b"], 2000, seed=0)
+    assert common == ["t0", "t1", "t2", "t3"] and observed == pytest.approx(1.0)
+    assert p == pytest.approx(1 / 24, abs=0.02)  # 4 tasks: a perfect match has chance 1/4!
+    assert math.isnan(order.shared_order_test(tasks[tasks.task.isin(["t0", "t1"])], ["a", "b"], 10, 0)[1])
+
+
+def test_largest_ratio_near_equal_ceilings(tasks):
+    assert order.largest_ratio_near_ceiling(tasks, 0.035) == 16.0  # b: t0 (2, 0.98) vs t2 (32, 0.95)
+    assert order.largest_ratio_near_ceiling(tasks, 0.015) == 8.0  # only b: t1 (4, 0.96) vs t2 (32, 0.95)
+    assert math.isnan(order.largest_ratio_near_ceiling(tasks, 0.001))
+
+
+def test_model_against_text_and_the_partial_correlations(tasks):
+    readings = pd.DataFrame({
+        "model": ["a"] * 4 + ["b"] * 4 + [text_baseline.TEXT_MODEL] * 4, "task": ["t0", "t1", "t2", "t3"] * 3,
+        "s_64": [0.99, 0.98, 0.97, 0.96, 0.98, 0.97, 0.96, 0.95, 0.90, 0.80, 0.70, 0.60],
+        "s_256": [1.0] * 12, "text_ceiling": [0.9, 0.85, 0.8, 0.75] * 3})
+    compared = order.model_vs_text(readings, tasks, ["a", "b"]).set_index(["model", "k"])
+    assert compared.loc[("a", 64), "median_difference"] == pytest.approx(0.225)
+    assert compared.loc[("a", 256), "p_value"] == 1.0  # identical readings: nothing to test
+    assert compared.loc[("a", 0), "ceiling_correlation"] == pytest.approx(1.0)
+    partial = order.partial_agreement(readings, tasks, ["a", "b"], ["s_64"]).set_index("control")
+    assert partial.loc["log k* (invariance)", "partial_rho"] == partial.loc["log k* (invariance)", "rho"]
+    assert np.isnan(partial.loc["s_64", "partial_rho"])  # the control orders the tasks exactly as both models
