@@ -4,3 +4,7 @@ Core: config, parameters, schemas (the registry index), paths, results, plotting
 features, probes. Papers: ``bias_probes`` (000), ``bias_shift`` (001), ``kstar`` (002); the core never imports
 a paper (except the registry index and the command line in ``__main__``), and papers never import each other.
 """
+
+from lib.parallel import configure_threads as _configure_threads
+
+_configure_threads()  # the thread policy is fixed before any module loads torch or BLAS (issue 14 §3)

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from lib import config, parameters, paths, plotting, results
+from lib import config, parallel, parameters, paths, plotting, results
 
 DEFAULT_CELL_TIMEOUT_S = 3600
 
@@ -157,6 +157,10 @@ def run_batch(
 
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
+    # Kernels inherit the environment: each takes its share of the cores (lib.parallel.configure_threads).
+    os.environ[parallel.CONCURRENT_JOBS_VARIABLE] = str(jobs)
+    for variable in parallel.THREAD_VARIABLES:
+        os.environ[variable] = str(parallel.threads_per_process(jobs))
     available = discover(profile)
     unknown = [n for n in notebooks if n not in available]
     if unknown:

@@ -1,5 +1,9 @@
 """lib.parallel: results depend on the root seed only, not on the backend."""
 
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -35,3 +39,22 @@ def test_dask_cluster_matches_sequential():
 def test_bad_n_jobs():
     with pytest.raises(ValueError, match="n_jobs=0"):
         parallel.parallel_map(draw, [1], n_jobs=0)
+
+
+def test_threads_per_process_shares_the_cores() -> None:
+    cores = len(os.sched_getaffinity(0))
+    assert parallel.threads_per_process(1) == cores
+    assert parallel.threads_per_process(cores * 4) == 1
+
+
+def test_threads_per_process_rejects_zero_jobs() -> None:
+    with pytest.raises(ValueError, match="concurrent_jobs=0"):
+        parallel.threads_per_process(0)
+
+
+def test_importing_lib_sets_a_passive_wait_policy_in_a_fresh_process() -> None:
+    code = "import lib, os, torch; print(os.environ['OMP_WAIT_POLICY'], torch.get_num_threads())"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OMP_", "OPENBLAS_", "MKL_"))}
+    env["PROBE_COMPANION_JOBS"] = str(len(os.sched_getaffinity(0)))
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["PASSIVE", "1"]
