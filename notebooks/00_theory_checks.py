@@ -10,13 +10,14 @@
 # # 00 · Theory checks — the closed forms of paper 000 against Monte Carlo
 #
 # **Paper 000**, *When and Why Do Linear Bias Probes Fail?*, Sections IV-A–IV-E: Theorem 1
-# (generalisation gap, Eq. 2), Theorem 2 and Corollary 1 (chord and curvature ceiling, Eq. 6–7),
-# Theorem 3 (purity law, Eq. 8) and Theorem 4 (null of the AUC, detectability threshold α\*(n),
-# Eq. 11). Each closed form in `lib.bias_probes.theory` is compared with a simulation of the generative model
+# (generalisation gap, Eq. 2), Proposition 1 (minimax lower bound), Theorem 2 and Corollary 1 (chord
+# and curvature ceiling, Eq. 6–7, also with intrinsic spread), Theorem 3 (purity law, Eq. 8) and
+# Theorem 4 (null of the AUC, detectability threshold α\*(n), Eq. 11). Each closed form in
+# `lib.bias_probes.theory` is compared with a simulation of the generative model
 # it describes, drawn by `lib.bias_probes.synth` and scored by `lib.bias_probes.simulate`.
 #
 # Writes (under `figures/<profile>/00_theory_checks/`): `purity_curves`, `chord_ceiling`,
-# `null_variance`, `power_at_threshold`, `phase_plane`, `generalization_gap`, `claims`.
+# `null_variance`, `power_at_threshold`, `phase_plane`, `generalization_gap`, `minimax_rate`, `claims`.
 
 # %%
 import numpy as np
@@ -44,6 +45,7 @@ chord_sigma_w = 1.5  # Part B: ambient noise σ_w
 chord_dim = 3  # Part B: ambient dimension
 chord_n = 2000  # Part B: texts per replicate
 chord_reps = 100  # Part B: replicates per (κ, r)
+chord_tau = 0.5  # Part B: intrinsic geodesic spread of the second chordal check (τ > 0)
 null_exact_sizes = [[2, 3], [4, 5], [6, 6], [8, 10]]  # Part C: (n₊, n₋) enumerated exactly
 null_mc_sizes = [[50, 50], [100, 300], [1000, 1000]]  # Part C: (n₊, n₋) by Monte Carlo
 null_mc_reps = 4000  # Part C: null replicates per size
@@ -65,6 +67,10 @@ gap_reg = 1.0  # Part E: ℓ2 penalty per sample (C is 1/(reg·n))
 gap_reps = 20  # Part E: probes fitted per n
 gap_n_test = 20000  # Part E: held-out texts for the test risk
 slope_tolerance = 0.1  # allowed |slope − (−½)| on log–log axes
+minimax_n = [200, 800, 3200, 12800]  # Part F: training sizes (n ≥ 4·d_B)
+minimax_dims = [2, 8, 32]  # Part F: intrinsic dimensions d_B of the hypercube family
+minimax_ambient_dim = 64  # Part F: ambient dimension the family is rotated into
+minimax_reps = 200  # Part F: samples per (n, d_B)
 
 
 # %%
@@ -144,6 +150,22 @@ plotting.save_figure(
     "lines: closed forms; dotted: ceiling Φ(√2/(√κ σ_w))).",
     [chord_file],
 )
+
+# %% [markdown]
+# With intrinsic spread τ > 0 the classes are no longer Gaussian along the chord and Lemma 1 no longer gives
+# the answer: the chord-direction AUC is Eq. 6 averaged over the spread (derived in
+# `theory.chordal_auc_spread`), and it must stay under the ceiling.
+
+# %%
+spread, spread_file = run.table(
+    "chordal_law_spread",
+    lambda: results.shared_table(
+        simulate.chordal_law, params.chord_kappas, params.chord_r, params.chord_sigma_w, params.chord_n,
+        params.chord_reps, params.chord_dim, tau=params.chord_tau, **mc,
+    ),
+)
+spread_z = (spread.error / spread.mc_se).abs()
+display(spread[["kappa", "r", "tau", "mc_auc", "mc_se", "theory_auc", "ceiling"]].round(4))
 
 # %% [markdown]
 # ## Part C — null variance of the AUC (Theorem 4)
@@ -268,6 +290,43 @@ plotting.save_figure(
 )
 
 # %% [markdown]
+# ## Part F — the minimax lower bound Ω(√(d_B/n)) (Proposition 1)
+#
+# Assouad's hypercube family (re-derived; the proposition's proof was lost): the text sits at one of d_B
+# points of the bias manifold, each with its own label bias ±ε, ε = ½√(d_B/n). Its Bayes excess risk under a
+# uniform prior (exact, `theory.hypercube_bayes_excess`) lower-bounds every learner and scales as √(d_B/n); a
+# nearly unpenalised linear probe in ambient dimension D is simulated beside it — if it shares the rate, the
+# bound is matched and the rate cannot be improved.
+
+# %%
+minimax, minimax_file = run.table(
+    "minimax_rate",
+    lambda: simulate.minimax_rate(params.minimax_n, params.minimax_dims, params.minimax_ambient_dim,
+                                  params.minimax_reps, **mc),
+)
+n_slopes = minimax.groupby("intrinsic_dim").apply(
+    lambda rows: simulate.loglog_slope(rows.n, rows.probe_excess), include_groups=False)
+dim_slopes = minimax.groupby("n").apply(
+    lambda rows: simulate.loglog_slope(rows.intrinsic_dim, rows.probe_excess), include_groups=False)
+below_bayes_z = ((minimax.bayes_excess - minimax.probe_excess) / minimax.probe_excess_se).max()
+display(minimax.round(5), n_slopes.rename("slope in n"), dim_slopes.rename("slope in d_B"))
+
+# %%
+fig, ax = plt.subplots(figsize=(5, 3.6))
+for dim, rows in minimax.groupby("intrinsic_dim"):
+    line = ax.plot(rows.n, rows.bayes_excess, "-", label=f"Bayes (exact), d_B = {dim}")[0]
+    ax.errorbar(rows.n, rows.probe_excess, yerr=2 * rows.probe_excess_se, fmt="o", ms=3, color=line.get_color())
+ax.set(xscale="log", yscale="log", xlabel="training size n", ylabel="excess risk",
+       title=f"hypercube family in D = {params.minimax_ambient_dim}")
+ax.legend(fontsize=7)
+plotting.save_figure(
+    fig, "minimax_rate",
+    "Minimax lower bound (paper 000, Proposition 1): excess risk on Assouad's hypercube family, exact Bayes risk "
+    "under a uniform prior (lines, a lower bound for every learner) and a linear probe (points, ±2 s.e.).",
+    [minimax_file],
+)
+
+# %% [markdown]
 # ## Claims — paper value beside measured value
 
 # %%
@@ -295,6 +354,12 @@ claims = [
           "exact", (chord.chord_measured - chord.chord_theory).abs().max(), "< 1e-9", kind="sanity"),
     claim("chordal_auc_mc", "Thm 2, Eq. 6; E3-B", "oracle AUC vs Φ(chord/(√2 σ_w)), max |error|",
           "< 0.013", chord.error.abs().max(), "< 0.013"),
+    claim("chordal_auc_spread_z", "Thm 2, Eq. 6 with spread", f"oracle AUC vs Eq. 6 averaged over the intrinsic "
+          f"spread τ = {params.chord_tau:g} (derived here), max |error| / s.e.", "derived closed form", spread_z.max(),
+          f"<= {params.tolerance_z}"),
+    claim("spread_below_ceiling", "Cor 1, Eq. 7", f"curved AUC with spread τ = {params.chord_tau:g} under its ceiling: "
+          "min (ceiling − AUC)/s.e.", ">= 0", ((spread.ceiling - spread.mc_auc) / spread.mc_se)[spread.kappa > 0].min(),
+          f">= {-params.tolerance_z}"),
     claim("flat_keeps_rising", "Cor 1; Fig. 3b", "flat AUC increases with r: min step",
           "> 0", flat.mc_auc.diff().min(), "> 0"),
     claim("curved_below_ceiling", "Cor 1, Eq. 7; Fig. 3b", "curved AUC under its ceiling: min (ceiling − AUC)/s.e.",
@@ -315,6 +380,12 @@ claims = [
           "<= 1", (gap.erm_gap / gap.erm_bound).max(), "<= 1"),
     claim("gap_erm_slope", "Thm 1; E6", "log-log slope of the fitted probe's gap (at least as fast as the bound)",
           "-0.5 (bound rate)", erm_slope, f"<= {-0.5 + tol_slope:g}"),
+    claim("minimax_rate_n", "Prop 1", "median log-log slope in n of the linear probe's excess risk on the hypercube "
+          "family (the Ω(√(d_B/n)) rate is matched)", "-0.5", n_slopes.median(), f"within {tol_slope:g} of -0.5"),
+    claim("minimax_rate_dim", "Prop 1", "median log-log slope in d_B of the probe's excess risk (d_B is the "
+          "hardness parameter; the ambient D is fixed)", "+0.5", dim_slopes.median(), f"within {tol_slope:g} of 0.5"),
+    claim("minimax_no_learner_below_bayes", "Prop 1", "largest (Bayes − probe excess)/s.e.: no learner beats "
+          "the Bayes risk", "<= 0", below_bayes_z, f"<= {tol_z}", kind="sanity"),
 ]
 claims_table, claims_file = run.record_claims(claims)
 plotting.save_table(

@@ -121,9 +121,9 @@ claims = [
           "chosen, as above)", "≈ 0", (mixed.auc_mean - mixed.cor2_auc).abs().max(), "<= 0.05"),
     claim("counterfactual_survive_bonferroni", "Sec. V-E", "share of counterfactual detections surviving Bonferroni",
           "conclusions use survivors", family[family.regime == "counterfactual"].bonferroni.mean(), ">= 1"),
-    claim("mixed_survive_bh", "Sec. V-E", "share of mixed-regime detections surviving Benjamini-Hochberg",
-          "reported", family[family.regime == "mixed"].benjamini_hochberg.mean(), ">= 0", kind="sanity"),
 ]
+# Reported, not a claim (the paper gives no number): the mixed-regime detections surviving Benjamini–Hochberg.
+print(f"mixed-regime detections surviving BH: {family[family.regime == 'mixed'].benjamini_hochberg.mean():.0%}")
 claims_table, claims_file = run.record_claims(claims)
 plotting.save_table(claims_table, "claims", "E01 regimes (paper 000, E1): the paper's value beside the value measured on the "
                     "offline models (a different number on a different model is a finding).", [claims_file])

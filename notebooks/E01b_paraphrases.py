@@ -167,11 +167,10 @@ plotting.save_figure(
 counterfactual, mixed = diffs[diffs.regime == "counterfactual"], diffs[diffs.regime == "mixed"]
 kept_pairs = rates[(rates.kind == "marked")].kept_pairs
 overall = rates[rates.kind == "all"].iloc[0]
+# Reported with the released data, not claims (the paper gives no number to compare):
+print(f"paraphrases passing lexical validation ({validated.generator.iloc[0]}): {overall.valid_rate:.0%}; "
+      f"sentences kept (pairs travel together): {overall.kept_rate:.0%}")
 claims = [
-    claim("validation_rate", "Sec. VI-A (E1b)", f"share of paraphrases passing lexical validation "
-          f"({validated.generator.iloc[0]})", "reported with the released data", overall.valid_rate, ">= 0"),
-    claim("kept_rate", "Sec. VI-A (E1b)", "share of sentences kept (pairs travel together)", "reported",
-          overall.kept_rate, ">= 0"),
     claim("kept_pairs_min", "Sec. VI-A (E1b)", "fewest kept pairs over dimensions (5 needed for grouped 5-fold CV)",
           "enough to probe", kept_pairs.min(), ">= 5"),
     claim("counterfactual_paraphrase_saturates", "E1b; Thm 3 (ii)", "lowest counterfactual AUC on paraphrases",

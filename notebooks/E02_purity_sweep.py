@@ -157,9 +157,13 @@ claims = [
           -steps.min(), "<= 0.03"),
     claim("boundary_slope", "E2; Thm 4", "median log-log slope of the empirical detection boundary", "-0.5",
           slopes.median(), "within 0.15 of -0.5"),
-    claim("f2_bonferroni_share", "Sec. V-E", "share of nominal F2 detections surviving Bonferroni",
-          "conclusions use survivors", family.bonferroni.sum() / max(family.nominal.sum(), 1), ">= 0", kind="sanity"),
+    claim("boundary_vs_alpha_star", "E2; Thm 4, Eq. 11", "median |log₂(empirical boundary / α*(n) at ŝ)| over "
+          "models × dimensions × n (within a factor 2 chosen: the paper states 'tracks' without a tolerance, and ŝ "
+          "is itself an estimate)", "tracks α*(n)", np.log2(boundary.alpha_empirical / boundary.alpha_star).abs().median(),
+          "<= 1"),
 ]
+# Sec. V-E's family-wise audit: the paper draws conclusions from the Bonferroni survivors only (no number to compare).
+print(f"F2 detections surviving Bonferroni: {int(family.bonferroni.sum())} of {int(family.nominal.sum())} nominal")
 claims_table, claims_file = run.record_claims(claims)
 plotting.save_table(claims_table, "claims", "E02 purity sweep (paper 000, E2): the paper's value beside the value measured "
                     "on the offline models.", [claims_file])

@@ -367,3 +367,18 @@ def neutral_offset(X_marked: ArrayLike, y_marked: ArrayLike, X_neutral: ArrayLik
     midpoint = (X[positive].mean(axis=0) + X[~positive].mean(axis=0)) / 2
     scale = np.sqrt(np.mean((residuals @ w) ** 2) * len(residuals) / max(len(residuals) - 2, 1))
     return float((neutral.mean(axis=0) - midpoint) @ w / scale)
+
+
+def concentration_from_separation(s: float, d: int, alpha: float = 1.0) -> float:
+    """β_B of two clusters at separation s plus isotropic noise: the inverse of :func:`separation_from_concentration`.
+
+    β = a(d − 1)/(d(d + a)) with a = α s²/4 (re-derived; paper 000, Eq. 13 was lost). With the chord of
+    Theorem 2 in place of s (s = chord(r, κ)/σ_w) this is the β_B–curvature link: at fixed geodesic
+    distance, curvature shortens the chord and lowers β_B. The same β holds on standardised features when
+    Δ's energy is spread over the coordinates (per-coordinate scaling is then a global rescale).
+    """
+    d = _check_int("d", d, 2)
+    if s < 0 or not 0 < alpha <= 1:
+        raise ValueError(f"need s >= 0 and 0 < alpha <= 1; got s={s!r}, alpha={alpha!r}")
+    a = alpha * s**2 / 4
+    return float(a * (d - 1) / (d * (d + a)))

@@ -248,7 +248,7 @@ def _sphere_probe_cell(cell: SphereProbeCell, seed: int) -> dict:
     scale = np.sqrt(cell.sigma_w**2 + cell.tau**2)
     return {"kappa": cell.kappa, "r": cell.r, "sigma_w": cell.sigma_w, "tau": cell.tau, "n": cell.n, "d": cell.d,
             "probe": cell.probe, "reps": cell.reps, "probe_auc": mean, "probe_se": se,
-            "chordal_auc": float(norm.cdf(theory.chord_length(cell.r, cell.kappa) / (np.sqrt(2) * scale))),
+            "chordal_auc": theory.chordal_auc_spread(cell.r, cell.kappa, cell.sigma_w, cell.tau),
             "geodesic_auc": float(norm.cdf(cell.r / (np.sqrt(2) * scale)))}
 
 
@@ -259,7 +259,8 @@ def probes_on_spheres(
     """E10: each probe's AUC on sphere clusters beside the chordal (Eq. 6) and flat/geodesic predictions.
 
     ``recovered`` = (AUC − chordal)/(geodesic − chordal): the share of the chordal–geodesic gap a
-    probe wins back (0: none, 1: all). Predictions use the within-class scale √(σ_w² + τ²).
+    probe wins back (0: none, 1: all). The chordal prediction is Eq. 6 averaged over the spread τ
+    (:func:`theory.chordal_auc_spread`); the geodesic one uses the within-class scale √(σ_w² + τ²).
     """
     cells = [SphereProbeCell(kappa=kappa, r=float(r), sigma_w=sigma_w, tau=tau, n=n, d=d, reps=reps, probe=p)
              for p, r in product(probe_names, r_values)]

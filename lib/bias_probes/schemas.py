@@ -29,6 +29,7 @@ class TheoryChecks(NotebookParams):
     chord_dim: int = param(3, ge=2)
     chord_n: int = param(2000, ge=20)
     chord_reps: int = param(100, ge=2)
+    chord_tau: float = param(0.5, gt=0, doc="intrinsic geodesic spread of the second chordal check (τ > 0)")
     # Part C: null variance of the AUC (Theorem 4)
     null_exact_sizes: tuple[tuple[int, ...], ...] = param(((2, 3), (4, 5), (6, 6), (8, 10)), ge=1)
     null_mc_sizes: tuple[tuple[int, ...], ...] = param(((50, 50), (100, 300), (1000, 1000)), ge=1)
@@ -55,6 +56,11 @@ class TheoryChecks(NotebookParams):
     gap_reps: int = param(20, ge=2)
     gap_n_test: int = param(20000, ge=100)
     slope_tolerance: float = param(0.1, gt=0, doc="allowed |slope − (−½)| on log–log axes")
+    # Part F: the minimax lower bound (Proposition 1)
+    minimax_n: tuple[int, ...] = param((200, 800, 3200, 12800), ge=10, doc="training sizes (n ≥ 4·d_B)")
+    minimax_dims: tuple[int, ...] = param((2, 8, 32), ge=1, doc="intrinsic dimensions d_B of the hypercube family")
+    minimax_ambient_dim: int = param(64, ge=1, doc="ambient dimension D the family is rotated into (≥ max d_B)")
+    minimax_reps: int = param(200, ge=2)
 
 
 _OFFLINE_MODELS = ("minilm", "smollm2-135m")
@@ -127,6 +133,15 @@ class Scaling(ModelNotebookParams):
     slope_tolerance: float = param(0.1, gt=0)
     model_n_values: tuple[int, ...] = param((50, 100, 200, 400), ge=10, doc="training sizes on model features")
     model_draws: int = param(5, ge=1)
+    curvature_kappas: tuple[float, ...] = param((0.0, 0.5, 1.0, 2.0, 4.0), ge=0,
+                                                doc="sphere curvatures; the first is the reference, the last the most "
+                                                "curved")
+    curvature_r: float = param(1.5, gt=0, doc="geodesic distance between the clusters (needs √κ·r ≤ π)")
+    curvature_tau: float = param(0.5, ge=0, doc="intrinsic geodesic spread of each cluster")
+    curvature_sigma_w: float = param(0.1, gt=0, doc="ambient isotropic noise")
+    curvature_n: int = param(200, ge=10)
+    curvature_dim: int = param(10, ge=2)
+    curvature_reps: int = param(100, ge=2)
 
 
 @register("E10_nonlinear")
@@ -142,7 +157,8 @@ class Nonlinear(ModelNotebookParams):
     sphere_kappa: float = param(4.0, gt=0)
     sphere_r: tuple[float, ...] = param((1.0, 1.25, 1.5), gt=0)
     sphere_sigma_w: float = param(1.0, gt=0)
-    sphere_tau: float = param(0.0, ge=0, doc="intrinsic geodesic spread; 0 is the paper's ambient-noise generator")
+    sphere_tau: float = param(0.5, ge=0, doc="intrinsic geodesic spread; at 0 the classes are Gaussian and the Bayes "
+                              "rule is linear, so the nonlinear probes have nothing to recover")
     sphere_n: int = param(400, ge=20)
     sphere_dim: int = param(5, ge=2)
     sphere_reps: int = param(8, ge=2)
@@ -252,6 +268,13 @@ class Concentration(ModelNotebookParams):
     alphas: tuple[float, ...] = param((0.1, 0.3, 0.5, 1.0), gt=0, le=1)
     n: int = param(300, ge=20)
     draws: int = param(2, ge=1)
+    link_kappas: tuple[float, ...] = param((0.0, 0.5, 1.0, 2.0, 4.0), ge=0, doc="β_B–curvature link: curvatures")
+    link_r: float = param(1.5, gt=0, doc="β_B–curvature link: geodesic distance (needs √κ·r ≤ π)")
+    link_sigma_w: float = param(0.5, gt=0)
+    link_dim: int = param(6, ge=2)
+    link_n: int = param(4000, ge=20)
+    link_reps: int = param(10, ge=2)
+    link_tolerance: float = param(0.01, gt=0, doc="allowed max |β̂ − β(chord)|")
 
 
 @register("E11_neutral_leakage")

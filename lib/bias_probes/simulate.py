@@ -17,7 +17,7 @@ import pandas as pd
 from sklearn.linear_model import LogisticRegression
 
 from lib import parallel, stats
-from lib.bias_probes import synth, theory
+from lib.bias_probes import estimators, synth, theory
 
 
 def _oracle_aucs(samples: Sequence[synth.LabelledSample]) -> np.ndarray:
@@ -75,32 +75,35 @@ class ChordCell:
     n: int
     reps: int
     d: int
+    tau: float = 0.0
 
 
 def _chord_cell(cell: ChordCell, seed: int) -> dict:
     rng = np.random.default_rng(seed)
-    samples = [synth.sphere_clusters(rng, cell.n, cell.kappa, cell.r, cell.sigma_w, cell.d) for _ in range(cell.reps)]
+    samples = [synth.sphere_clusters(rng, cell.n, cell.kappa, cell.r, cell.sigma_w, cell.d, cell.tau)
+               for _ in range(cell.reps)]
     aucs = _oracle_aucs(samples)
     return {
-        "kappa": cell.kappa, "r": cell.r, "sigma_w": cell.sigma_w, "n": cell.n, "reps": cell.reps,
+        "kappa": cell.kappa, "r": cell.r, "sigma_w": cell.sigma_w, "tau": cell.tau, "n": cell.n, "reps": cell.reps,
         "chord_measured": float(np.linalg.norm(samples[0].oracle_direction)),
         "chord_theory": float(theory.chord_length(cell.r, cell.kappa)),
         "mc_auc": aucs.mean(), "mc_se": aucs.std(ddof=1) / np.sqrt(cell.reps),
-        "theory_auc": float(theory.chordal_auc(cell.r, cell.kappa, cell.sigma_w)),
+        "theory_auc": theory.chordal_auc_spread(cell.r, cell.kappa, cell.sigma_w, cell.tau),
         "ceiling": float(theory.curvature_ceiling(cell.kappa, cell.sigma_w)),
     }
 
 
 def chordal_law(
     kappas: Sequence[float], r_values: Sequence[float], sigma_w: float, n: int, reps: int,
-    d: int = 3, seed: int = 0, n_jobs: int = 1,
+    d: int = 3, seed: int = 0, n_jobs: int = 1, tau: float = 0.0,
 ) -> pd.DataFrame:
     """Oracle AUC of two clusters on a sphere vs Theorem 2 (Eq. 6) and the ceiling (Eq. 7).
 
+    With intrinsic spread τ > 0 the closed form is Eq. 6 with spread (:func:`theory.chordal_auc_spread`).
     Geodesic distances beyond the sphere's diameter π/√κ are skipped.
     """
     cells = [
-        ChordCell(kappa=float(k), r=float(r), sigma_w=sigma_w, n=n, reps=reps, d=d)
+        ChordCell(kappa=float(k), r=float(r), sigma_w=sigma_w, n=n, reps=reps, d=d, tau=tau)
         for k, r in product(kappas, r_values)
         if k == 0 or np.sqrt(k) * r <= np.pi
     ]
@@ -314,3 +317,156 @@ def generalization_gap(
 def loglog_slope(x: Sequence[float], y: Sequence[float]) -> float:
     """Least-squares slope of log y on log x."""
     return float(np.polyfit(np.log(np.asarray(x, float)), np.log(np.asarray(y, float)), 1)[0])
+
+
+# --------------------------------------------------------------------------- Proposition 1: the minimax rate
+
+
+@dataclass(frozen=True)
+class HypercubeCell:
+    """One (n, d_B) cell of the hypercube family behind Proposition 1's lower bound, embedded in ℝ^D."""
+
+    n: int
+    intrinsic_dim: int
+    ambient_dim: int
+    reps: int
+
+
+def _hypercube_cell(cell: HypercubeCell, seed: int) -> dict:
+    rng = np.random.default_rng(seed)
+    eps = 0.5 * np.sqrt(cell.intrinsic_dim / cell.n)
+    # d_B orthonormal points of the bias manifold, rotated into the ambient space at random.
+    points = np.linalg.qr(rng.standard_normal((cell.ambient_dim, cell.intrinsic_dim)))[0].T
+    excess = []
+    for _ in range(cell.reps):
+        signs = rng.choice([-1.0, 1.0], size=cell.intrinsic_dim)
+        index = rng.integers(cell.intrinsic_dim, size=cell.n)
+        y = (rng.random(cell.n) < 0.5 + eps * signs[index]).astype(int)
+        if y.min() == y.max():
+            continue
+        # A nearly unpenalised linear probe; its population excess risk is exact given the fit:
+        # 2ε at each point whose score has the wrong sign (½·2ε at a zero score), averaged over points.
+        probe = LogisticRegression(C=1e4, fit_intercept=False).fit(points[index], y)
+        scores = np.sign(points @ probe.coef_[0])
+        excess.append(2 * eps * np.mean(np.where(scores == 0, 0.5, scores != signs)))
+    excess = np.asarray(excess)
+    return {"n": cell.n, "intrinsic_dim": cell.intrinsic_dim, "ambient_dim": cell.ambient_dim, "reps": len(excess),
+            "probe_excess": excess.mean(), "probe_excess_se": excess.std(ddof=1) / np.sqrt(len(excess)),
+            "bayes_excess": theory.hypercube_bayes_excess(cell.n, cell.intrinsic_dim)}
+
+
+def minimax_rate(
+    n_values: Sequence[int], intrinsic_dims: Sequence[int], ambient_dim: int, reps: int, seed: int = 0,
+    n_jobs: int = 1,
+) -> pd.DataFrame:
+    """Excess risk on Proposition 1's hard family: a linear probe's (Monte Carlo) beside the Bayes risk (exact).
+
+    The Bayes excess under a uniform prior on the signs lower-bounds every learner's worst case; it scales
+    as √(d_B/n) (the Ω(√(d_B/n)) of Prop. 1), whatever the ambient dimension D. A linear probe that
+    reaches the same rate shows the bound is matched.
+    """
+    if ambient_dim < max(intrinsic_dims):
+        raise ValueError(f"ambient_dim={ambient_dim!r} is out of range; allowed: >= max(intrinsic_dims) = "
+                         f"{max(intrinsic_dims)}")
+    too_small = [(n, k) for n, k in product(n_values, intrinsic_dims) if n < 4 * k]
+    if too_small:
+        raise ValueError(f"n_values × intrinsic_dims contains {too_small[0]!r}; allowed: n >= 4·d_B")
+    cells = [HypercubeCell(int(n), int(k), ambient_dim, reps) for n, k in product(n_values, intrinsic_dims)]
+    return pd.DataFrame(parallel.parallel_map(_hypercube_cell, cells, seed=seed, n_jobs=n_jobs))
+
+
+# --------------------------------------------------------------------------- curvature: generalisation vs separability
+
+
+@dataclass(frozen=True)
+class CurvatureGapCell:
+    """One curvature κ of the double-edged-sword experiment (paper 000, Sec. IV after Theorem 1)."""
+
+    kappa: float
+    r: float
+    tau: float
+    sigma_w: float
+    n: int
+    d: int
+    reg: float
+    reps: int
+    n_test: int
+
+
+def _curvature_gap_cell(cell: CurvatureGapCell, seed: int) -> dict:
+    rng = np.random.default_rng(seed)
+    # Population moments of sphere_clusters: E[x] lies on the axis through the arc's midpoint and E[y x] on
+    # the chord, each shrunk by E[cos(τZ/R)] = exp(−τ²κ/2) (flat case: 0 and r/2).
+    shrink = np.exp(-cell.tau**2 * cell.kappa / 2)
+    mean, expected = np.zeros(cell.d), np.zeros(cell.d)
+    if cell.kappa == 0:
+        expected[0] = cell.r / 2
+    else:
+        radius = 1 / np.sqrt(cell.kappa)
+        mean[1] = radius * np.cos(cell.r / (2 * radius)) * shrink
+        expected[0] = radius * np.sin(cell.r / (2 * radius)) * shrink
+    test = synth.sphere_clusters(rng, cell.n_test, cell.kappa, cell.r, cell.sigma_w, cell.d, cell.tau)
+    rows = []
+    for _ in range(cell.reps):
+        train = synth.sphere_clusters(rng, cell.n, cell.kappa, cell.r, cell.sigma_w, cell.d, cell.tau)
+        sign = 2.0 * train.y - 1
+        probe = LogisticRegression(C=1.0 / (cell.reg * cell.n), fit_intercept=False).fit(train.X - mean, train.y)
+        w = probe.coef_[0]
+        test_margins = (2.0 * test.y - 1) * ((test.X - mean) @ w)
+        rows.append({
+            "uniform_deviation": np.linalg.norm((sign[:, None] * (train.X - mean)).mean(0) - expected),
+            "erm_gap": _ramp_risk(test_margins) - _ramp_risk(sign * ((train.X - mean) @ w)),
+            "radius": np.linalg.norm(train.X - mean, axis=1).max(),
+            "probe_auc": stats.auroc(test.y, (test.X - mean) @ w),
+        })
+    frame = pd.DataFrame(rows)
+    return {"kappa": cell.kappa, "r": cell.r, "tau": cell.tau, "sigma_w": cell.sigma_w, "n": cell.n, "reps": cell.reps,
+            "uniform_deviation": frame.uniform_deviation.mean(),
+            "uniform_deviation_se": frame.uniform_deviation.std(ddof=1) / np.sqrt(cell.reps),
+            "erm_gap": frame.erm_gap.mean(), "erm_gap_se": frame.erm_gap.std(ddof=1) / np.sqrt(cell.reps),
+            "radius": frame.radius.max(), "probe_auc": frame.probe_auc.mean(),
+            "probe_auc_se": frame.probe_auc.std(ddof=1) / np.sqrt(cell.reps),
+            "chordal_auc": theory.chordal_auc_spread(cell.r, cell.kappa, cell.sigma_w, cell.tau)}
+
+
+def curvature_tradeoff(
+    kappas: Sequence[float], r: float, tau: float, sigma_w: float, n: int, d: int, reg: float, reps: int,
+    n_test: int = 20000, seed: int = 0, n_jobs: int = 1,
+) -> pd.DataFrame:
+    """Curvature's double edge at fixed geodesic distance r and intrinsic spread τ (paper 000, Sec. IV).
+
+    Per κ: the worst-case gap over the unit ball (linear loss, centred at the population mean), a norm-
+    bounded probe's ramp-loss gap, the sample's extrinsic radius, and the probe's test AUC beside the
+    chordal AUC with spread (:func:`theory.chordal_auc_spread`). Theorem 1 predicts the gaps shrink with
+    the extrinsic radius as κ grows; Theorem 2 that the AUC falls with the chord.
+    """
+    for kappa in kappas:
+        if kappa > 0 and np.sqrt(kappa) * r > np.pi:
+            raise ValueError(f"kappas contains {kappa!r}: r={r!r} exceeds the sphere's diameter pi/sqrt(kappa)")
+    cells = [CurvatureGapCell(float(k), r, tau, sigma_w, n, d, reg, reps, n_test) for k in kappas]
+    return pd.DataFrame(parallel.parallel_map(_curvature_gap_cell, cells, seed=seed, n_jobs=n_jobs))
+
+
+# --------------------------------------------------------------------------- the β_B–curvature link
+
+
+def concentration_curvature_link(
+    kappas: Sequence[float], r: float, sigma_w: float, d: int, n: int, reps: int, seed: int = 0,
+) -> pd.DataFrame:
+    """β̂_B of two sphere clusters at geodesic distance r against β at separation chord(r, κ)/σ_w, per κ.
+
+    The link (paper 000, Def. 1 with Theorem 2's chord) is re-derived in
+    :func:`lib.bias_probes.estimators.concentration_from_separation`.
+    """
+    rng = np.random.default_rng(seed)
+    rows = []
+    for kappa in kappas:
+        betas = [estimators.concentration_index(synth.sphere_clusters(rng, n, kappa, r, sigma_w, d).X)
+                 for _ in range(reps)]
+        chord = float(theory.chord_length(r, kappa))
+        rows.append({"kappa": kappa, "r": r, "chord": chord, "beta_measured": np.mean(betas),
+                     "beta_se": np.std(betas, ddof=1) / np.sqrt(reps),
+                     "beta_predicted": estimators.concentration_from_separation(chord / sigma_w, d)})
+    frame = pd.DataFrame(rows)
+    frame["error"] = frame.beta_measured - frame.beta_predicted
+    return frame

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 from scipy import optimize
-from scipy.stats import norm
+from scipy.stats import binom, norm
 
 from lib.stats import null_auc_var  # Theorem 4; re-exported: the null variance lives in the core
 
@@ -212,3 +212,50 @@ def myers_radius_cap(kappa_min: ArrayLike) -> np.ndarray:
 def sphere_radius_cap(kappa: ArrayLike) -> np.ndarray:
     """On the round sphere of curvature κ the extrinsic radius is exactly 1/√κ (Theorem 1)."""
     return 1.0 / np.sqrt(np.asarray(kappa, dtype=float))
+
+
+def chordal_auc_spread(r: float, kappa: float, sigma_w: float, tau: float, nodes: int = 48) -> float:
+    """AUC of the chord-direction score when each text also spreads along the manifold (τ > 0).
+
+    Derived here (Theorem 2 states the τ = 0 case, Eq. 6): on the great circle of radius R = 1/√κ a text
+    at signed arc a ~ N(±r/2, τ²) projects on the chord as R·sin(a/R) plus N(0, σ_w²) ambient noise, so
+    AUC = E[Φ((R sin(a₊/R) − R sin(a₋/R)) / (√2 σ_w))] over independent a₊, a₋, computed by
+    Gauss–Hermite quadrature (flat case: the arcs themselves). Equals :func:`chordal_auc` at τ = 0.
+    """
+    if tau < 0 or sigma_w <= 0 or kappa < 0:
+        raise ValueError(f"need tau >= 0, sigma_w > 0, kappa >= 0; got {tau!r}, {sigma_w!r}, {kappa!r}")
+    if tau == 0:
+        return float(chordal_auc(r, kappa, sigma_w))
+    x, w = np.polynomial.hermite_e.hermegauss(nodes)  # nodes for the standard normal weight
+    w = w / w.sum()
+    arc_plus, arc_minus = r / 2 + tau * x[:, None], -r / 2 + tau * x[None, :]
+    if kappa == 0:
+        proj_plus, proj_minus = arc_plus, arc_minus
+    else:
+        radius = 1 / np.sqrt(kappa)
+        proj_plus, proj_minus = radius * np.sin(arc_plus / radius), radius * np.sin(arc_minus / radius)
+    return float(w @ norm.cdf((proj_plus - proj_minus) / (np.sqrt(2.0) * sigma_w)) @ w)
+
+
+def hypercube_bayes_excess(n: int, intrinsic_dim: int) -> float:
+    """Bayes excess risk of the hypercube family behind the minimax lower bound (Proposition 1).
+
+    Derived here (Prop. 1 states Ω(√(d_B/n)); its proof was lost). Assouad's construction: the text
+    sits at one of d_B well-separated points of the bias manifold, each with probability 1/d_B, and
+    P(y = 1 | point j) = ½ + σ_j ε with unknown signs σ ∈ {±1}^{d_B} and ε = ½·√(d_B/n). Under a
+    uniform prior on σ the Bayes rule is a majority vote in each point, so with m ~ Bin(n, 1/d_B)
+    texts per point the excess risk is 2ε·P(majority wrong), averaged over m (ties broken by a coin).
+    As n grows the per-point vote is wrong with probability → Φ(−2ε√(n/d_B)) = Φ(−1), so the excess
+    tends to Φ(−1)·√(d_B/n) ≈ 0.159·√(d_B/n): no estimator, linear or not, beats the rate.
+    """
+    if intrinsic_dim < 1 or n < 4 * intrinsic_dim:
+        raise ValueError(f"need intrinsic_dim >= 1 and n >= 4*intrinsic_dim; got n={n!r}, "
+                         f"intrinsic_dim={intrinsic_dim!r}")
+
+    eps = 0.5 * np.sqrt(intrinsic_dim / n)
+    counts = np.arange(n + 1)
+    # A vote over m texts is wrong below m/2 true-sign votes, and half the time at a tie.
+    wrong = binom.cdf(np.ceil(counts / 2) - 1, counts, 0.5 + eps)
+    wrong = wrong + np.where(counts % 2 == 0, 0.5 * binom.pmf(counts // 2, counts, 0.5 + eps), 0.0)
+    p_count = binom.pmf(counts, n, 1.0 / intrinsic_dim)
+    return float(2 * eps * (p_count @ wrong))

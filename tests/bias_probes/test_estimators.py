@@ -293,3 +293,36 @@ def test_the_floor_fit_removes_the_noise_floor_the_origin_fit_reads_as_curvature
     assert estimators.curvature_sagitta(clean, intrinsic_dim=3, fit="floor") == pytest.approx(1.0, rel=0.1)
     with pytest.raises(ValueError, match="fit='ols' is not a sagitta fit"):
         estimators.curvature_sagitta(clean, intrinsic_dim=3, fit="ols")
+
+
+def test_concentration_from_separation_inverts_the_link():
+    for s, d, alpha in [(0.5, 10, 1.0), (3.0, 64, 0.3), (8.0, 384, 1.0)]:
+        beta = estimators.concentration_from_separation(s, d, alpha)
+        assert estimators.separation_from_concentration(beta, d, alpha) == pytest.approx(s, rel=1e-9)
+
+
+def test_concentration_tracks_curvature_through_the_chord():
+    """β_B–curvature link: at fixed geodesic distance, β_B measured on sphere clusters follows the chord."""
+    from lib.bias_probes import synth, theory
+
+    rng = np.random.default_rng(5)
+    for kappa in (0.0, 1.0, 4.0):
+        betas = [estimators.concentration_index(synth.sphere_clusters(rng, 4000, kappa, 1.5, 0.5, d=6).X)
+                 for _ in range(10)]
+        predicted = estimators.concentration_from_separation(float(theory.chord_length(1.5, kappa)) / 0.5, 6)
+        assert np.mean(betas) == pytest.approx(predicted, abs=0.01)
+
+
+def test_concentration_link_holds_on_standardised_features_with_an_outlier_coordinate():
+    rng = np.random.default_rng(6)
+    d, n, s = 40, 4000, 3.0
+    delta = rng.choice([-1.0, 1.0], size=d) * s / np.sqrt(d)  # energy spread over the coordinates
+    y = rng.integers(2, size=n)
+    Z = rng.standard_normal((n, d)) + np.outer(y - 0.5, delta)
+    scales = np.ones(d)
+    scales[0] = 300.0  # a massive-activation coordinate, no extra signal
+    X = Z * scales
+    standardised = (X - X.mean(0)) / X.std(0)
+    recovered = estimators.separation_from_concentration(estimators.concentration_index(standardised), d)
+    assert recovered == pytest.approx(s, rel=0.1)
+    assert estimators.separation_from_concentration(estimators.concentration_index(X), d) > 5 * s

@@ -146,3 +146,40 @@ def test_offset_purity_law_against_monte_carlo_and_limits():
         aucs.append(stats.auroc(sample.y, sample.X @ sample.oracle_direction))
     se = np.std(aucs, ddof=1) / np.sqrt(len(aucs))
     assert abs(np.mean(aucs) - theory.offset_purity_auc(2.0, 0.4, 0.7)) < 4 * se
+
+
+@pytest.mark.parametrize(("kappa", "tau"), [(1.0, 0.6), (0.0, 0.4), (4.0, 0.3)])
+def test_chordal_auc_with_intrinsic_spread_against_monte_carlo(kappa, tau):
+    rng = np.random.default_rng(3)
+    aucs = []
+    for _ in range(40):
+        sample = synth.sphere_clusters(rng, 2000, kappa=kappa, r=1.2, sigma_w=0.4, d=4, tau=tau)
+        aucs.append(stats.auroc(sample.y, sample.X @ sample.oracle_direction))
+    se = np.std(aucs, ddof=1) / np.sqrt(len(aucs))
+    predicted = theory.chordal_auc_spread(1.2, kappa, 0.4, tau)
+    assert abs(np.mean(aucs) - predicted) < 4 * se
+    assert predicted < theory.chordal_auc(1.2, kappa, 0.4) - 10 * se  # the spread is visible at this size
+
+
+def test_hypercube_bayes_excess_against_a_simulated_majority_vote():
+    n, dim = 120, 6
+    rng = np.random.default_rng(4)
+    eps = 0.5 * np.sqrt(dim / n)
+    excess = []
+    for _ in range(4000):
+        signs = rng.choice([-1, 1], size=dim)
+        point = rng.integers(dim, size=n)
+        y = rng.random(n) < 0.5 + eps * signs[point]
+        votes = np.bincount(point, weights=2 * y - 1.0, minlength=dim)
+        guess = np.where(votes == 0, rng.choice([-1, 1], size=dim), np.sign(votes))
+        excess.append(2 * eps * np.mean(guess != signs))
+    se = np.std(excess, ddof=1) / np.sqrt(len(excess))
+    assert abs(np.mean(excess) - theory.hypercube_bayes_excess(n, dim)) < 4 * se
+
+
+def test_hypercube_bayes_excess_has_the_minimax_rate():
+    grid = [(200, 2), (800, 2), (800, 32), (3200, 8)]
+    ratios = [theory.hypercube_bayes_excess(n, d) / np.sqrt(d / n) for n, d in grid]
+    assert np.ptp(ratios) < 0.01 and ratios[0] == pytest.approx(norm.cdf(-1), abs=0.01)
+    with pytest.raises(ValueError, match="n=10"):
+        theory.hypercube_bayes_excess(10, 4)
