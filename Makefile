@@ -30,9 +30,15 @@ test: setup
 bench: setup
 	$(PY) benchmarks/run_all.py
 
-lab: setup
-	$(PY) -m pip install --quiet -e ".[lab]"
-	$(PY) -m jupyter lab notebooks/
+# The lab extras are installed once (a stamp, like .installed). The server runs from the repository root, where
+# jupytext.toml lives, so saving pairs .py ↔ .ipynb without rewriting the script header; as root (most
+# containers) it needs --allow-root.
+$(VENV)/.lab-installed: $(VENV)/.installed
+	$(PY) -m pip install --quiet $(TORCH_SPEC) -e ".[lab]"
+	touch $@
+
+lab: $(VENV)/.lab-installed
+	$(PY) -m jupyter lab --ServerApp.root_dir=. --LabApp.default_url=/lab/tree/notebooks $(if $(filter 0,$(shell id -u)),--allow-root)
 
 lint: setup
 	$(PY) -m ruff check lib tests benchmarks notebooks

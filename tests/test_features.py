@@ -175,3 +175,16 @@ def test_gemma3_270m_converts_from_its_four_part_wheels():
 
 def test_parse_layer_reads_an_index_or_keeps_the_name():
     assert features.parse_layer("7") == 7 and features.parse_layer("mid") == "mid" and features.parse_layer("-1") == -1
+
+
+@pytest.mark.parametrize(("name", "chat"), [("tiny-bert", False), ("tiny-llama", True)])
+def test_tiny_random_models_build_offline_and_reproducibly(tmp_path, monkeypatch, name, chat):
+    monkeypatch.setattr(features.paths, "MODELS_DIR", tmp_path)
+    folder = features.model_folder(name)
+    assert folder == tmp_path / name and not (tmp_path / f"{name}.partial").exists()
+    states = features.compute_hidden_states(name, TEXTS[:2], chat_template=chat, progress=False)
+    assert states.shape == (3, 2, 32) and np.isfinite(states).all()
+    features._load.cache_clear()
+    rebuilt = tmp_path / "again"
+    features._build_tiny(rebuilt, name.removeprefix("tiny-"))
+    assert (rebuilt / "model.safetensors").read_bytes() == (folder / "model.safetensors").read_bytes()
