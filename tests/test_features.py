@@ -175,3 +175,16 @@ def test_gemma3_270m_converts_from_its_four_part_wheels():
 
 def test_parse_layer_reads_an_index_or_keeps_the_name():
     assert features.parse_layer("7") == 7 and features.parse_layer("mid") == "mid" and features.parse_layer("-1") == -1
+
+
+def test_token_states_are_every_real_token_in_text_order():
+    states, owner = features.token_states("minilm", TEXTS[:3], layers=[0, 6], progress=False, batch_size=2)
+    model, tokenizer = features.load("minilm")
+    lengths = [len(tokenizer(t)["input_ids"]) for t in TEXTS[:3]]
+    assert states.shape == (2, sum(lengths), 384)
+    assert owner.tolist() == sum(([i] * n for i, n in enumerate(lengths)), [])
+    with torch.inference_mode():
+        alone = model(**tokenizer([TEXTS[1]], return_tensors="pt"), output_hidden_states=True).hidden_states[6][0]
+    np.testing.assert_allclose(states[1, owner == 1], alone.numpy(), atol=1e-5)
+    with pytest.raises(ValueError, match="layers"):
+        features.token_states("minilm", TEXTS, layers=[7])
