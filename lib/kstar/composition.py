@@ -28,6 +28,8 @@ from scipy import stats
 
 from lib.kstar import protocol
 
+COLUMNS = ("decision", "dictionary_size", "support_size", "own_overlap", "ceiling", "tau", "auroc", "recovery",
+           "random_recovery", "random_min", "random_max", "width", "width_ratio")  #: :func:`composition_table`'s
 NULL_SEEDS = (0, 1, 2, 3, 4)  #: five random dictionaries per decision (A.2.5)
 RECOVERY_CRITERION = 0.9  #: the paper's pre-fixed criterion on the median recovery (A.2.5)
 
@@ -105,6 +107,7 @@ def criteria(table: pd.DataFrame, criterion: float = RECOVERY_CRITERION) -> dict
     """The summary A.2.5 reports for one model: median recovery, the share reaching ``criterion``, the decisions
     above their own random control, the one-sided Wilcoxon p of recovery > random mean, median own overlap,
     and, over decisions whose dictionary has a qualifying prefix, their count, median width and median ratio."""
+    table = table.astype({c: float for c in COLUMNS[1:]})
     diff = table.recovery - table.random_recovery
     p = float(stats.wilcoxon(table.recovery, table.random_recovery, alternative="greater").pvalue) \
         if len(table) and np.any(diff != 0) else 1.0
@@ -113,7 +116,15 @@ def criteria(table: pd.DataFrame, criterion: float = RECOVERY_CRITERION) -> dict
             "share_at_criterion": float((table.recovery >= criterion).mean()),
             "above_random": int((diff > 0).sum()), "wilcoxon_p": p,
             "median_random_recovery": float(table.random_recovery.median()),
-            "median_own_overlap": float(table.own_overlap.median()), "max_own_overlap": float(table.own_overlap.max()),
+            "median_own_overlap": float(table.own_overlap.median()),
+            "max_own_overlap": float(table.own_overlap.max()) if len(table) else math.nan,
             "with_width": len(finite), "median_width": float(finite.width.median()) if len(finite) else math.nan,
             "median_support": float(table.support_size.median()),
             "median_width_ratio": float(finite.width_ratio.median()) if len(finite) else math.nan}
+
+
+def summary_table(table: pd.DataFrame, by: Sequence[str] = ("model", "basis")) -> pd.DataFrame:
+    """:func:`criteria` per group of a stacked composition table (one row per model and basis)."""
+    rows = [{**dict(zip(by, key if isinstance(key, tuple) else (key,), strict=True)), **criteria(part)}
+            for key, part in table.groupby(list(by), sort=False)]
+    return pd.DataFrame(rows, columns=[*by, *criteria(pd.DataFrame(columns=list(COLUMNS)))])

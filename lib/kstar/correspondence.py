@@ -228,6 +228,10 @@ def comparison_rng(seed: int, model_a: str, model_b: str, task: str, decision: s
     return np.random.default_rng([int(seed), int.from_bytes(digest[:8], "little")])
 
 
+_TEST_COLUMNS = ["task", "model_a", "model_b", "decision", "k_a", "k_b", "q", "status", "score", "null_mean",
+                 "null_sd", "q99", "passed", "z", "n_candidates"]
+
+
 def correspondence_tests(task: str, models: Sequence[str], supports: Mapping[tuple[str, str], Sequence[int] | None],
                          codes: Mapping[str, object], labels: Mapping[str, np.ndarray], *, seed: int = 0,
                          n_draws: int = N_DRAWS, n_nearest: int = N_NEAREST) -> pd.DataFrame:
@@ -256,7 +260,7 @@ def correspondence_tests(task: str, models: Sequence[str], supports: Mapping[tup
                                             n_draws=n_draws, n_nearest=n_nearest,
                                             seed=comparison_rng(seed, model_a, model_b, task, decision))
                 rows.append({**row, **asdict(result), "status": "tested"})
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=_TEST_COLUMNS)
 
 
 def pass_rates(tests: pd.DataFrame) -> pd.DataFrame:
@@ -265,7 +269,7 @@ def pass_rates(tests: pd.DataFrame) -> pd.DataFrame:
     skipped q = 0 comparisons (A.2.4, "Aggregation", "Degenerate comparisons")."""
     rows = []
     for task, cell in tests.groupby("task", sort=False):
-        tested = cell[cell.status == "tested"]
+        tested = cell[cell.status == "tested"].astype({"passed": bool, "z": float})
         for split, part in (("all", tested), ("q=1", tested[tested.q == 1]), ("q>1", tested[tested.q > 1])):
             pair_rates = part.groupby(["model_a", "model_b"]).passed.mean()
             rows.append({"task": task, "split": split, "tests": len(part), "passed": int(part.passed.sum()),

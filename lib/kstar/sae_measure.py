@@ -29,7 +29,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from lib import features
-from lib.kstar import counts, measure, protocol
+from lib.kstar import composition, counts, measure, protocol
 from lib.kstar import sae as saes
 
 
@@ -139,7 +139,8 @@ def supports(sweep: pd.DataFrame, blocks: pd.DataFrame, frac: float = protocol.F
         out.append({"model": model, "task": task, "decision": decision, "block": int(cell.block.iloc[0]),
                     "pooling": pooling, "ceiling": float(ceiling.ceiling), "tau": float(ceiling.tau),
                     "size": float(size), "support": None if support is None else list(support)})
-    frame = pd.DataFrame(out)
+    frame = pd.DataFrame(out, columns=["model", "task", "decision", "block", "pooling", "ceiling", "tau", "size",
+                                       "support"])
     frame["has_support"] = frame.support.notna() & np.isfinite(frame["size"])
     return frame
 
@@ -149,3 +150,29 @@ def support_map(table: pd.DataFrame, task: str) -> dict[tuple[str, str], list[in
     cell = table[table.task == task]
     return {(m, d): (list(s) if ok else None) for m, d, s, ok in zip(cell.model, cell.decision, cell.support,
                                                                     cell.has_support, strict=True)}
+
+
+def composition_rows(model: str, sae_by_block: dict[int, saes.SAE], pool, task: str, support_table: pd.DataFrame, *,
+                     basis: str, max_tokens: int | None, min_positives: int, null_seeds: Sequence[int],
+                     frac: float = protocol.FRAC) -> pd.DataFrame:
+    """The composition test of one model and multiclass task (A.2.5) in the SAE basis (``basis="sae"``: codes,
+    no centring) or the residual-basis control (``"last"``: the last-position residual at the same block,
+    residual supports, centred). ``support_table``: :func:`supports` in that basis. Empty when fewer than two
+    decisions hold a support."""
+    cell = support_table[(support_table.model == model) & (support_table.task == task) & support_table.has_support]
+    if len(cell) < 2:
+        return pd.DataFrame(columns=[*composition.COLUMNS, "model", "task", "basis", "block"])
+    block = int(cell.block.iloc[0])
+    decisions = {d.name: d for d in pool.decisions(min_positives) if not d.skipped}
+    if basis == "sae":
+        Z_tr, Z_te = encode_pool(model, sae_by_block, pool, block, max_tokens)
+    else:
+        states = last_states(model, pool, [block], max_tokens)[0]
+        Z_tr, Z_te = states[: len(pool.texts_train)], states[len(pool.texts_train):]
+    y_tr = {d: decisions[d].y_train.astype(int) for d in cell.decision}
+    y_te = {d: decisions[d].y_test.astype(int) for d in cell.decision}
+    table = composition.composition_table(
+        Z_tr, Z_te, y_tr, y_te, dict(zip(cell.decision, cell.support, strict=True)),
+        dict(zip(cell.decision, cell.ceiling, strict=True)), seed=measure.SWEEP_SEED, null_seeds=null_seeds, frac=frac,
+        centre=basis != "sae")
+    return table.assign(model=model, task=task, basis=basis, block=block)
