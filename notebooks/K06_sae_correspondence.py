@@ -63,7 +63,7 @@ min_positives = 5  # positives per split a decision needs
 sae_width = 4  # offline SAE width: d_sae = sae_width · d
 sae_k = 50  # TopK active features (A.1.10)
 sae_texts = 600  # training texts whose tokens train each SAE
-sae_steps = 800  # Adam steps per SAE
+sae_steps = 400  # Adam steps per SAE
 sae_batch = 512  # tokens per step
 sae_lr = 0.001  # Adam learning rate
 sae_seed = 0  # seed of the token sample and the SAE initialisation
