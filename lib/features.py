@@ -506,3 +506,42 @@ def extract_poolings(
             _write_cache(folders[pooling], wanted, total, computed[pooling])
             found[pooling] = computed[pooling]
     return found
+
+
+def token_states(
+    name: str, texts: Sequence[str], *, layers: Sequence[int], chat_template: bool = False,
+    max_tokens: int | None = None, batch_size: int = 32, device: str | None = None, progress: bool = True,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Hidden states of every real (non-padding) token, not pooled and not cached.
+
+    Returns ``(states, text_index)``: ``states`` (len(layers), n_tokens, d) float32 with the tokens of
+    text 0 first, in input order; ``text_index[t]`` the text token ``t`` belongs to. For what needs
+    token-level activations (paper 002's offline SAEs are trained on them, A.1.10); pooled features
+    go through :func:`extract`.
+    """
+    import torch
+    from tqdm.auto import tqdm
+
+    _check("mean", "float32", texts)
+    _check_max_tokens(max_tokens)
+    total = n_layers(name) + 1
+    wanted = [int(layer) for layer in layers]
+    if not wanted or min(wanted) < 0 or max(wanted) >= total:
+        raise ValueError(f"layers={list(layers)!r} is out of range; allowed: indices 0..{total - 1}")
+    device = device or ("cuda" if torch.cuda.is_available() else "cpu")
+    model, tokenizer = load(name)
+    model.to(device)
+    tokenizer.padding_side = "right"
+    truncation = {"truncation": True, "max_length": max_tokens} if max_tokens is not None else {}
+    prepared = render(name, texts, chat_template)
+    chunks, owners = [], []
+    with torch.inference_mode():
+        for start in tqdm(range(0, len(prepared), batch_size), desc=f"tokens {name}", disable=not progress,
+                          unit="batch"):
+            encoded = tokenizer(prepared[start:start + batch_size], return_tensors="pt", padding=True,
+                                **truncation).to(device)
+            hidden = model(**encoded, output_hidden_states=True).hidden_states
+            mask = encoded["attention_mask"].bool()
+            chunks.append(torch.stack([hidden[layer][mask] for layer in wanted]).float().cpu().numpy())
+            owners.append(start + np.repeat(np.arange(mask.shape[0]), mask.sum(1).cpu().numpy()))
+    return np.concatenate(chunks, axis=1), np.concatenate(owners)

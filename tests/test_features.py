@@ -188,3 +188,16 @@ def test_tiny_random_models_build_offline_and_reproducibly(tmp_path, monkeypatch
     rebuilt = tmp_path / "again"
     features._build_tiny(rebuilt, name.removeprefix("tiny-"))
     assert (rebuilt / "model.safetensors").read_bytes() == (folder / "model.safetensors").read_bytes()
+
+
+def test_token_states_are_every_real_token_in_text_order():
+    states, owner = features.token_states("minilm", TEXTS[:3], layers=[0, 6], progress=False, batch_size=2)
+    model, tokenizer = features.load("minilm")
+    lengths = [len(tokenizer(t)["input_ids"]) for t in TEXTS[:3]]
+    assert states.shape == (2, sum(lengths), 384)
+    assert owner.tolist() == sum(([i] * n for i, n in enumerate(lengths)), [])
+    with torch.inference_mode():
+        alone = model(**tokenizer([TEXTS[1]], return_tensors="pt"), output_hidden_states=True).hidden_states[6][0]
+    np.testing.assert_allclose(states[1, owner == 1], alone.numpy(), atol=1e-5)
+    with pytest.raises(ValueError, match="layers"):
+        features.token_states("minilm", TEXTS, layers=[7])

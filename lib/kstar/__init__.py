@@ -1,6 +1,7 @@
 """Paper 002 (How Language Models Organize Task Information): the sparse-readout count k*.
-Notebooks K01–K03.
-Entry points: lib.kstar.protocol (Algorithms 1–2, counts, precision; re-exported here), lib.kstar.tasks (task pools).
+Notebooks K01–K03, K06.
+Entry points: lib.kstar.protocol (Algorithms 1–2, counts, precision; re-exported here), lib.kstar.tasks (task pools),
+lib.kstar.sae / sae_measure (SAE encoders, supports), lib.kstar.correspondence and composition (A.2.4–A.2.5).
 """
 
 from lib.kstar.protocol import (

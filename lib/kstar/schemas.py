@@ -1,4 +1,4 @@
-"""Parameter schemas of paper 002's notebooks (K01–K03), registered by notebook name.
+"""Parameter schemas of paper 002's notebooks (K01–K03, K06), registered by notebook name.
 
 Each field's default is the ``default`` profile's value (offline: two small models that ship on
 PyPI, capped task pools, a short token limit); ``params/paper/`` holds the paper's settings.
@@ -65,3 +65,34 @@ class TaskOrder(KstarParams):
     permutation_seed: int = param(0, ge=0)
     tfidf_max_features: int = param(30_000, ge=100, doc="TF-IDF vocabulary (A.2.3: 1-2-grams, sublinear tf)")
     text_ks: tuple[int, ...] = param((4, 8, 16, 64, 256), ge=1, doc="prefix sizes read off s(k) (A.2.1)")
+
+
+@register("K06_sae_correspondence")
+@dataclass(frozen=True)
+class SaeCorrespondence(NotebookParams):
+    """K06: SAE supports, feature correspondence across models and composition within one (A.1.10, A.2.4–A.2.5)."""
+
+    models: tuple[str, ...] = param(_OFFLINE_MODELS, doc="registry names, hub ids or local checkpoint folders; "
+                                    "the later model of a pair supplies the null's replacements")
+    tasks: tuple[str, ...] = param(("bbc_topic", "rt_sentiment", "debate_moderator", "rt_subjectivity"), choices=TASKS)
+    composition_task: str = param("bbc_topic", choices=TASKS, doc="the multiclass task of the composition test")
+    cap: int = param(300, ge=20, doc="texts per split of a pool (A.1.3)")
+    max_classes: int = param(5, ge=2, doc="one-vs-rest decisions per multiclass task")
+    pool_seed: int = param(0, ge=0, doc="seed of the pools, shared by all models (A.1.3)")
+    max_tokens: int = param(128, ge=8, doc="input truncation in tokens (paper: 768)")
+    grid_size: int = param(4, ge=2, doc="probed blocks per model (residual and SAE), an even sweep over depth")
+    sweep_poolings: tuple[str, ...] = param(("mean", "last"), choices=("mean", "last"),
+                                            doc="residual representations that enter the sweep ceiling (A.1.10)")
+    frac: float = param(0.95, gt=0, le=1, doc="threshold τ = ½ + frac·(C − ½) (Eq. 4)")
+    min_positives: int = param(5, ge=1, doc="positives per split a decision needs (A.1.3)")
+    sae_width: int = param(4, ge=1, doc="offline SAE width d_sae = sae_width · d")
+    sae_k: int = param(50, ge=1, doc="active features of the TopK SAE (A.1.10: k = 50)")
+    sae_texts: int = param(600, ge=10, doc="training texts whose tokens train each offline SAE")
+    sae_steps: int = param(400, ge=1, doc="Adam steps per offline SAE")
+    sae_batch: int = param(512, ge=1, doc="tokens per step")
+    sae_lr: float = param(0.001, gt=0, doc="Adam learning rate")
+    sae_seed: int = param(0, ge=0, doc="seed of the token sample and the SAE initialisation")
+    n_draws: int = param(1000, ge=2, doc="label-matched null draws per test (A.2.4)")
+    n_nearest: int = param(50, ge=1, doc="candidates per selected feature, nearest in label correlation (A.2.4)")
+    null_seed: int = param(0, ge=0, doc="root seed of the null draws (one stream per pair and decision)")
+    composition_seeds: tuple[int, ...] = param((0, 1, 2, 3, 4), ge=0, doc="random dictionaries per decision (A.2.5)")

@@ -1,0 +1,249 @@
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # K06 · SAE supports, feature correspondence across models, composition within one
+#
+# **Paper 002**, App. A.1.10 (SAE protocol), A.2.4 (correspondence, Lemma 3, Figures 8–9, Table 22) and
+# A.2.5 (composition). Each class decision's SAE support is the smallest qualifying candidate of
+# Algorithm 1 on the SAE codes of the last-position residual, at the task's SAE layer (neighbour
+# confirmation over class-decision medians), against the sweep ceiling over *every* representation.
+# For each model pair and decision held by both, the matching score T (within-class centred |correlations|,
+# Hungarian matching of q = min(k_A, k_B) features) is compared with 1,000 label-matched null draws that
+# replace the later model's features by unselected ones of similar label correlation: pass when
+# T > Q₀.₉₉, z standardised. Composition refits each decision of a multiclass task on the union of the
+# other decisions' supports (recovery (A − ½)/(C − ½), reconstructed), against equal-size random
+# dictionaries, and reruns the test on residual coordinates.
+#
+# Offline default: MiniLM and SmolLM2-135M (one pair, so pair-level rates are one pair's rate), four task
+# pools capped at 300 texts per split, four grid blocks, and *offline TopK SAEs* (k = 50, width 4·d)
+# trained on token-level activations of the pools' training texts — the paper's Gemma Scope, Llama Scope
+# and Qwen-Scope suites exist only for its models (`lib.kstar.sae.load` reads them). What the paper lost
+# (its Eq. 21, 31–33, the recovery formula) is reconstructed in `lib.kstar.{sae,correspondence,composition}`.
+#
+# Writes: `decisions`, `residual_sweep`, `sae_quality`, `sae_sweep`, `sae_layers`, `supports`,
+# `correspondence`, `pass_rates`, `composition`, `composition_summary`, figures `z_by_support` (Fig. 9)
+# and `composition_recovery`, `claims`.
+
+# %%
+import functools
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from IPython.display import display
+from scipy import stats
+
+from lib import config, plotting, results
+from lib.kstar import composition, measure, sae_measure
+from lib.kstar import correspondence as corr
+from lib.results import claim
+
+# %% tags=["parameters"]
+profile = "default"  # smoke | default | paper
+recompute = True  # false: redraw figures from logged results only
+seed = 0  # unused: the seeds below are named by what they seed
+n_jobs = 1  # worker processes (-1: all cores); results do not depend on it
+models = ["minilm", "smollm2-135m"]  # in order: the later model of a pair supplies the null's replacements
+tasks = ["bbc_topic", "rt_sentiment", "debate_moderator", "rt_subjectivity"]  # task pools (A.1.3)
+composition_task = "bbc_topic"  # the multiclass task of the composition test (A.2.5)
+cap = 300  # texts per split of a pool
+max_classes = 5  # one-vs-rest decisions per multiclass task
+pool_seed = 0  # seed of the pools, shared by all models
+max_tokens = 128  # input truncation in tokens (paper: 768)
+grid_size = 4  # probed blocks per model, residual and SAE
+sweep_poolings = ["mean", "last"]  # residual representations in the sweep ceiling
+frac = 0.95  # threshold factor of Eq. 4
+min_positives = 5  # positives per split a decision needs
+sae_width = 4  # offline SAE width: d_sae = sae_width · d
+sae_k = 50  # TopK active features (A.1.10)
+sae_texts = 600  # training texts whose tokens train each SAE
+sae_steps = 400  # Adam steps per SAE
+sae_batch = 512  # tokens per step
+sae_lr = 0.001  # Adam learning rate
+sae_seed = 0  # seed of the token sample and the SAE initialisation
+n_draws = 1000  # label-matched null draws per test (A.2.4)
+n_nearest = 50  # candidates per selected feature (A.2.4)
+null_seed = 0  # root seed of the null draws
+composition_seeds = [0, 1, 2, 3, 4]  # random dictionaries per decision (A.2.5)
+
+# %%
+params = config.load("K06_sae_correspondence", globals())
+measure.check_models(params.models)
+run = results.start(params)
+plotting.use_style()
+task_pools = measure.pools(params.tasks, cap=params.cap, seed=params.pool_seed, max_classes=params.max_classes)
+pool_args = {"tasks": params.tasks, "cap": params.cap, "pool_seed": params.pool_seed,
+             "max_classes": params.max_classes, "max_tokens": params.max_tokens, "min_positives": params.min_positives}
+grids = {model: tuple(measure.layer_grid(model, params.grid_size)) for model in params.models}
+train = functools.partial(sae_measure.train_saes, tasks=tuple(params.tasks), cap=params.cap,
+                          pool_seed=params.pool_seed, max_classes=params.max_classes, max_tokens=params.max_tokens,
+                          width_factor=params.sae_width, k=params.sae_k, n_texts=params.sae_texts,
+                          steps=params.sae_steps, batch_size=params.sae_batch, lr=params.sae_lr, seed=params.sae_seed)
+print("grid blocks:", grids)
+
+# %% [markdown]
+# ## Class decisions and the residual sweep (A.1.3, A.1.6)
+#
+# The residual representations enter only through the ceiling: an SAE support must reach 95% of the
+# above-chance AUROC of the best probe in *any* representation (A.1.10, "Design rationale").
+
+# %%
+decisions, decisions_file = run.table("decisions", lambda: measure.decisions_table(task_pools, params.min_positives))
+residual_sweep, residual_file = run.table("residual_sweep", lambda: pd.concat([results.shared_table(
+    measure.sweep_table, model, grid_size=params.grid_size, poolings=params.sweep_poolings, n_jobs=params.n_jobs,
+    **pool_args) for model in params.models], ignore_index=True))
+display(decisions)
+
+# %% [markdown]
+# ## Offline SAEs: reconstruction of the probed representation (A.1.10; Sec. 5 reports 0.35–0.73)
+
+# %%
+quality, quality_file = run.table("sae_quality", lambda: pd.concat([sae_measure.quality_table(
+    model, train(model, blocks=grids[model]), task_pools, params.max_tokens) for model in params.models],
+    ignore_index=True))
+display(quality)
+plotting.save_table(quality.round(4), "sae_quality", "Offline TopK SAEs (paper 002, A.1.10; trained here on token-level "
+                    "activations of the pools' training texts): width, median reconstruction cosine on the last-position "
+                    "residuals of the test texts, mean active features and the share of features never active there.",
+                    [quality_file])
+
+# %% [markdown]
+# ## The SAE sweep, the SAE layer and the supports (A.1.10)
+
+# %%
+sae_sweep, sae_sweep_file = run.table("sae_sweep", lambda: pd.concat([measure.run_searches(
+    sae_measure.sae_sweep_items(model, train(model, blocks=grids[model]), task_pools, max_tokens=params.max_tokens,
+                                min_positives=params.min_positives), params.n_jobs) for model in params.models],
+    ignore_index=True))
+sweep = pd.concat([residual_sweep, sae_sweep], ignore_index=True)
+layers, layers_file = run.table("sae_layers", lambda: sae_measure.sae_layers(sweep, params.frac))
+supports, supports_file = run.table("supports", lambda: pd.concat(
+    [sae_measure.supports(sweep, layers, params.frac, pooling) for pooling in ("sae", "last")], ignore_index=True))
+coverage = supports.groupby(["pooling", "model", "task"]).has_support.agg(["sum", "size"]).reset_index()
+display(layers)
+display(coverage)
+plotting.save_table(supports[supports.pooling == "sae"].drop(columns="support").round(4), "supports",
+                    "SAE supports (paper 002, A.1.10): per class decision, the task's SAE block (neighbour confirmation "
+                    "over class-decision medians), the sweep ceiling over every representation, τ and the support size "
+                    "(∞: no qualifying SAE support; such decisions do not enter the tests).",
+                    [supports_file, layers_file, sae_sweep_file, residual_file])
+
+# %% [markdown]
+# ## Correspondence across models (A.2.4, Eq. 31–33)
+
+# %%
+block_of = dict(zip(zip(layers.model, layers.task, strict=True), layers.sae_block, strict=True))
+sae_supports = supports[supports.pooling == "sae"]
+tests, tests_file = run.table("correspondence", lambda: pd.concat([corr.correspondence_tests(
+    task, params.models, sae_measure.support_map(sae_supports, task),
+    {model: sae_measure.encode_pool(model, train(model, blocks=grids[model]), task_pools[task],
+                                    block_of[(model, task)], params.max_tokens)[1] for model in params.models},
+    {d.name: d.y_test.astype(int) for d in task_pools[task].decisions(params.min_positives) if not d.skipped},
+    seed=params.null_seed, n_draws=params.n_draws, n_nearest=params.n_nearest) for task in params.tasks],
+    ignore_index=True))
+rates, rates_file = run.table("pass_rates", lambda: corr.pass_rates(tests))
+display(rates)
+plotting.save_table(rates.round(4), "pass_rates", "Correspondence pass rates (paper 002, A.2.4): per task and q-split, the "
+                    "pooled rate over tests, the median over pairs of the pair rates, the median z and the share of "
+                    "positive z; nominal rate under the null 1%. q = 0 comparisons are skipped and counted.",
+                    [rates_file, tests_file])
+
+# %%
+tested = tests[tests.status == "tested"].astype({"passed": bool, "z": float})
+fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
+axes[0].hist(tested.z.clip(-5, 20), bins=30, color="C0")
+axes[0].set(xlabel="z (clipped to [−5, 20])", ylabel="tests", title=f"{len(tested)} tests")
+for colour, (task, part) in enumerate(tested.groupby("task")):
+    axes[1].scatter((part.k_a + part.k_b) / 2, part.z, s=12, color=f"C{colour}", label=task)
+axes[1].axhline(0, color="k", lw=0.8)
+axes[1].set(xscale="log", xlabel="mean support size", ylabel="z")
+if len(tested):
+    axes[1].legend(fontsize=7)
+plotting.save_figure(fig, "z_by_support", "Standardised correspondence scores of every test (paper 002, A.2.4, Fig. 9): "
+                     "their distribution and their relation to the mean support size of the two models.", [tests_file])
+
+# %% [markdown]
+# ## Composition from the other decisions' supports (A.2.5), and the residual-basis control
+
+# %%
+comp, comp_file = run.table("composition", lambda: pd.concat([sae_measure.composition_rows(
+    model, train(model, blocks=grids[model]), task_pools[params.composition_task], params.composition_task,
+    supports[supports.pooling == basis], basis=basis, max_tokens=params.max_tokens, min_positives=params.min_positives,
+    null_seeds=params.composition_seeds, frac=params.frac) for model in params.models for basis in ("sae", "last")],
+    ignore_index=True))
+summary, summary_file = run.table("composition_summary", lambda: composition.summary_table(comp))
+display(summary)
+plotting.save_table(summary.round(4), "composition_summary", "Composition (paper 002, A.2.5): per model and basis (SAE "
+                    "codes; 'last': the residual-basis control), median recovery (A − ½)/(C − ½) from the leave-one-out "
+                    "dictionary, the share ≥ 0.9, decisions above their random control, one-sided Wilcoxon p, own "
+                    "overlap, and the width of the dictionary readout against the own support.", [summary_file, comp_file])
+
+# %%
+fig, ax = plt.subplots(figsize=(7, 3.6))
+labels = [f"{m[:8]}·{b}·{d}" for m, b, d in zip(comp.model, comp.basis, comp.decision, strict=True)]
+ax.bar(np.arange(len(comp)) - 0.2, comp.recovery, 0.4, label="leave-one-out dictionary")
+ax.bar(np.arange(len(comp)) + 0.2, comp.random_recovery, 0.4, label="random, equal size (mean)")
+ax.axhline(composition.RECOVERY_CRITERION, color="k", ls="--", lw=1)
+ax.set_xticks(np.arange(len(comp)), labels, rotation=60, ha="right", fontsize=6)
+ax.set(ylabel="recovery")
+ax.legend(fontsize=7)
+plotting.save_figure(fig, "composition_recovery", "Recovery of each held-out class decision from the other decisions' "
+                     "supports against random dictionaries of equal size (paper 002, A.2.5), in the SAE basis and the "
+                     "residual-basis control; dashed: the 0.9 criterion.", [comp_file])
+
+# %% [markdown]
+# ## Claims — paper value beside measured value
+
+# %%
+n_tests, n_pass = len(tested), int(tested.passed.sum())
+lower = stats.binomtest(n_pass, n_tests).proportion_ci(0.95).low if n_tests else np.nan
+sae_comp, res_comp = comp[comp.basis == "sae"], comp[comp.basis == "last"]
+sae_summary = summary[summary.basis == "sae"]
+wilcoxon_all = composition.criteria(sae_comp)["wilcoxon_p"] if len(sae_comp) else np.nan
+claims = [
+    claim("pooled_pass_rate", "A.2.4", "pooled correspondence pass rate over every test of every task (the paper's "
+          "per-task rates span 34.3-56.2% over 28 pairs; tolerance: that span)", "0.343-0.562",
+          tested.passed.mean() if n_tests else np.nan, "within 0.1095 of 0.4525", paper="002"),
+    claim("pass_rate_above_nominal", "A.2.4", "selected features correspond beyond label correlation: the 95% "
+          "Clopper-Pearson lower bound of the pooled rate exceeds the nominal 1%", "> 0.01 (34.3-56.2%)", lower,
+          "> 0.01", paper="002"),
+    claim("median_z", "A.2.4", "median z over every test (paper: per task +1.68 to +3.71; tolerance: that span)",
+          "1.68-3.71", tested.z.median() if n_tests else np.nan, "within 1.015 of 2.695", paper="002"),
+    claim("composition_median_recovery", "A.2.5", "median recovery of a held-out decision from the other decisions' "
+          "SAE supports (paper 0.98; its pre-fixed criterion >= 0.9)", "0.98", sae_comp.recovery.median(), ">= 0.9",
+          paper="002"),
+    claim("composition_above_random", "A.2.5", "recovery above the equal-size random dictionaries, one-sided Wilcoxon "
+          "over decisions of both models (paper: p <= 7.6e-6 per model with 18-20 decisions; here 5 per model, so "
+          "p >= 1/1024 at best; level 0.05)", "< 0.05", wilcoxon_all, "< 0.05", paper="002"),
+    claim("own_overlap", "A.2.5", "largest per-model median own overlap |S ∩ U| / |S| (paper: 0.11-0.24)", "<= 0.24",
+          sae_summary.median_own_overlap.max() if len(sae_summary) else np.nan, "<= 0.24", paper="002"),
+    claim("width_ratio", "A.2.5", "median over decisions of width / own support, decisions with a qualifying prefix "
+          "(paper 3.8-5.2 per model; tolerance: that span)", "3.8-5.2",
+          sae_comp.width_ratio[np.isfinite(sae_comp.width_ratio)].median(), "within 0.7 of 4.5", paper="002"),
+    claim("residual_control", "A.2.5", "residual-basis control: median recovery minus median random recovery (paper "
+          "0.997 vs 0.994: the contrast loses resolution; 0.05 chosen as 'no resolution', half the 0.9 criterion's "
+          "margin to 1)", "0.003", res_comp.recovery.median() - res_comp.random_recovery.median(), "<= 0.05",
+          paper="002"),
+    claim("sae_reconstruction", "Sec. 5", "median reconstruction cosine of the SAEs on the probed representation "
+          "(paper 0.35-0.73 at its intervened layers, released SAEs; here offline TopK SAEs)", "0.35-0.73",
+          quality.cosine_median.median(), "within 0.19 of 0.54", paper="002"),
+]
+claims_table, claims_file = run.record_claims(claims)
+plotting.save_table(claims_table, "claims", "K06 (paper 002, A.1.10, A.2.4-A.2.5): the paper's value beside the measured "
+                    "value; offline models, pools and SAEs, so a gap is reported, not tuned away.", [claims_file])
+
+# %% [markdown]
+# Each row gives the paper's value, the measured value and whether it holds. The offline run has one model
+# pair (the paper 28), four tasks with few decisions each (the paper's intents number 19-20) and small
+# offline SAEs; the pooled rate therefore rests on few tests, and the composition test on five decisions per
+# model, whose one-sided Wilcoxon p cannot go below 1/32 per model.
+
+# %%
+display(claims_table[["id", "kind", "statement", "paper_value", "measured", "comparison", "holds"]])
+print(results.claims_summary(claims_table))

@@ -1,0 +1,53 @@
+"""lib.kstar.sae_measure: the SAE layer by neighbour confirmation and the supports (paper 002, A.1.10), on hand-built
+sweep rows with known answers."""
+
+import math
+
+import pandas as pd
+
+from lib.kstar import sae_measure
+
+
+def _search(decision, pooling, block, count, top=0.9, dense=0.9, l1=None):
+    """Rows of one sweep search whose prefixes reach ``top`` from size ``count`` on (∞: never)."""
+    common = {"model": "m", "task": "t", "decision": decision, "pooling": pooling, "block": block, "seed": 0,
+              "n_test_pos": 50, "n_test_neg": 50, "n_fits": 60}
+    rows = [{**common, "path": "dense", "size": 64, "auroc": dense, "gamma": 1.0, "support": None}]
+    for k in (1, 2, 4, 8, 16, 32, 64):
+        auroc = top if count != math.inf and k >= count else 0.6
+        rows.append({**common, "path": "prefix", "size": k, "auroc": auroc, "gamma": 1.0,
+                     "support": [100 * block + j for j in range(k)]})
+    if l1 is not None:  # an L1 support of that size at the top AUROC
+        rows.append({**common, "path": "l1", "size": len(l1), "auroc": top, "gamma": 0.1, "support": l1})
+    return rows
+
+
+def _sweep():
+    rows = []
+    sae_counts = {1: (4, 8), 2: (2, 2), 3: (16, 16), 4: (1, math.inf)}
+    for block, (c1, c2) in sae_counts.items():
+        rows += _search("d1", "sae", block, c1, l1=[7, 9, 11] if block == 2 else None)
+        rows += _search("d2", "sae", block, c2, l1=[7] if block == 2 else None)
+        rows += _search("d3", "sae", block, 1)
+        for decision in ("d1", "d2"):
+            rows += _search(decision, "mean", block, 1)
+        rows += _search("d3", "mean", block, 1, top=0.95 if block == 1 else 0.9)  # raises d3's ceiling
+    return pd.DataFrame(rows)
+
+
+def test_sae_layer_is_the_better_block_of_the_pair_with_the_smallest_larger_median():
+    layers = sae_measure.sae_layers(_sweep())
+    row = layers.iloc[0]
+    # d3 reads ∞ everywhere; medians 8, 2, 16, ∞ → pairwise maxima 8, 16, ∞: pair (1, 2), its better block 2
+    assert list(row.pair) == [1, 2] and row.sae_block == 2 and row.pair_median == 8
+
+
+def test_supports_take_the_smallest_qualifying_candidate_against_the_ceiling_of_every_representation():
+    sweep = _sweep()
+    table = sae_measure.supports(sweep, sae_measure.sae_layers(sweep)).set_index("decision")
+    assert table.loc["d1", "size"] == 2 and table.loc["d1", "support"] == [200, 201]  # prefix 2 beats L1 of 3
+    assert table.loc["d2", "size"] == 1 and table.loc["d2", "support"] == [7]  # L1 of 1 beats prefix 2
+    # d3's ceiling is 0.95 (the mean residual): τ = 0.9275 and no SAE candidate (0.9) reaches it
+    assert table.loc["d3", "ceiling"] == 0.95 and not table.loc["d3", "has_support"]
+    assert sae_measure.support_map(table.reset_index(), "t") == {("m", "d1"): [200, 201], ("m", "d2"): [7],
+                                                                 ("m", "d3"): None}
