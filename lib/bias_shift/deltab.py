@@ -154,14 +154,15 @@ def rr_decomposition(reference: dict, audited: dict) -> dict[str, dict[str, floa
     defined; ΔB minus their sum is the interaction. A shift only in the attributes is common to every group.
     """
     groups = _same_groups(reference, audited)
-    ref_p, ref_n = relative(reference["positive"], reference["anchors"]), relative(reference["negative"], reference["anchors"])
-    aud_p, aud_n = relative(audited["positive"], audited["anchors"]), relative(audited["negative"], audited["anchors"])
+    ref_p, ref_n = (relative(reference[side], reference["anchors"]) for side in ("positive", "negative"))
+    aud_p, aud_n = (relative(audited[side], audited["anchors"]) for side in ("positive", "negative"))
     out = {}
     for g in groups:
         t_ref = relative(reference["targets"][g], reference["anchors"])
         t_aud = relative(audited["targets"][g], audited["anchors"])
         base = rel_bias(t_ref, ref_p, ref_n)
-        out[g] = {"targets_only": rel_bias(t_aud, ref_p, ref_n) - base, "attributes_only": rel_bias(t_ref, aud_p, aud_n) - base}
+        out[g] = {"targets_only": rel_bias(t_aud, ref_p, ref_n) - base,
+                  "attributes_only": rel_bias(t_ref, aud_p, aud_n) - base}
     return out
 
 

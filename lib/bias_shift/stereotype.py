@@ -102,7 +102,8 @@ def prompts(groups: Sequence[str], template_indices: Sequence[int], system: str 
     pool = templates()
     bad = [i for i in template_indices if not 0 <= int(i) < N_TEMPLATES]
     if bad or not template_indices:
-        raise ValueError(f"template_indices {bad or list(template_indices)} are not allowed; allowed: 0…{N_TEMPLATES - 1}")
+        raise ValueError(f"template_indices {bad or list(template_indices)} are not allowed; "
+                         f"allowed: 0…{N_TEMPLATES - 1}")
     rows = [{"group": g, "template_index": int(i), "stereotype_topic": pool[i][0],
              "system": system_prompt(system, g), "user": instruction() + pool[i][1].replace(GROUP_SLOT, g)}
             for g in groups for i in template_indices]
@@ -169,7 +170,8 @@ def choice_margins(folder: str | Path, table: pd.DataFrame, *, choices: Sequence
     tokenizer = output_bias.chat_tokenizer(folder)
     rendered = output_bias.render_chat(tokenizer, table.user.tolist(), table.system.tolist())
     shared, first, second = _check_choices(tokenizer, choices)
-    cache_file = output_bias.generation_cache_file(folder, rendered, {"kind": "forced_choice", "choices": list(choices)})
+    settings = {"kind": "forced_choice", "choices": list(choices)}
+    cache_file = output_bias.generation_cache_file(folder, rendered, settings)
     if cache_file.is_file():
         return np.asarray(json.loads(cache_file.read_text())["margins"])
     rows = [tokenizer(text, add_special_tokens=False)["input_ids"] + shared for text in rendered]

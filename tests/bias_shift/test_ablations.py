@@ -111,7 +111,8 @@ def test_auc_table_scores_each_setting_against_the_labels():
     for pooling, sign in (("mean", -1.0), ("max", 1.0)):  # mean tracks the labels, max runs against them
         shift = sign * scores.delta_bias_score + rng.normal(scale=1e-3, size=6)
         frames.append(scores[["checkpoint", "group"]].assign(
-            delta_b=shift, group_shift=shift, seat_delta_b=0.0, anchor_source="neutral", anchor_size=50, attribute_variant="base",
+            delta_b=shift, group_shift=shift, seat_delta_b=0.0, anchor_source="neutral", anchor_size=50,
+            attribute_variant="base",
             target_variant="base", pooling=pooling))
     inverted = scores.assign(scorer="inverted", delta_bias_score=0.4 - scores.delta_bias_score)
     table = ablations.auc_table(grid, pd.concat(frames), pd.concat([scores, inverted]), label_threshold=0.1)

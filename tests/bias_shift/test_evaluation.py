@@ -55,7 +55,8 @@ def test_topic_aggregation_and_bad_input():
     topics = evaluation.aggregate(table, "topic")
     assert sorted(topics.group.unique()) == ["Gender", "Religion"] and len(topics) == 5 * 2
     women_men = table[table.group.isin(["Women", "Men"])].groupby("checkpoint").delta_b.mean()
-    assert topics[topics.group == "Gender"].set_index("checkpoint").delta_b.to_dict() == pytest.approx(women_men.to_dict())
+    gender = topics[topics.group == "Gender"].set_index("checkpoint").delta_b
+    assert gender.to_dict() == pytest.approx(women_men.to_dict())
     both = evaluation.evaluate_all(table.assign(scorer="x"), units=("group", "topic"), n_bootstrap=10)
     assert set(both.unit) == {"group", "topic"} and both.columns[:2].tolist() == ["unit", "scorer"]
     with pytest.raises(ValueError, match="unit='country'"):

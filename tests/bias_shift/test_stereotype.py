@@ -33,6 +33,12 @@ def test_the_benchmark_prompts_are_the_cross_product():
         stereotype.prompts(["Women"], [48])
 
 
+def test_the_schema_names_the_benchmarks_system_prompts_and_template_count():
+    from lib.bias_shift import schemas
+
+    assert schemas.SYSTEM_PROMPTS == stereotype.SYSTEM_PROMPTS and schemas.N_TEMPLATES == len(stereotype.templates())
+
+
 def test_template_subsets_are_seeded_and_nested():
     small, large = stereotype.template_subset(4, seed=3), stereotype.template_subset(16, seed=3)
     assert set(small) <= set(large) and len(set(large)) == 16
