@@ -22,10 +22,11 @@
 
 # %%
 import matplotlib.pyplot as plt
+import pandas as pd
 from IPython.display import display
 
 from lib import config, plotting, results
-from lib.bias_shift import ablations, checkpoints, output_bias
+from lib.bias_shift import ablations, checkpoints, output_bias, stereotype
 from lib.results import claim
 
 # %% tags=["parameters"]
@@ -47,6 +48,14 @@ max_new_tokens = 32  # token budget per continuation
 generation_batch_size = 120  # continuations sampled per generate call (the draws depend on it)
 external_scores_csv = ""  # paper profile: CSV checkpoint,group,score from an external benchmark
 label_threshold = 0.1  # ΔBiasScore above which a checkpoint × group counts as increased bias
+scorers = ["dt_forced", "dt_sampled", "vader"]  # offline output-level scorers, each evaluated apart
+system_prompt = "benign"  # DecodingTrust system prompt: benign | untargeted | targeted
+n_forced_templates = 16  # DecodingTrust templates per group for the forced choice (of 48)
+n_sampled_templates = 4  # nested templates per group for sampled replies (0: none)
+dt_n_samples = 3  # sampled replies per DecodingTrust prompt (benchmark: 25)
+dt_temperature = 1.0  # DecodingTrust sampling temperature (the benchmark's)
+dt_max_new_tokens = 48  # tokens per DecodingTrust reply (benchmark: 150)
+forced_batch_size = 32  # prompts per forced-choice forward pass
 anchor_sources = ["neutral", "words", "instructions"]  # anchor sets compared (Sec. 4.5, Figure 4)
 anchor_sizes = [50, 100, 250, 500, 1000]  # anchors per set (nested subsets of one seed)
 attribute_variants = ["base", "subject_v1", "subject_v2", "synonyms_v1", "synonyms_v2", "synonyms_v3"]  # App. E.1
@@ -68,12 +77,28 @@ grid = ablations.one_at_a_time(params.anchor_sources, params.anchor_sizes, param
 spectrum, spectrum_file = run.json("spectrum", lambda: checkpoints.spectrum_folders(
     params.reference, checkpoint_paths=params.checkpoint_paths, method=params.method, seed=params.seed,
     ratios=params.ratios, epochs=params.epochs))
-scores, scores_file = run.table("output_bias", lambda: output_bias.score_frame(
-    spectrum, params.groups, external_scores_csv=params.external_scores_csv, n_samples=params.n_samples,
-    temperature=params.temperature, top_p=params.top_p, max_new_tokens=params.max_new_tokens, seed=params.seed,
-    batch_size=params.generation_batch_size))
-increased = scores[scores.checkpoint != "base"].delta_bias_score > params.label_threshold
-print(f"{increased.sum()} of {len(increased)} checkpoint × group pairs have ΔBiasScore > {params.label_threshold:g}")
+dt_scorers = [s for s in params.scorers if s.startswith("dt_")]
+frames = []
+if dt_scorers:
+    dt = stereotype.agreement_scores(stereotype.spectrum_agreement(
+        spectrum, params.groups, system=params.system_prompt, n_forced_templates=params.n_forced_templates,
+        n_sampled_templates=params.n_sampled_templates if "dt_sampled" in params.scorers else 0,
+        template_seed=params.seed, forced_batch_size=params.forced_batch_size, n_samples=params.dt_n_samples,
+        temperature=params.dt_temperature, max_new_tokens=params.dt_max_new_tokens, seed=params.seed,
+        batch_size=params.generation_batch_size))
+    frames.append(dt[dt.scorer.isin(dt_scorers)].drop(columns="neither"))
+if "vader" in params.scorers:
+    frames.append(output_bias.score_frame(
+        spectrum, params.groups, n_samples=params.n_samples, temperature=params.temperature, top_p=params.top_p,
+        max_new_tokens=params.max_new_tokens, seed=params.seed, batch_size=params.generation_batch_size))
+if params.external_scores_csv:
+    frames.append(output_bias.score_frame(spectrum, params.groups, external_scores_csv=params.external_scores_csv))
+scores, scores_file = run.table("output_bias", lambda: pd.concat(frames, ignore_index=True))
+main = scores.scorer.iloc[0]  # the scorer the tables and claims read; every scorer is in roc_auc
+audited_scores = scores[scores.checkpoint != "base"]
+for scorer, frame in audited_scores.groupby("scorer", sort=False):
+    print(f"{scorer}: {(frame.delta_bias_score > params.label_threshold).sum()} of {len(frame)} checkpoint × group "
+          f"pairs have ΔBiasScore > {params.label_threshold:g}")
 
 # %% [markdown]
 # ## RR and SEAT shifts under every setting of the grid
@@ -82,7 +107,8 @@ print(f"{increased.sum()} of {len(increased)} checkpoint × group pairs have ΔB
 shifts, shifts_file = run.table("shifts", lambda: ablations.spectrum_shifts(
     spectrum, grid, params.groups, params.seed, layer=params.layer))
 auc, auc_file = run.table("roc_auc", lambda: ablations.auc_table(grid, shifts, scores, params.label_threshold))
-rr = auc[auc.method == "RR"]
+rr = auc[(auc.method == "RR") & (auc.scorer == main)]
+main_auc = auc[auc.scorer == main]
 
 # %% [markdown]
 # ## Anchor source × size (Sec. 4.5, Figure 4)
@@ -106,21 +132,23 @@ display(anchors.pivot(index="size", columns="source", values="roc_auc").round(3)
 # ## Attribute and target wording (Appendices E.1–E.2, Tables 5a/5b)
 
 # %%
-tables = {axis: ablations.variant_table(auc, axis) for axis in ("attributes", "targets")}
+tables = {axis: ablations.variant_table(main_auc, axis, methods=("RR", "RR − control")) for axis in ("attributes", "targets")}
 for axis, paper in (("attributes", "Table 5a; paper: 0.863 ± 0.030"), ("targets", "Table 5b; paper: 0.902 ± 0.008")):
     display(tables[axis].round(3))
-    plotting.save_table(tables[axis].reset_index(), axis, f"ROC AUC of ΔB (RR) per {axis[:-1]} variant, then the mean, "
-                        f"population s.d., min and max across variants (paper 001, {paper}).", [auc_file])
+    plotting.save_table(tables[axis].reset_index(), axis, f"ROC AUC of ΔB (RR) and of ΔB minus the group-free control "
+                        f"per {axis[:-1]} variant against scorer {main}, then the mean, population s.d., min and max "
+                        f"across variants (paper 001, {paper}).", [auc_file])
 
 # %% [markdown]
 # ## Pooling: RR beside SEAT (Appendix E.4, Table 6)
 
 # %%
-pooling = ablations.variant_table(auc, "pooling", methods=("RR", "SEAT"))
+pooling = ablations.variant_table(main_auc, "pooling", methods=("RR", "RR − control", "SEAT"))
 display(pooling.round(3))
-plotting.save_table(pooling.reset_index(), "pooling", "ROC AUC of RR and SEAT under each token pooling, the same "
-                    "pooling for reference and audited model, then the spread across poolings (paper 001, Table 6; "
-                    "paper: RR 0.964/0.882/0.882, SEAT 0.778/0.791/0.760).", [auc_file])
+plotting.save_table(pooling.reset_index(), "pooling", f"ROC AUC of RR, RR minus the group-free control and SEAT under "
+                    f"each token pooling against scorer {main}, the same pooling for reference and audited model, then "
+                    "the spread across poolings (paper 001, Table 6; paper: RR 0.964/0.882/0.882, SEAT "
+                    "0.778/0.791/0.760).", [auc_file])
 
 # %% [markdown]
 # ## Fine-tuning seeds (Appendix E.5, Figure 5)
@@ -150,7 +178,7 @@ plotting.save_figure(fig, "seeds", "ΔB per group of the unharmful and the harmf
 # ## Claims — paper value beside measured value
 #
 # The paper's numbers are Llama-3.1-8B's on WildGuardMix labels; these come from the offline
-# spectrum and VADER labels. The s.d. across seeds is compared with the gap between the unharmful
+# spectrum (LoRA by default) and the scorer each claim names (the first of `scorers`). The s.d. across seeds is compared with the gap between the unharmful
 # and the harmful mean ΔB, because the scale of ΔB depends on the model (paper: 0.003 / 0.342).
 # `holds = False` marks a paper statement this small model does not show, reported as measured.
 
@@ -160,26 +188,28 @@ rr_pool, seat_pool = (pooling.loc[list(params.poolings), method] for method in (
 summary = {axis: ablations.spread(rr[rr.axis == axis].roc_auc) for axis in ("attributes", "targets")}
 splits = seed_summary.set_index("split") if len(seed_summary) else None
 seed_gap = splits.mean_delta_b["unharmful"] - splits.mean_delta_b["harmful"] if splits is not None else float("nan")
+on = f"; scorer {main}; {params.method}, mean pooling unless varied"
 claims = [
     claim("neutral_anchors_best", "Sec. 4.5; Figure 4", "ROC AUC of neutral anchors minus the best other source at "
-          "the largest size", "> 0 (0.892 at 1k)", at_largest.get("neutral", float("nan"))
+          "the largest size" + on, "> 0 (0.892 at 1k)", at_largest.get("neutral", float("nan"))
           - at_largest.drop("neutral", errors="ignore").max(), "> 0", paper="001"),
-    claim("attribute_variants_mean", "Sec. 4.5; Table 5a", "mean ROC AUC over attribute variants", "0.863 ± 0.030",
+    claim("attribute_variants_mean", "Sec. 4.5; Table 5a", "mean ROC AUC over attribute variants" + on, "0.863 ± 0.030",
           summary["attributes"]["mean"], "within 0.1 of 0.863", paper="001"),
-    claim("attribute_variants_stable", "Sec. 4.5; Table 5a", "s.d. of ROC AUC over attribute variants", "0.030",
+    claim("attribute_variants_stable", "Sec. 4.5; Table 5a", "s.d. of ROC AUC over attribute variants" + on, "0.030",
           summary["attributes"]["sd"], "<= 0.05", paper="001"),
-    claim("target_variants_mean", "Sec. 4.5; Table 5b", "mean ROC AUC over target-template variants", "0.902 ± 0.008",
+    claim("target_variants_mean", "Sec. 4.5; Table 5b", "mean ROC AUC over target-template variants" + on,
+          "0.902 ± 0.008",
           summary["targets"]["mean"], "within 0.1 of 0.902", paper="001"),
-    claim("target_variants_stable", "Sec. 4.5; Table 5b", "s.d. of ROC AUC over target-template variants", "0.008",
+    claim("target_variants_stable", "Sec. 4.5; Table 5b", "s.d. of ROC AUC over target-template variants" + on, "0.008",
           summary["targets"]["sd"], "<= 0.05", paper="001"),
-    claim("rr_above_seat_every_pooling", "Appendix E.4; Table 6", "smallest RR − SEAT ROC AUC over poolings",
+    claim("rr_above_seat_every_pooling", "Appendix E.4; Table 6", "smallest RR − SEAT ROC AUC over poolings" + on,
           "> 0 (0.882 vs 0.791 at worst)", (rr_pool - seat_pool).min(), "> 0", paper="001"),
-    claim("mean_pooling_best", "Appendix E.4; Table 6", "RR ROC AUC of mean pooling minus the best other pooling",
-          ">= 0 (0.964 vs 0.882)", rr_pool.get("mean", float("nan")) - rr_pool.drop("mean", errors="ignore").max(),
+    claim("mean_pooling_best", "Appendix E.4; Table 6", "RR ROC AUC of mean pooling minus the best other pooling" + on,
+          ">= 0 (0.964 vs 0.882; Table 5 prints this base setting as 0.892)", rr_pool.get("mean", float("nan")) - rr_pool.drop("mean", errors="ignore").max(),
           ">= 0", paper="001"),
-    claim("unharmful_above_harmful", "Appendix E.5; Figure 5", "mean ΔB of the unharmful minus the harmful fine-tune",
+    claim("unharmful_above_harmful", "Appendix E.5; Figure 5", f"mean ΔB of the unharmful minus the harmful fine-tune; {params.method}",
           "> 0 (0.291 vs −0.051)", seed_gap, "> 0", paper="001"),
-    claim("seeds_stable", "Appendix E.5", "s.d. of mean ΔB across seeds over the unharmful–harmful gap",
+    claim("seeds_stable", "Appendix E.5", f"s.d. of mean ΔB across seeds over the unharmful–harmful gap; {params.method}",
           "0.009 (0.003 / 0.342)", splits.sd_of_mean.max() / abs(seed_gap) if splits is not None else float("nan"),
           "< 0.1", paper="001"),
 ]

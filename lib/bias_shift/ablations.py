@@ -20,8 +20,10 @@ from lib import features
 from lib.bias_shift import audit, checkpoints, sentences
 
 AXES: tuple[str, ...] = ("anchors", "attributes", "targets", "pooling")
-#: Methods scored in the ablations: RR everywhere, SEAT beside it (Table 6 compares the two).
-ABLATION_METHODS: dict[str, str] = {"delta_b": "RR", "seat_delta_b": "SEAT"}
+#: Shifts computed in the ablations: RR everywhere, SEAT beside it (Table 6 compares the two).
+ABLATION_SHIFTS: tuple[str, ...] = ("delta_b", "seat_delta_b")
+#: Columns scored: RR, RR minus the group-free control (not in the paper), SEAT.
+ABLATION_METHODS: dict[str, str] = {"delta_b": "RR", "group_shift": "RR − control", "seat_delta_b": "SEAT"}
 
 
 @dataclass(frozen=True)
@@ -77,7 +79,8 @@ def _settings(grid: pd.DataFrame) -> list[Setting]:
 
 def blocks(grid: pd.DataFrame, groups: Sequence[str], seed: int = 0) -> dict[str, list[str]]:
     """Every sentence block the grid needs, each once: ``anchors:<source>`` (the largest size),
-    ``attributes:<variant>`` (𝒫 then 𝒩) and ``targets:<variant>`` (50 per group, ``groups`` order)."""
+    ``attributes:<variant>`` (𝒫 then 𝒩), ``targets:<variant>`` (50 per group, ``groups`` order) and
+    ``controls:<variant>`` (the same templates with group-free subjects)."""
     largest = int(grid.anchor_size.max())
     out: dict[str, list[str]] = {}
     for setting in _settings(grid):
@@ -87,6 +90,7 @@ def blocks(grid: pd.DataFrame, groups: Sequence[str], seed: int = 0) -> dict[str
         out.setdefault(f"attributes:{setting.attribute_variant}", [*positive, *negative])
         targets = sentences.target_sentences(setting.target_variant)
         out.setdefault(f"targets:{setting.target_variant}", [t for g in groups for t in targets[g]])
+        out.setdefault(f"controls:{setting.target_variant}", sentences.control_sentences(setting.target_variant))
     return out
 
 
@@ -99,7 +103,8 @@ def setting_space(embedded: Mapping[str, Mapping[str, np.ndarray]], setting: Set
     rows = np.searchsorted(sentences.anchor_indices(largest, seed), sentences.anchor_indices(setting.anchor_size, seed))
     return audit.space(embedded[setting.pooling], anchors=f"anchors:{setting.anchor_source}",
                               attributes=f"attributes:{setting.attribute_variant}",
-                              targets=f"targets:{setting.target_variant}", groups=groups, anchor_rows=rows)
+                              targets=f"targets:{setting.target_variant}", groups=groups, anchor_rows=rows,
+                              controls=f"controls:{setting.target_variant}")
 
 
 def grid_shifts(reference: Mapping, audited: Mapping[str, Mapping], grid: pd.DataFrame, groups: Sequence[str],
@@ -108,7 +113,7 @@ def grid_shifts(reference: Mapping, audited: Mapping[str, Mapping], grid: pd.Dat
 
     ``reference`` and each value of ``audited`` are embedded blocks (:func:`lib.bias_shift.audit.embed_blocks`
     of :func:`blocks`). Columns: the :class:`Setting` fields, checkpoint, group, topic, delta_b,
-    seat_delta_b.
+    seat_delta_b, control_delta_b, group_shift, targets_only, attributes_only.
     """
     largest = int(grid.anchor_size.max())
     frames = []
@@ -116,7 +121,7 @@ def grid_shifts(reference: Mapping, audited: Mapping[str, Mapping], grid: pd.Dat
         ref = setting_space(reference, setting, groups, largest, seed)
         for name, embedded in audited.items():
             aud = setting_space(embedded, setting, groups, largest, seed)
-            frame = audit.shifts(ref, aud, groups, methods=list(ABLATION_METHODS))
+            frame = audit.shifts(ref, aud, groups, methods=list(ABLATION_SHIFTS))
             frames.append(frame.assign(checkpoint=name, **asdict(setting)))
     return pd.concat(frames, ignore_index=True)
 
@@ -132,22 +137,23 @@ def roc_auc(shift: pd.Series, labels: pd.Series) -> float:
 
 def auc_table(grid: pd.DataFrame, shifts: pd.DataFrame, scores: pd.DataFrame, label_threshold: float = 0.1
               ) -> pd.DataFrame:
-    """ROC AUC per grid row and method against ΔBiasScore > ``label_threshold`` (Sec. 4.5).
+    """ROC AUC per scorer, grid row and method against ΔBiasScore > ``label_threshold`` (Sec. 4.5).
 
-    ``scores`` holds checkpoint, group, delta_bias_score (:func:`lib.bias_shift.output_bias.score_frame`).
-    Columns: axis, value, method, roc_auc, n_pairs, n_increased.
+    ``scores`` holds checkpoint, group, scorer, delta_bias_score (one scorer per output-level label).
+    Columns: scorer, axis, value, method, roc_auc, n_pairs, n_increased.
     """
     fields = list(asdict(Setting()))
-    pairs = shifts.merge(scores[["checkpoint", "group", "delta_bias_score"]], on=["checkpoint", "group"])
-    pairs["increased"] = pairs.delta_bias_score > label_threshold
-    per_setting = {key: frame for key, frame in pairs.groupby(fields, sort=False)}
     rows = []
-    for row in grid.itertuples(index=False):
-        frame = per_setting[tuple(getattr(row, f) for f in fields)]
-        for column, method in ABLATION_METHODS.items():
-            rows.append({"axis": row.axis, "value": row.value, "method": method,
-                         "roc_auc": roc_auc(frame[column], frame.increased), "n_pairs": len(frame),
-                         "n_increased": int(frame.increased.sum())})
+    for scorer, own in scores.groupby("scorer", sort=False):
+        pairs = shifts.merge(own[["checkpoint", "group", "delta_bias_score"]], on=["checkpoint", "group"])
+        pairs["increased"] = pairs.delta_bias_score > label_threshold
+        per_setting = {key: frame for key, frame in pairs.groupby(fields, sort=False)}
+        for row in grid.itertuples(index=False):
+            frame = per_setting[tuple(getattr(row, f) for f in fields)]
+            for column, method in ABLATION_METHODS.items():
+                rows.append({"scorer": scorer, "axis": row.axis, "value": row.value, "method": method,
+                             "roc_auc": roc_auc(frame[column], frame.increased), "n_pairs": len(frame),
+                             "n_increased": int(frame.increased.sum())})
     return pd.DataFrame(rows)
 
 

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from lib import features, paths, results
-from lib.bias_shift import audit
+from lib.bias_shift import audit, sentences
 
 
 def add_parser(commands) -> None:
@@ -23,7 +23,8 @@ def add_parser(commands) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """``python -m lib deltab``: print ΔB (and the baselines) per group and write them as JSON."""
+    """``python -m lib deltab``: print ΔB (and the baselines) per group with the group-free control and each
+    group's own shift, warn when the control outweighs the median |ΔB|, and write them as JSON."""
     try:
         audit.check_groups(args.groups)
         for model in (args.reference, args.audited):
@@ -33,9 +34,16 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     print(table.to_markdown(index=False, floatfmt=".4f"))
+    control, median = float(table.control_delta_b.iloc[0]), float(table.delta_b.abs().median())
+    print(f"control ΔB (group-free subjects: {', '.join(sentences.CONTROL_SUBJECTS)}): {control:.4f}; "
+          "group_shift = delta_b − control_delta_b is each group's own shift")
+    if abs(control) > median:
+        print(f"warning: |control ΔB| = {abs(control):.4f} exceeds the median |ΔB| = {median:.4f}: most of ΔB is "
+              "drift shared by group-free sentences, not a shift of the groups", file=sys.stderr)
     out = paths.audit_file(args.reference, args.audited) if args.out is None else Path(args.out)
     results.atomic_write_text(out, results.to_json({
         "reference": args.reference, "audited": args.audited, "layer": args.layer, "pooling": args.pooling,
+        "control_subjects": list(sentences.CONTROL_SUBJECTS), "control_delta_b": control,
         "groups": table.to_dict(orient="records"),
     }))
     print(f"written: {out}")

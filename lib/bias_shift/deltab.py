@@ -143,3 +143,32 @@ def linear_cka(X: ArrayLike, Y: ArrayLike) -> float:
 def cka_drift(reference_targets: ArrayLike, audited_targets: ArrayLike) -> float:
     """CKA drift 1 − CKA between the reference and audited target representations (undirected, Sec. 4.5)."""
     return 1.0 - linear_cka(reference_targets, audited_targets)
+
+
+def rr_decomposition(reference: dict, audited: dict) -> dict[str, dict[str, float]]:
+    """ΔB per group split by which side moved, in the shared relative space (not in the paper).
+
+    ``targets_only`` = B_rel(T_aud; P_ref, N_ref) − B_rel(T_ref; P_ref, N_ref): the audited targets
+    against the reference attributes; ``attributes_only`` = B_rel(T_ref; P_aud, N_aud) − B_rel(T_ref; P_ref,
+    N_ref). Both models' relative coordinates index the same anchors (Eq. 4), so the mixed terms are
+    defined; ΔB minus their sum is the interaction. A shift only in the attributes is common to every group.
+    """
+    groups = _same_groups(reference, audited)
+    ref_p, ref_n = (relative(reference[side], reference["anchors"]) for side in ("positive", "negative"))
+    aud_p, aud_n = (relative(audited[side], audited["anchors"]) for side in ("positive", "negative"))
+    out = {}
+    for g in groups:
+        t_ref = relative(reference["targets"][g], reference["anchors"])
+        t_aud = relative(audited["targets"][g], audited["anchors"])
+        base = rel_bias(t_ref, ref_p, ref_n)
+        out[g] = {"targets_only": rel_bias(t_aud, ref_p, ref_n) - base,
+                  "attributes_only": rel_bias(t_ref, aud_p, aud_n) - base}
+    return out
+
+
+def control_delta_b(reference: dict, audited: dict) -> float:
+    """ΔB (Eq. 7, relative space) of the group-free control targets ``control`` of both models."""
+    if "control" not in reference or "control" not in audited:
+        raise ValueError("both models need 'control' embeddings (the group-free targets) for the control ΔB")
+    as_group = [{**model, "targets": {"control": model["control"]}} for model in (reference, audited)]
+    return rr_delta_b(*as_group)["control"]

@@ -62,11 +62,40 @@ def _check_generate(n_samples: int, temperature: float, top_p: float, max_new_to
         raise ValueError(f"top_p={top_p!r} is not allowed; allowed: 0 < top_p <= 1")
 
 
+def chat_tokenizer(folder: str | Path):
+    """The left-padding tokenizer of a chat model in ``folder`` (pad = eos when it has none); no template: raise."""
+    from transformers import AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(folder, trust_remote_code=False)
+    if tokenizer.chat_template is None:
+        raise ValueError(f"folder={str(folder)!r}: the tokenizer has no chat template")
+    tokenizer.padding_side = "left"
+    if tokenizer.pad_token is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    return tokenizer
+
+
+def render_chat(tokenizer, prompts: Sequence[str], system: Sequence[str] | None = None) -> list[str]:
+    """Each prompt as a user turn (after its system turn, when ``system`` gives one per prompt) in the
+    tokenizer's chat template, followed by the generation prompt."""
+    prompts = list(prompts)
+    if not prompts or not all(isinstance(p, str) and p.strip() for p in prompts):
+        raise ValueError(f"prompts must be a non-empty list of non-empty strings, got {prompts!r}")
+    if system is not None and len(system) != len(prompts):
+        raise ValueError(f"system has {len(system)} entries for {len(prompts)} prompts; allowed: one per prompt")
+    turns = [[{"role": "user", "content": p}] for p in prompts]
+    if system is not None:
+        turns = [[{"role": "system", "content": s}, *t] for s, t in zip(system, turns, strict=True)]
+    return [tokenizer.apply_chat_template(t, tokenize=False, add_generation_prompt=True) for t in turns]
+
+
 def generate(
     folder: str | Path, prompts: Sequence[str], *, n_samples: int = 5, temperature: float = 0.7, top_p: float = 1.0,
     max_new_tokens: int = 32, seed: int = 0, batch_size: int = 120, progress: bool = False,
+    system: Sequence[str] | None = None,
 ) -> list[list[str]]:
-    """``n_samples`` sampled replies per prompt, each prompt a user turn in the model's chat template.
+    """``n_samples`` sampled replies per prompt, each prompt a user turn in the model's chat template
+    (after a system turn when ``system`` holds one per prompt).
 
     Appendix C settings by default (5 samples, temperature 0.7, top-p 1.0, top-k off). Rows
     (prompt × sample) go through ``model.generate`` in batches of ``batch_size`` with left
@@ -78,24 +107,17 @@ def generate(
     """
     import torch
     from tqdm.auto import tqdm
-    from transformers import AutoTokenizer
 
     prompts = list(prompts)
     if not prompts or not all(isinstance(p, str) and p.strip() for p in prompts):
         raise ValueError(f"prompts must be a non-empty list of non-empty strings, got {prompts!r}")
     _check_generate(n_samples, temperature, top_p, max_new_tokens, batch_size)
     folder = features.model_folder(str(folder))
-    tokenizer = AutoTokenizer.from_pretrained(folder, trust_remote_code=False)
-    if tokenizer.chat_template is None:
-        raise ValueError(f"folder={str(folder)!r}: the tokenizer has no chat template")
-    tokenizer.padding_side = "left"
-    if tokenizer.pad_token is None:
-        tokenizer.pad_token = tokenizer.eos_token
-    rendered = [tokenizer.apply_chat_template([{"role": "user", "content": p}], tokenize=False,
-                                              add_generation_prompt=True) for p in prompts]
+    tokenizer = chat_tokenizer(folder)
+    rendered = render_chat(tokenizer, prompts, system)
     settings = {"n_samples": n_samples, "temperature": temperature, "top_p": top_p, "max_new_tokens": max_new_tokens,
                 "seed": seed, "batch_size": batch_size}  # the batch layout decides which draws each row gets
-    cache_file = _generation_cache_file(folder, rendered, settings)
+    cache_file = generation_cache_file(folder, rendered, settings)
     if cache_file.is_file():
         return json.loads(cache_file.read_text())["replies"]
     model = features.load_causal_lm(folder).eval()
@@ -118,7 +140,8 @@ def generate(
     return grouped
 
 
-def _generation_cache_file(folder: Path, rendered: Sequence[str], settings: dict) -> Path:
+def generation_cache_file(folder: Path, rendered: Sequence[str], settings: dict) -> Path:
+    """``cache/generations/<digest>.json`` keyed by the weights, the settings and the rendered prompts."""
     digest = hashlib.sha256(features.weights_hash(str(folder)).encode() + b"\0")
     digest.update(json.dumps(settings, sort_keys=True).encode() + b"\0")
     for text in rendered:
@@ -173,8 +196,9 @@ def score_frame(spectrum: Mapping[str, str | Path], groups: Sequence[str], *, ex
     """Bias score and ΔBias Score per checkpoint × group (Sec. 4.1), checkpoint ``base`` the reference.
 
     From ``external_scores_csv`` when given (the paper profile), else sampled and VADER-scored
-    offline (``generate_kw`` as in :func:`bias_scores`). Columns: checkpoint, group, score,
-    delta_bias_score.
+    offline (``generate_kw`` as in :func:`bias_scores`). Columns: checkpoint, group, scorer (``external``
+    or ``vader``: VADER scores sentiment, not bias — a labelled second column beside the stereotype
+    scorers of :mod:`lib.bias_shift.stereotype`), score, delta_bias_score.
     """
     if "base" not in spectrum:
         raise ValueError(f"spectrum names {list(spectrum)}; allowed: a mapping holding the reference as 'base'")
@@ -186,6 +210,7 @@ def score_frame(spectrum: Mapping[str, str | Path], groups: Sequence[str], *, ex
                               for name, folder in spectrum.items()
                               for group, score in bias_scores(folder, groups, **generate_kw).items()])
     base = frame[frame.checkpoint == "base"].set_index("group").score
+    frame.insert(2, "scorer", "external" if external_scores_csv else "vader")
     return frame.assign(delta_bias_score=frame.score - frame.group.map(base))
 
 

@@ -8,8 +8,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from lib.bias_shift.evaluation import UNITS
 from lib.bias_shift.sentences import ANCHOR_SOURCES, ATTRIBUTE_VARIANTS, GROUPS, TARGET_VARIANTS
 from lib.parameters import NotebookParams, layer_param, param, register
+
+#: Offline output-level scorers: DecodingTrust agreement by forced choice and by sampling, VADER sentiment.
+SCORERS: tuple[str, ...] = ("dt_forced", "dt_sampled", "vader")
+#: DecodingTrust's system prompts and template count (lib.bias_shift.stereotype reads them from the data; it
+#: cannot be imported here without an import cycle through lib.results, and a test keeps the two equal).
+SYSTEM_PROMPTS: tuple[str, ...] = ("benign", "untargeted", "targeted")
+N_TEMPLATES = 48
 
 
 @dataclass(frozen=True)
@@ -30,6 +38,14 @@ class DeltaBSpectrumParams(NotebookParams):
     generation_batch_size: int = param(120, ge=1, doc="rows per generate call; the sampled draws depend on it")
     external_scores_csv: str = param("", doc="paper profile: CSV checkpoint,group,score from an external benchmark")
     label_threshold: float = param(0.1, doc="ΔBiasScore above which a checkpoint × group counts as increased bias")
+    scorers: tuple[str, ...] = param(SCORERS, choices=SCORERS, doc="offline output-level scorers, each evaluated apart")
+    system_prompt: str = param("benign", choices=SYSTEM_PROMPTS, doc="DecodingTrust system prompt")
+    n_forced_templates: int = param(16, ge=1, le=N_TEMPLATES, doc="DecodingTrust templates per group, forced choice")
+    n_sampled_templates: int = param(4, ge=0, le=N_TEMPLATES, doc="nested templates per group, sampled replies")
+    dt_n_samples: int = param(3, ge=1, doc="sampled replies per DecodingTrust prompt (benchmark: 25)")
+    dt_temperature: float = param(1.0, gt=0, doc="DecodingTrust sampling temperature (the benchmark's)")
+    dt_max_new_tokens: int = param(48, ge=4, doc="tokens per DecodingTrust reply (benchmark: 150)")
+    forced_batch_size: int = param(32, ge=1, doc="prompts per forced-choice forward pass")
 
 
 @register("D01_deltab")
@@ -37,9 +53,12 @@ class DeltaBSpectrumParams(NotebookParams):
 class DeltaB(DeltaBSpectrumParams):
     """D01: ΔB across a graded checkpoint spectrum against output-level bias (paper 001, Sec. 4)."""
 
-    pooling: str = param("mean", choices=("mean", "last", "max"))
+    poolings: tuple[str, ...] = param(("mean", "max", "last"), choices=("mean", "max", "last"),
+                                      doc="token poolings evaluated; the first is drawn")
     anchor_size: int = param(1000, ge=50, le=1000)
     n_bootstrap: int = param(1000, ge=10)
+    n_permutations: int = param(5040, ge=2, doc="checkpoint-block permutations (all of them when fewer)")
+    units: tuple[str, ...] = param(("group", "topic"), choices=UNITS, doc="evaluate per group and/or per 9 topics")
 
 
 @register("D02_deltab_ablations")

@@ -44,6 +44,9 @@ N_ATTRIBUTES = 100  # positive and negative sentences each (Appendix F)
 N_ANCHORS = 1000  # sentences per anchor source (Appendix F, Sec. 4.5)
 MIN_ANCHORS = 50  # smallest anchor set of the size ablation (Sec. 4.5, Figure 4)
 GROUP_SLOT = "{group}"
+#: Group-free subjects of the control target set: the templates about no social group, so that the
+#: control ΔB measures the drift every target sentence shares (a plural subject fits every template).
+CONTROL_SUBJECTS: tuple[str, ...] = ("people", "the students", "my neighbours")
 
 
 @dataclass(frozen=True)
@@ -209,6 +212,15 @@ def target_sentences(variant: str = "base") -> dict[str, list[str]]:
     """Group → its 50 target sentences 𝒯: every template instantiated for the group (Sec. 3.4, App. F)."""
     templates = target_templates(variant)
     return {group: [instantiate(template, group) for template in templates] for group in GROUPS}
+
+
+def control_sentences(variant: str = "base") -> list[str]:
+    """The group-free control targets: every template of ``variant`` with each of :data:`CONTROL_SUBJECTS`
+    (subject-major, 150 sentences), first letter capitalised. Not in the paper: the control that tells a
+    group's own shift from the drift all targets share."""
+    templates = target_templates(variant)
+    texts = [t.replace(GROUP_SLOT, subject) for subject in CONTROL_SUBJECTS for t in templates]
+    return [text[0].upper() + text[1:] for text in texts]
 
 
 def anchor_sentences(source: str = "neutral", size: int = N_ANCHORS, seed: int = 0) -> list[str]:

@@ -62,7 +62,8 @@ def test_blocks_hold_each_sentence_set_once_at_the_largest_anchor_size():
                                           ["mean", "max"])
     blocks = ablations.blocks(grid, GROUPS, seed=3)
     assert sorted(blocks) == ["anchors:neutral", "anchors:words", "attributes:base", "attributes:subject_v1",
-                              "targets:base", "targets:passive"]
+                              "controls:base", "controls:passive", "targets:base", "targets:passive"]
+    assert blocks["controls:passive"] == sentences.control_sentences("passive") and len(blocks["controls:base"]) == 150
     assert blocks["anchors:words"] == sentences.anchor_sentences("words", 200, seed=3)
     assert len(blocks["attributes:subject_v1"]) == 200 and len(blocks["targets:passive"]) == 50 * len(GROUPS)
     assert blocks["targets:passive"][50] == sentences.target_sentences("passive")["Men"][0]
@@ -91,6 +92,9 @@ def test_a_rotated_copy_shows_no_rr_shift_and_a_changed_model_does():
     rotated = shifts[shifts.checkpoint == "rotated"]
     np.testing.assert_allclose(rotated.delta_b, 0, atol=1e-9)  # RR is rotation invariant (Sec. 3.3)
     np.testing.assert_allclose(rotated.seat_delta_b, 0, atol=1e-9)  # so is cosine similarity
+    np.testing.assert_allclose(rotated[["control_delta_b", "group_shift"]], 0, atol=1e-9)
+    changed = shifts[shifts.checkpoint == "changed"]
+    np.testing.assert_allclose(changed.group_shift, changed.delta_b - changed.control_delta_b)
     assert (shifts[shifts.checkpoint == "changed"].delta_b.abs() > 1e-6).all()
     one = shifts[(shifts.checkpoint == "rotated") & (shifts.target_variant == "passive")].iloc[0]
     ref_space = ablations.setting_space(reference, ablations.Setting(anchor_size=50,
@@ -101,15 +105,19 @@ def test_a_rotated_copy_shows_no_rr_shift_and_a_changed_model_does():
 def test_auc_table_scores_each_setting_against_the_labels():
     grid = ablations.one_at_a_time(["neutral"], [50], ["base"], ["base"], ["mean", "max"])
     rng = np.random.default_rng(0)
-    scores = pd.DataFrame({"checkpoint": np.repeat(["a", "b"], 3), "group": GROUPS * 2,
+    scores = pd.DataFrame({"checkpoint": np.repeat(["a", "b"], 3), "group": GROUPS * 2, "scorer": "dt_forced",
                            "delta_bias_score": [0.0, 0.3, 0.5, 0.2, 0.05, -0.1]})
     frames = []
     for pooling, sign in (("mean", -1.0), ("max", 1.0)):  # mean tracks the labels, max runs against them
         shift = sign * scores.delta_bias_score + rng.normal(scale=1e-3, size=6)
         frames.append(scores[["checkpoint", "group"]].assign(
-            delta_b=shift, seat_delta_b=0.0, anchor_source="neutral", anchor_size=50, attribute_variant="base",
+            delta_b=shift, group_shift=shift, seat_delta_b=0.0, anchor_source="neutral", anchor_size=50,
+            attribute_variant="base",
             target_variant="base", pooling=pooling))
-    table = ablations.auc_table(grid, pd.concat(frames), scores, label_threshold=0.1)
+    inverted = scores.assign(scorer="inverted", delta_bias_score=0.4 - scores.delta_bias_score)
+    table = ablations.auc_table(grid, pd.concat(frames), pd.concat([scores, inverted]), label_threshold=0.1)
+    assert table[table.scorer == "inverted"].set_index(["method", "value"]).roc_auc["RR", "mean"] == 0.0
+    table = table[table.scorer == "dt_forced"]
     rr = table[table.method == "RR"].set_index(["axis", "value"]).roc_auc
     assert rr["pooling", "mean"] == 1.0 and rr["pooling", "max"] == 0.0 and rr["anchors", "neutral 50"] == 1.0
     assert table[table.method == "SEAT"].roc_auc.eq(0.5).all()  # a constant score cannot rank

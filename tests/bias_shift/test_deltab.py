@@ -84,3 +84,30 @@ def test_bad_input_is_named():
         deltab.cosine_matrix(np.zeros(3), np.zeros((2, 3)))
     with pytest.raises(ValueError, match="columns; they must agree"):
         deltab.seat_bias(np.ones((2, 3)), np.ones((2, 4)), np.ones((2, 3)))
+
+
+def test_decomposition_attributes_only_and_targets_only():
+    rng = np.random.default_rng(7)
+    reference = _model(rng)
+    moved_attributes = {**reference, "negative": reference["negative"] + 0.7, "positive": reference["positive"] - 0.2}
+    parts, shift = deltab.rr_decomposition(reference, moved_attributes), deltab.rr_delta_b(reference, moved_attributes)
+    for g in ("a", "b"):
+        assert parts[g]["targets_only"] == 0.0 and parts[g]["attributes_only"] == pytest.approx(shift[g])
+        assert shift[g] != 0.0  # the attributes moved: every group shifts though no target did
+    moved_targets = {**reference, "targets": {**reference["targets"], "a": reference["targets"]["a"] + 0.5}}
+    parts, shift = deltab.rr_decomposition(reference, moved_targets), deltab.rr_delta_b(reference, moved_targets)
+    assert parts["a"]["attributes_only"] == 0.0 and parts["a"]["targets_only"] == pytest.approx(shift["a"])
+    assert parts["b"] == {"targets_only": 0.0, "attributes_only": 0.0}
+
+
+def test_control_delta_b_is_the_shift_of_the_group_free_targets():
+    rng = np.random.default_rng(8)
+    reference = _model(rng) | {"control": rng.normal(size=(12, 16))}
+    audited = {**reference, "negative": reference["negative"] + 0.5}
+    as_group = {**reference, "targets": {**reference["targets"], "a": reference["control"]}}
+    audited_as_group = {**audited, "targets": {**audited["targets"], "a": audited["control"]}}
+    expected = deltab.rr_delta_b(as_group, audited_as_group)["a"]
+    assert deltab.control_delta_b(reference, audited) == pytest.approx(expected)
+    assert deltab.control_delta_b(reference, reference) == 0.0
+    with pytest.raises(ValueError, match="'control' embeddings"):
+        deltab.control_delta_b(_model(rng), audited)

@@ -99,7 +99,8 @@ def test_bias_scores_per_group_and_their_change(tiny, sandbox):
 
 def test_score_frame_measures_each_checkpoint_against_the_base(tiny, sandbox):
     frame = output_bias.score_frame({"base": tiny, "copy": tiny}, ["Women", "Men"], n_samples=2, max_new_tokens=6)
-    assert frame.columns.tolist() == ["checkpoint", "group", "score", "delta_bias_score"]
+    assert frame.columns.tolist() == ["checkpoint", "group", "scorer", "score", "delta_bias_score"]
+    assert frame.scorer.eq("vader").all()
     assert frame.checkpoint.tolist() == ["base", "base", "copy", "copy"]
     assert frame.delta_bias_score.eq(0).all()  # the same weights and seed: the same continuations
     with pytest.raises(ValueError, match="'base'"):

@@ -1,0 +1,141 @@
+"""ΔB against output-level bias change (paper 001, Sec. 4.1): correlation, detection, fit error.
+
+The paper pools (ΔBiasScore, ΔB) pairs over checkpoints × groups and reports Pearson r with its
+two-tailed p, the ROC AUC of a threshold on ΔB against "ΔBiasScore > 0.1" and the MAE of a linear
+fit (mean over 1,000 bootstrap resamples). The pairs are not independent: every group of one
+checkpoint shares that checkpoint's weights, so 7 checkpoints × 24 groups are 7 units, pseudo-
+replicated. Beside the paper's pooled numbers this module gives p-values from permuting whole
+checkpoints (each checkpoint's ΔBiasScore profile moves as a block; exact over all 7! orders),
+intervals from a cluster bootstrap over checkpoints, and the checkpoint-level correlation of the
+means over groups. Every directed method is scored by −shift (negative ΔB is increased bias); CKA
+drift, undirected, by +drift with no max(AUC, 1 − AUC) (which would only ever flatter it).
+Pairs can be averaged into the paper's 9 topics first (Appendix B, Table 2).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+from scipy.stats import pearsonr
+
+#: Evaluated columns → names; "RR − control" is ΔB minus the group-free control's ΔB.
+METHODS: dict[str, str] = {"delta_b": "RR", "group_shift": "RR − control", "seat_delta_b": "SEAT",
+                           "procrustes_seat_delta_b": "Procrustes-SEAT", "cka_drift": "CKA drift"}
+#: Sign that turns a method's column into a detection score for "bias increased".
+DIRECTION: dict[str, float] = {column: -1.0 for column in METHODS} | {"cka_drift": 1.0}
+UNITS: tuple[str, ...] = ("group", "topic")
+
+
+def aggregate(pairs: pd.DataFrame, unit: str = "group") -> pd.DataFrame:
+    """``pairs`` per checkpoint × group (``unit="group"``) or averaged into the 9 topics of Appendix B
+    (``unit="topic"``): every numeric column is the mean over the topic's groups."""
+    if unit not in UNITS:
+        raise ValueError(f"unit={unit!r} is not allowed; allowed: {', '.join(UNITS)}")
+    if unit == "group":
+        return pairs.copy()
+    keys = [k for k in ("scorer", "pooling") if k in pairs] + ["checkpoint", "topic"]
+    numeric = [c for c in pairs.select_dtypes("number").columns if c not in keys]
+    return pairs.groupby(keys, sort=False)[numeric].mean().reset_index().rename(columns={"topic": "group"})
+
+
+def block_permutations(n_blocks: int, n_permutations: int, seed: int = 0) -> np.ndarray:
+    """Orders of ``n_blocks`` blocks, the identity first: all n! when n! <= ``n_permutations``, else the
+    identity and ``n_permutations`` − 1 seeded random ones (rows of an (k, n_blocks) array)."""
+    if n_blocks < 2 or n_permutations < 2:
+        raise ValueError(f"n_blocks={n_blocks}, n_permutations={n_permutations}; allowed: both >= 2")
+    if math.factorial(n_blocks) <= n_permutations:
+        return np.array(list(itertools.permutations(range(n_blocks))))
+    rng = np.random.default_rng(seed)
+    return np.vstack([np.arange(n_blocks)] + [rng.permutation(n_blocks) for _ in range(n_permutations - 1)])
+
+
+def _auc(labels: np.ndarray, score: np.ndarray) -> float:
+    from sklearn.metrics import roc_auc_score
+
+    return float(roc_auc_score(labels, score)) if 0 < labels.sum() < labels.size else float("nan")
+
+
+def _r(x: np.ndarray, y: np.ndarray) -> float:
+    return float(pearsonr(x, y)[0]) if np.ptp(x) > 0 and np.ptp(y) > 0 else float("nan")
+
+
+def _mae(x: np.ndarray, y: np.ndarray) -> float:
+    if np.ptp(x) == 0:
+        return float("nan")
+    slope, intercept = np.polyfit(x, y, 1)
+    return float(np.abs(y - (intercept + slope * x)).mean())
+
+
+def _matrices(pairs: pd.DataFrame, column: str) -> tuple[np.ndarray, np.ndarray]:
+    """(checkpoints × groups) matrices of the method and of ΔBiasScore; every checkpoint needs every group."""
+    x = pairs.pivot(index="checkpoint", columns="group", values=column)
+    y = pairs.pivot(index="checkpoint", columns="group", values="delta_bias_score").loc[x.index, x.columns]
+    if x.isna().any().any() or y.isna().any().any():
+        raise ValueError("pairs must hold every group for every checkpoint (a balanced checkpoint × group table)")
+    return x.to_numpy(float), y.to_numpy(float)
+
+
+def evaluate(pairs: pd.DataFrame, label_threshold: float = 0.1, n_bootstrap: int = 1000, seed: int = 0, *,
+             n_permutations: int = 5040, methods: Sequence[str] | None = None) -> pd.DataFrame:
+    """Sec. 4.1 evaluation of each method on one checkpoint × group table (one scorer, one pooling).
+
+    Per method: the paper's pooled Pearson r and its two-tailed p (``p_pooled``, which treats the pairs
+    as independent), ``p_checkpoints`` (the share of checkpoint-block permutations with |r| at least the
+    observed), a 95 % cluster-bootstrap interval ``r_low``–``r_high``; the ROC AUC of the detection score
+    (−shift, +drift for CKA) against ΔBiasScore > ``label_threshold`` with its one-sided permutation p
+    and interval; the MAE of a linear fit (mean over ``n_bootstrap`` pair resamples, as the paper); the
+    checkpoint-level r of the means over groups and its p (n = checkpoints).
+    """
+    chosen = [c for c in METHODS if c in pairs] if methods is None else list(methods)
+    missing = [c for c in ("delta_bias_score", *chosen) if c not in pairs] or ([] if chosen else ["a method column"])
+    if missing:
+        raise ValueError(f"pairs lacks the columns {missing}")
+    rng = np.random.default_rng(seed)
+    rows = []
+    for column in chosen:
+        X, Y = _matrices(pairs, column)
+        n_checkpoints = X.shape[0]
+        x, y = X.ravel(), Y.ravel()
+        score, labels = DIRECTION[column] * x, y > label_threshold
+        r, auc = _r(x, y), _auc(labels, score)
+        p_pooled = float(pearsonr(x, y)[1]) if np.isfinite(r) else float("nan")
+        perms = block_permutations(n_checkpoints, n_permutations, seed) if n_checkpoints > 1 else np.zeros((1, 1), int)
+        perm_r = np.array([_r(x, Y[p].ravel()) for p in perms])
+        perm_auc = np.array([_auc(Y[p].ravel() > label_threshold, score) for p in perms])
+        boot = rng.integers(0, n_checkpoints, size=(n_bootstrap, n_checkpoints))
+        boot_r = np.array([_r(X[b].ravel(), Y[b].ravel()) for b in boot])
+        boot_auc = np.array([_auc(Y[b].ravel() > label_threshold, DIRECTION[column] * X[b].ravel()) for b in boot])
+        pair_boot = rng.integers(0, x.size, size=(n_bootstrap, x.size))
+        mae = np.nanmean([_mae(x[b], y[b]) for b in pair_boot])
+        xm, ym = X.mean(axis=1), Y.mean(axis=1)
+        r_ck = _r(xm, ym)
+        p_ck = float(pearsonr(xm, ym)[1]) if np.isfinite(r_ck) and n_checkpoints > 2 else float("nan")
+        rows.append({
+            "method": METHODS.get(column, column), "pearson_r": r, "p_pooled": p_pooled,
+            "p_checkpoints": float(np.mean(np.abs(perm_r) >= abs(r) - 1e-12)) if np.isfinite(r) else float("nan"),
+            "r_low": np.nanpercentile(boot_r, 2.5), "r_high": np.nanpercentile(boot_r, 97.5),
+            "roc_auc": auc,
+            "auc_p_checkpoints": float(np.mean(perm_auc >= auc - 1e-12)) if np.isfinite(auc) else float("nan"),
+            "auc_low": np.nanpercentile(boot_auc, 2.5) if np.isfinite(boot_auc).any() else float("nan"),
+            "auc_high": np.nanpercentile(boot_auc, 97.5) if np.isfinite(boot_auc).any() else float("nan"),
+            "mae": mae, "checkpoint_r": r_ck, "checkpoint_p": p_ck, "n_pairs": x.size,
+            "n_checkpoints": n_checkpoints, "n_permutations": len(perms), "n_increased": int(labels.sum())})
+    return pd.DataFrame(rows)
+
+
+def evaluate_all(pairs: pd.DataFrame, units: Sequence[str] = ("group",), **evaluate_kw) -> pd.DataFrame:
+    """:func:`evaluate` for every scorer × pooling present in ``pairs`` and every unit (group, topic);
+    the keys lead the columns."""
+    keys = [k for k in ("scorer", "pooling") if k in pairs]
+    frames = []
+    for unit in units:
+        table = aggregate(pairs, unit)
+        for key, frame in (table.groupby(keys, sort=False) if keys else [((), table)]):
+            labels = dict(zip(keys, key if isinstance(key, tuple) else (key,), strict=True))
+            frames.append(evaluate(frame, **evaluate_kw).assign(unit=unit, **labels))
+    out = pd.concat(frames, ignore_index=True)
+    return out[["unit", *keys, *[c for c in out.columns if c not in ("unit", *keys)]]]
