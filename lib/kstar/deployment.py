@@ -34,6 +34,20 @@ class Ratios:
     rho: float
     n_gated: int
 
+    @property
+    def rho_null(self) -> float:
+        """Proposition 3's corr(log k_base, log R) from the gated tasks' log-count spreads if the tuned counts
+        were independent of the base counts; NaN below MIN_RANK_TASKS gated tasks or with constant base counts."""
+        gated = self.table[self.table.gated]
+        spread = float(np.log(gated.k_base.astype(float)).std())
+        if len(gated) < MIN_RANK_TASKS or spread == 0:
+            return float("nan")
+        return independence_correlation(spread, float(np.log(gated.k_tuned.astype(float)).std()))
+
+    def as_table(self, **labels) -> pd.DataFrame:
+        """The per-task table with ρ, Prop. 3's value and ``labels`` as constant columns."""
+        return self.table.assign(**labels, rho=self.rho, rho_null=self.rho_null, n_gated=self.n_gated)
+
 
 def deployment_ratios(base: pd.DataFrame, tuned: pd.DataFrame, gate: float = GATE,
                       min_tasks: int = MIN_RANK_TASKS) -> Ratios:

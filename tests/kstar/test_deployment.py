@@ -109,3 +109,13 @@ def test_shared_layer_counts_restrict_every_cell_to_common_blocks():
     assert out.kstar_own.to_dict() == {"plain": 16, "chat": 4}
     assert out.kstar_shared.to_dict() == {"plain": 16, "chat": 16}
     assert deployment.shared_blocks([[1, 2], [3]]) == ()
+
+
+def test_rho_null_is_proposition_3_on_the_gated_spreads():
+    base = _tasks([("a", 2, 0.99), ("b", 8, 0.99), ("c", 72, 0.99), ("d", 341, 0.99), ("e", 64, 0.5)])
+    tuned = _tasks([("a", 4, 0.99), ("b", 8, 0.99), ("c", 64, 0.99), ("d", 47, 0.99), ("e", 1, 0.99)])
+    out = deployment.deployment_ratios(base, tuned)
+    sx, sy = np.log([2, 8, 72, 341]).std(), np.log([4, 8, 64, 47]).std()
+    assert out.rho_null == pytest.approx(sx / math.hypot(sx, sy))
+    assert set(out.as_table(pair="p").columns) >= {"pair", "rho", "rho_null", "n_gated"}
+    assert np.isnan(deployment.deployment_ratios(base.iloc[:2], tuned.iloc[:2]).rho_null)
