@@ -27,9 +27,10 @@
 # at 128 tokens, so on long texts (BBC articles) truncation removes the end of the chat turn and its
 # generation prompt. The paper's Gemma-2-9B factorial and nine pairs are in `params/paper/K05_deployment.yaml`.
 #
-# Writes: `sweep`, `windows`, `window` (every cell's curves), `kstar` (task × cell), `format_ratios`,
-# `deployment` (per pair, when measured), `factorial` (when measured), `paper_cells` (Table 34's
-# contrasts), `shared_layers`, `floor`, `ceilings`, `claims`.
+# Writes: `base_sweep`, `base_windows`, `base_window`, `base_kstar` (base cells: every task) and `other_*` (the
+# other cells: the tasks passing the base side of the gate), `format_ratios`, `deployment` (per pair, when
+# measured), `factorial` (when measured), `paper_cells` (Table 34's contrasts), `shared_layers`, `floor`,
+# `ceilings`, `claims`.
 
 # %%
 import math
@@ -40,7 +41,7 @@ import pandas as pd
 from IPython.display import display
 
 from lib import config, plotting, results
-from lib.kstar import counts, deployment, measure
+from lib.kstar import cells, counts, deployment, measure
 from lib.results import claim
 
 # %% tags=["parameters"]
@@ -75,41 +76,56 @@ if any(len(pair) != 2 for pair in params.extra_pairs):
 reference, tuned = params.models[0], params.tuned_model
 measure.check_models([reference, *([tuned] if tuned else []), *[m for pair in params.extra_pairs for m in pair]])
 if tuned:
-    deployment.check_chat_template(reference, tuned)  # one template string for both chat cells (A.3.2)
+    cells.check_chat_template(reference, tuned)  # one template string for both chat cells (A.3.2)
 run = results.start(params)
 plotting.use_style()
-pool_args = {"tasks": params.tasks, "cap": params.cap, "pool_seed": params.pool_seed,
-             "max_classes": params.max_classes, "max_tokens": params.max_tokens, "min_positives": params.min_positives}
-# Cells are (model, chat) pairs named "model|plain" or "model|chat"; the factorial indexes them by (w, f).
-factorial_cells = {(w, f): f"{[reference, tuned][w]}|{['plain', 'chat'][f]}" for w in (0, 1) for f in (0, 1)
+pool_args = {"cap": params.cap, "pool_seed": params.pool_seed, "max_classes": params.max_classes,
+             "max_tokens": params.max_tokens, "min_positives": params.min_positives}
+sweep_args = {"grid_size": params.grid_size, "poolings": params.sweep_poolings, "n_jobs": params.n_jobs, **pool_args}
+window_args = {"seeds": params.seeds, "subsample": params.subsample, "n_jobs": params.n_jobs, **pool_args}
+# The factorial indexes its cells by (w, f); A.3.1's pairs compare a base on plain text with a tuned model in chat.
+factorial_cells = {(w, f): cells.cell_name([reference, tuned][w], bool(f)) for w in (0, 1) for f in (0, 1)
                    if w == 0 or tuned}
+reference_plain = factorial_cells[(0, 0)]
 pairs = ([(reference, tuned)] if tuned else []) + [tuple(p) for p in params.extra_pairs]
-cells = dict.fromkeys([*factorial_cells.values(), *[c for b, t in pairs for c in (f"{b}|plain", f"{t}|chat")]])
-cells = {name: (name.rsplit("|", 1)[0], name.endswith("|chat")) for name in cells}
-print("cells:", list(cells), "\ndeployment pairs:", pairs or "none (weights axis not measured)")
+base_names = list(dict.fromkeys([reference_plain, *[cells.cell_name(b, False) for b, _ in pairs]]))
+followers = {name: [reference_plain] for name in factorial_cells.values() if name not in base_names}
+for b, t in pairs:
+    followers.setdefault(cells.cell_name(t, True), []).append(cells.cell_name(b, False))
+print("base cells:", base_names, "\nfollower cells:", followers, "\npairs:", pairs or "none (weights axis not measured)")
 
 # %% [markdown]
 # ## Every cell's sweep and window (Algorithm 2 of A.1.6, one layer grid per model)
 #
-# A plain cell passes exactly K01's arguments, so its tables come from `cache/tables` when K01 has run.
+# Base cells (the reference and every pair's base, on plain text) read every task with exactly K01's
+# arguments, so their searches come from `cache/tables` when K01 has run. Every other cell reads only the
+# tasks that pass the base side of A.3.1's gate (ceiling > 0.90, finite count): no other task can enter a
+# ratio, and the chat forward passes are the CPU budget.
 
 # %%
-sweep, sweep_file = run.table("sweep", lambda: pd.concat([results.shared_table(
-    measure.sweep_table, model, grid_size=params.grid_size, poolings=params.sweep_poolings, n_jobs=params.n_jobs,
-    **pool_args, **({"chat_template": True} if chat else {})).assign(cell=name)
-    for name, (model, chat) in cells.items()], ignore_index=True))
-windows, windows_file = run.table("windows", lambda: pd.concat([counts.best_blocks(
-    sweep[sweep.cell == name].drop(columns="cell"), params.frac).assign(cell=name) for name in cells],
-    ignore_index=True))
-window_of = {name: {t: [int(b) for b in w] for t, w in zip(cell.task, cell.window, strict=True)}
-             for name, cell in windows.groupby("cell", sort=False)}
-window, window_file = run.table("window", lambda: pd.concat([results.shared_table(
-    measure.window_table, model, window_of[name], seeds=params.seeds, subsample=params.subsample,
-    n_jobs=params.n_jobs, **pool_args, **({"chat_template": True} if chat else {})).assign(cell=name)
-    for name, (model, chat) in cells.items()], ignore_index=True))
-kstar, kstar_file = run.table("kstar", lambda: pd.concat([counts.window_counts(
-    window[window.cell == name].drop(columns="cell"), params.frac).assign(cell=name) for name in cells],
-    ignore_index=True))
+base_cells = [cells.Cell(name.rsplit("|", 1)[0], False, params.tasks) for name in base_names]
+base_sweep, base_sweep_file = run.table("base_sweep", lambda: cells.sweeps(base_cells, **sweep_args))
+base_windows, _ = run.table("base_windows", lambda: cells.windows(base_sweep, params.frac))
+base_window, base_window_file = run.table("base_window", lambda: cells.window_rows(base_cells, base_windows,
+                                                                                  **window_args))
+base_kstar, base_kstar_file = run.table("base_kstar", lambda: cells.task_tables(base_window, params.frac))
+passing = {name: deployment.base_side_passing(base_kstar[base_kstar.cell == name], params.readable_ceiling)
+           for name in base_names}
+follower_cells = [cells.Cell(name.rsplit("|", 1)[0], name.endswith("|chat"), tasks_read) for name, tasks_read
+                  in cells.follower_tasks(followers, passing, params.tasks).items() if tasks_read]
+print("passing the base side of the gate:", passing, "\nfollower cells measured:",
+      [(c.name, c.tasks) for c in follower_cells])
+
+# %%
+other_sweep, other_sweep_file = run.table("other_sweep", lambda: cells.sweeps(follower_cells, **sweep_args))
+other_windows, _ = run.table("other_windows", lambda: cells.windows(other_sweep, params.frac))
+other_window, other_window_file = run.table("other_window", lambda: cells.window_rows(
+    follower_cells, other_windows, **window_args))
+other_kstar, other_kstar_file = run.table("other_kstar", lambda: cells.task_tables(other_window, params.frac))
+windows = pd.concat([base_windows, other_windows], ignore_index=True)
+window = pd.concat([base_window, other_window], ignore_index=True)
+kstar = pd.concat([base_kstar, other_kstar], ignore_index=True)
+kstar_files, window_files = [base_kstar_file, other_kstar_file], [base_window_file, other_window_file]
 display(kstar.assign(k=kstar.kstar.map(counts.display_count)).pivot(index="task", columns="cell", values="k"))
 display(windows.pivot(index="task", columns="cell", values="best_block"))
 
@@ -117,7 +133,7 @@ display(windows.pivot(index="task", columns="cell", values="best_block"))
 # ## The format axis: R_F(w) = k_w0 / k_w1 per task (Eq. 42), gated as in A.3.1
 
 # %%
-table_of = {name: kstar[kstar.cell == name] for name in cells}
+table_of = {name: kstar[kstar.cell == name] for name in [*base_names, *followers]}
 format_axis = {w: deployment.deployment_ratios(table_of[factorial_cells[(w, 0)]], table_of[factorial_cells[(w, 1)]],
                                               params.readable_ceiling) for w in (0, 1) if (w, 0) in factorial_cells}
 format_ratios, format_file = run.table("format_ratios", lambda: pd.concat(
@@ -126,7 +142,7 @@ display(format_ratios)
 plotting.save_table(format_ratios.round(4), "format_ratios", "The format factor R_F(w) = k(plain) / k(chat) per task at "
                     "each measured weight level w (paper 002, A.3.2, Eq. 42), with A.3.1's gate (both ceilings > 0.90, "
                     "both counts finite; ratio blank when not gated) and Spearman's ρ of the plain counts with the "
-                    "ratios over the gated tasks (NaN below three).", [format_file, kstar_file])
+                    "ratios over the gated tasks (NaN below three).", [format_file, *kstar_files])
 
 # %% [markdown]
 # ## Deployment ratios per pair (Eq. 40) beside Proposition 3's independence value
@@ -145,7 +161,7 @@ display(deploy if len(deploy) else "no deployment pair measured: tuned_model and
 plotting.save_table(deploy.round(4), "deployment", "Deployment ratios R = k(base, plain) / k(tuned, chat) per pair and "
                     "task (paper 002, A.3.1, Eq. 40), A.3.1's gate, Spearman's ρ_m over the gated tasks and "
                     "Proposition 3's value under independence; empty when no pair is measured (offline default).",
-                    [deploy_file, kstar_file])
+                    [deploy_file, *kstar_files])
 
 # %% [markdown]
 # ## The factorial (Eq. 42–45) and Table 34's cells
@@ -154,8 +170,9 @@ plotting.save_table(deploy.round(4), "deployment", "Deployment ratios R = k(base
 # counts are finite. Table 34's medians give the paper's contrasts, computed by the same code.
 
 # %%
-four = kstar.pivot(index="task", columns="cell", values="kstar")
-four_ceiling = kstar.pivot(index="task", columns="cell", values="ceiling")
+every_cell = list(dict.fromkeys([*base_names, *followers]))
+four = kstar.pivot(index="task", columns="cell", values="kstar").reindex(columns=every_cell)  # NaN: not measured
+four_ceiling = kstar.pivot(index="task", columns="cell", values="ceiling").reindex(columns=every_cell)
 factorial_tasks = [t for t in four.index if len(factorial_cells) == 4
                    and all(np.isfinite(four.loc[t, c]) and four_ceiling.loc[t, c] > params.readable_ceiling
                            for c in factorial_cells.values())]
@@ -172,7 +189,7 @@ display(paper_cells.round(3))
 plotting.save_table(factorial.round(4), "factorial", "Weights × format factorial per task (paper 002, A.3.2, Eq. 42–43): "
                     "counts k_wf (w: weights 0 reference / 1 tuned; f: 0 plain / 1 chat), conditional factors R_W(f), "
                     "R_F(w), the deployment ratio R_D and the interaction ratio I; empty when tuned_model is null.",
-                    [factorial_file, kstar_file])
+                    [factorial_file, *kstar_files])
 plotting.save_table(paper_cells.round(4), "paper_cells", "The paper's Table 34 medians (harmfulness 341/135/128/47, "
                     "fact checking 253/(217, 227)/40, the intent floor control 4/2/2/2) through the same contrasts "
                     "(paper 002, A.3.2, Eq. 42–43).", [paper_file])
@@ -182,9 +199,9 @@ plotting.save_table(paper_cells.round(4), "paper_cells", "The paper's Table 34 m
 
 # %%
 shared, shared_file = run.table("shared_layers", lambda: deployment.shared_layer_counts(
-    {name: window[window.cell == name].drop(columns="cell") for name in factorial_cells.values()}, params.frac))
-reference_table = table_of[factorial_cells[(0, 0)]]
-readable_tasks = set(reference_table.task[reference_table.ceiling > params.readable_ceiling])
+    {name: window[window.cell == name].drop(columns="cell") for name in dict.fromkeys(factorial_cells.values())
+     if (window.cell == name).any()}, params.frac))
+readable_tasks = set(passing[reference_plain])  # read in every factorial cell
 shared_readable = shared[shared.task.isin(readable_tasks)]
 display(shared)
 ceilings, ceilings_file = run.table("ceilings", lambda: four_ceiling.loc[
@@ -193,9 +210,9 @@ ceilings, ceilings_file = run.table("ceilings", lambda: four_ceiling.loc[
 display(ceilings)
 plotting.save_table(shared.round(4), "shared_layers", "Each factorial cell's k* on its own window and recomputed on the "
                     "blocks every cell's window shares for that task (ceiling, τ, counts and neighbour confirmation "
-                    "on those blocks only; paper 002, A.3.2, 'Layer control').", [shared_file, window_file])
+                    "on those blocks only; paper 002, A.3.2, 'Layer control').", [shared_file, *window_files])
 plotting.save_table(ceilings.round(4), "ceilings", "Task ceilings in every factorial cell and their spread (max − min) "
-                    "for the tasks readable (ceiling > 0.90) in the reference cell (paper 002, A.3.2: 0.979–0.986 and "
+                    "for the tasks passing the reference cell's side of the gate (ceiling > 0.90, finite count) (paper 002, A.3.2: 0.979–0.986 and "
                     "0.909–0.927 in the paper).", [ceilings_file])
 
 # %% [markdown]
@@ -236,7 +253,7 @@ axes[1].legend(fontsize=7)
 plotting.save_figure(fig, "ratios", "Left: k* per task in every cell (paper 002, A.3.1–A.3.2). Right: gated ratios "
                      "against the base (plain) count — the format factor R_F(w) and, when measured, the deployment "
                      "ratio R of Eq. 40; the paper finds 1.00 at base counts ≤ 8 and 6.33–7.26 on the widest readouts.",
-                     [kstar_file, format_file, deploy_file])
+                     [*kstar_files, format_file, deploy_file])
 
 # %% [markdown]
 # ## Claims — paper value beside measured value
@@ -275,9 +292,9 @@ claims = [
           "gated task with the largest plain count ('the format alone lowers both counts')",
           "2.53 (341→135), 1.11-1.17 (253→217/227)", widest_format, "> 1", paper="002"),
     claim("ceilings_stable_across_cells", "A.3.2", "largest ceiling spread across the measured factorial cells over "
-          "tasks readable in the reference cell (0.03 chosen: K02's ceiling tolerance, above the paper's 0.018)",
+          "the tasks passing the reference cell's side of the gate (0.03 chosen: K02's ceiling tolerance, above the paper's 0.018)",
           "0.007 and 0.018", ceilings.spread.max() if len(ceilings) else math.nan, "<= 0.03", paper="002"),
-    claim("shared_layers_reproduce", "A.3.2, 'Layer control'", "share of factorial cells × readable tasks whose count "
+    claim("shared_layers_reproduce", "A.3.2, 'Layer control'", "share of factorial cells × those tasks whose count "
           "on the shared blocks equals the count on the cell's own window", "1 (every median reproduced)",
           (shared_readable.kstar_shared == shared_readable.kstar_own).mean() if len(shared_readable) else math.nan,
           "within 0 of 1", paper="002"),

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from lib import features, stats
+from lib import stats
 from lib.kstar import counts, protocol
 
 GATE = protocol.READABLE_ABOVE  #: A.3.1 "Data and gate": both ceilings must exceed 0.90
@@ -75,6 +75,11 @@ def deployment_ratios(base: pd.DataFrame, tuned: pd.DataFrame, gate: float = GAT
     gated = both[both.gated]
     rho = stats.spearman(gated.k_base, gated.ratio) if len(gated) >= min_tasks else float("nan")
     return Ratios(both, rho, len(gated))
+
+
+def base_side_passing(table: pd.DataFrame, gate: float = GATE) -> tuple[str, ...]:
+    """The tasks of one task table that pass its side of A.3.1's gate: ceiling > ``gate`` and a finite count."""
+    return tuple(table.task[(table.ceiling > gate) & np.isfinite(table.kstar)])
 
 
 def independence_correlation(sigma_base: float, sigma_tuned: float) -> float:
@@ -179,17 +184,3 @@ def shared_layer_counts(cells: Mapping[str, pd.DataFrame], frac: float = protoco
                          "kstar_shared": shared.kstar.iloc[0] if len(shared) else np.nan,
                          "ceiling_shared": shared.ceiling.iloc[0] if len(shared) else np.nan})
     return pd.DataFrame(rows)
-
-
-def check_chat_template(reference: str, tuned: str) -> None:
-    """A.3.2, "Conditions": both chat cells render through one template string. ValueError when the two
-    models' tokenizers render a user turn plus generation prompt differently (or one has no template)."""
-    probe = ["The probe text."]
-    try:
-        rendered = [features.render(model, probe, chat_template=True)[0] for model in (reference, tuned)]
-    except ValueError as err:
-        raise ValueError(f"the factorial needs one chat template for both weights: {err}") from None
-    if rendered[0] != rendered[1]:
-        raise ValueError(f"tuned_model={tuned!r} renders the chat format as {rendered[1]!r}, the reference "
-                         f"{reference!r} as {rendered[0]!r}; allowed: checkpoints sharing one chat template "
-                         "(save the tuned tokenizer beside the reference weights)")
