@@ -123,11 +123,12 @@ def _states(model: str, pool: TaskPool, blocks: Sequence[int], poolings: Sequenc
 
 
 def sweep_items(model: str, task_pools: dict[str, TaskPool], blocks: Sequence[int], poolings: Sequence[str], *,
-                max_tokens: int | None, min_positives: int) -> list[SearchItem]:
-    """The preliminary sweep (A.1.6): one seed, the full training split, every grid block and representation."""
+                max_tokens: int | None, min_positives: int, chat_template: bool = False) -> list[SearchItem]:
+    """The preliminary sweep (A.1.6): one seed, the full training split, every grid block and representation;
+    ``chat_template`` sweeps the chat-formatted input (A.3.2: each condition locates its own window)."""
     items = []
     for task, pool in task_pools.items():
-        states = _states(model, pool, blocks, poolings, max_tokens, False)
+        states = _states(model, pool, blocks, poolings, max_tokens, chat_template)
         n_train = len(pool.texts_train)
         for decision in pool.decisions(min_positives):
             if decision.skipped:
@@ -183,11 +184,12 @@ def random_rotation(d: int, seed: int) -> np.ndarray:
 
 def sweep_table(model: str, *, tasks: Sequence[str], cap: int, pool_seed: int, max_classes: int,
                 max_tokens: int | None, grid_size: int, poolings: Sequence[str], min_positives: int,
-                n_jobs: int = 1) -> pd.DataFrame:
-    """The preliminary sweep of one model over the task pools as tidy rows (A.1.6), supports kept."""
+                chat_template: bool = False, n_jobs: int = 1) -> pd.DataFrame:
+    """The preliminary sweep of one model over the task pools as tidy rows (A.1.6), supports kept;
+    optionally on the chat-formatted input."""
     task_pools = pools(tasks, cap=cap, seed=pool_seed, max_classes=max_classes)
     items = sweep_items(model, task_pools, layer_grid(model, grid_size), poolings, max_tokens=max_tokens,
-                        min_positives=min_positives)
+                        min_positives=min_positives, chat_template=chat_template)
     return run_searches(items, n_jobs)
 
 

@@ -1,4 +1,4 @@
-"""Parameter schemas of paper 002's notebooks (K01–K03, K06), registered by notebook name.
+"""Parameter schemas of paper 002's notebooks (K01–K03, K05, K06), registered by notebook name.
 
 Each field's default is the ``default`` profile's value (offline: two small models that ship on
 PyPI, capped task pools, a short token limit); ``params/paper/`` holds the paper's settings.
@@ -65,6 +65,21 @@ class TaskOrder(KstarParams):
     permutation_seed: int = param(0, ge=0)
     tfidf_max_features: int = param(30_000, ge=100, doc="TF-IDF vocabulary (A.2.3: 1-2-grams, sublinear tf)")
     text_ks: tuple[int, ...] = param((4, 8, 16, 64, 256), ge=1, doc="prefix sizes read off s(k) (A.2.1)")
+
+
+@register("K05_deployment")
+@dataclass(frozen=True)
+class Deployment(KstarParams):
+    """K05: deployment ratios and the weights × format factorial (A.3.1–A.3.2); the protocol of K01."""
+
+    models: tuple[str, ...] = param(("smollm2-135m",), doc="the reference model (w = 0), exactly one; registry "
+                                    "name, hub id or local checkpoint folder")
+    tuned_model: str | None = param(None, doc="the tuned checkpoint (w = 1) sharing the reference's chat template: "
+                                    "registry name, hub id or local folder; null: the format axis only")
+    extra_pairs: tuple[tuple[str, ...], ...] = param((), doc="further [base, tuned] pairs read for A.3.1's ratios "
+                                                     "(base on plain text, tuned in chat format)")
+    low_count: int = param(8, ge=1, doc="base counts at or below: the group whose ratio the paper finds 1.00 (A.3.1)")
+    floor_count: int = param(4, ge=1, doc="reference counts at or below: the floor control, read in octaves (A.3.2)")
 
 
 @register("K06_sae_correspondence")

@@ -1,0 +1,47 @@
+"""lib.kstar.cells: cell names, K01-identical cache keys for plain cells, follower tasks, the one-template check."""
+
+import pandas as pd
+import pytest
+
+from lib import config, results
+from lib.kstar import cells, measure
+
+
+def test_names_and_the_chat_flag_only_when_chat():
+    assert cells.cell_name("m", True) == "m|chat" and cells.Cell("m", False, ("t",)).name == "m|plain"
+    assert cells.Cell("m", False, ("t",)).format_args() == {}
+    assert cells.Cell("m", True, ("t",)).format_args() == {"chat_template": True}
+
+
+def test_a_plain_cell_asks_for_k01s_exact_sweep(monkeypatch):
+    keys = []
+    monkeypatch.setattr(results, "shared_table", lambda func, *a, **kw: keys.append(
+        results.to_json([func.__qualname__, a, {k: v for k, v in kw.items() if k != "n_jobs"}])) or pd.DataFrame())
+    p = config.resolve("K01_kstar", "default")
+    pool = {"cap": p.cap, "pool_seed": p.pool_seed, "max_classes": p.max_classes, "max_tokens": p.max_tokens,
+            "min_positives": p.min_positives}
+    results.shared_table(measure.sweep_table, "smollm2-135m", grid_size=p.grid_size, poolings=p.sweep_poolings,
+                         n_jobs=p.n_jobs, tasks=p.tasks, **pool)  # K01's call
+    cells.sweeps([cells.Cell("smollm2-135m", False, p.tasks)], grid_size=p.grid_size, poolings=p.sweep_poolings,
+                 n_jobs=2, **pool)
+    cells.sweeps([cells.Cell("smollm2-135m", True, p.tasks)], grid_size=p.grid_size, poolings=p.sweep_poolings, **pool)
+    assert keys[0] == keys[1] != keys[2]
+
+
+def test_follower_tasks_are_the_union_of_their_bases_in_task_order():
+    passing = {"a|plain": ("t3", "t1"), "b|plain": ("t2",), "c|plain": ()}
+    out = cells.follower_tasks({"a|chat": ["a|plain"], "x|chat": ["c|plain", "b|plain", "a|plain"],
+                                "y|chat": ["c|plain"]}, passing, ["t1", "t2", "t3"])
+    assert out == {"a|chat": ("t1", "t3"), "x|chat": ("t1", "t2", "t3"), "y|chat": ()}
+
+
+def test_empty_cell_lists_give_empty_tables():
+    assert cells.sweeps([], grid_size=4, poolings=("mean",)).empty
+    assert cells.windows(pd.DataFrame()).empty and cells.task_tables(pd.DataFrame()).empty
+    assert cells.window_rows([], pd.DataFrame(), seeds=(1,), subsample=0.85).empty
+
+
+def test_one_chat_template_for_both_weights():
+    cells.check_chat_template("smollm2-135m", "smollm2-135m")
+    with pytest.raises(ValueError, match="one chat template"):
+        cells.check_chat_template("smollm2-135m", "minilm")  # an encoder without a chat template
