@@ -171,7 +171,9 @@ def _build_tiny(destination: Path, architecture: str) -> None:
     import torch
     from transformers import AutoTokenizer, BertConfig, BertModel, LlamaConfig, LlamaForCausalLM
 
-    tokenizer = AutoTokenizer.from_pretrained(model_folder("minilm"))
+    # A causal LM takes no token types; passed at load time, the input names are saved with the tokenizer.
+    input_names = {"model_input_names": ["input_ids", "attention_mask"]} if architecture == "llama" else {}
+    tokenizer = AutoTokenizer.from_pretrained(model_folder("minilm"), **input_names)
     torch.manual_seed(0)
     if architecture == "bert":
         model = BertModel(BertConfig(vocab_size=len(tokenizer), hidden_size=32, num_hidden_layers=2,

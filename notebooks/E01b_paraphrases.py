@@ -143,7 +143,7 @@ plotting.save_table(
 
 # %%
 fig, axes = plt.subplots(1, 2, figsize=(10, 3.6), sharey=True)
-for ax, (regime, rows) in zip(axes, regimes.groupby("regime", sort=True), strict=True):
+for ax, (regime, rows) in zip(axes, regimes.groupby("regime", sort=True), strict=False):  # none if nothing kept
     template, para = rows[rows.source == "template"], rows[rows.source == "paraphrase"]
     labels = [f"{m}\n{d}" for m, d in template[["model", "dimension"]].itertuples(index=False)]
     x = np.arange(len(labels))

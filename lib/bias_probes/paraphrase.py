@@ -396,16 +396,22 @@ def _geometry(pools: dict[str, purity.Pool], seed: int) -> dict[str, float]:
     return {source: model_audit.separation_and_offset(pool, seed)["s_hat"] for source, pool in pools.items()}
 
 
+#: Columns of :func:`compare_regimes` (before ``predicted_auc``).
+REGIME_COLUMNS = ("model", "dimension", "regime", "source", "n", "pairs", "neutral", "alpha", "auc_mean", "auc_sd",
+                  "detection_z", "detected_share", "note", "s_hat")
+
+
 def compare_regimes(kept: pd.DataFrame, models: Sequence[str], layer: int | str = "mid", pooling: str = "mean",
                     alpha: float = 0.3, n: int = 100, draws: int = 5, seed: int = 0,
                     n_jobs: int = 1) -> pd.DataFrame:
     """E1b: counterfactual and mixed regimes on paraphrases and on templates of the same kept rows.
 
     One row per (model, dimension, source, regime): AUC (mean, s.d. over draws or CV seeds),
-    detection z and share detected, the cross-fitted ŝ of the source's pairs and Eq. 8 at ŝ.
+    detection z and share detected, the cross-fitted ŝ of the source's pairs and Eq. 8 at ŝ. With no kept
+    row (a generator that never keeps the marker) the table is empty: there is nothing to compare.
     """
     if kept.empty:
-        raise ValueError("no paraphrase survived validation; allowed: a table with kept rows")
+        return pd.DataFrame(columns=[*REGIME_COLUMNS, "predicted_auc"])
     pools = matched_pools(kept, models, layer, pooling)
     items = [CompareItem(labels={"model": m, "dimension": d}, by_source=pools[(m, d)], regime=regime, alpha=alpha,
                          n=n, draws=draws)
@@ -424,6 +430,9 @@ def compare_regimes(kept: pd.DataFrame, models: Sequence[str], layer: int | str 
 
 def differences(regimes: pd.DataFrame) -> pd.DataFrame:
     """Paraphrase − template per (model, dimension, regime): AUC, ŝ and n (E1b's sensitivity)."""
+    if regimes.empty:
+        return pd.DataFrame(columns=["model", "dimension", "regime", "auc_template", "auc_paraphrase", "s_hat_template",
+                                     "s_hat_paraphrase", "auc_diff", "s_hat_ratio"])
     wide = regimes.pivot(index=["model", "dimension", "regime"], columns="source", values=["auc_mean", "s_hat"])
     out = pd.DataFrame({
         "auc_template": wide[("auc_mean", "template")], "auc_paraphrase": wide[("auc_mean", "paraphrase")],

@@ -80,7 +80,7 @@ def confirmed_counts(local: pd.DataFrame) -> pd.DataFrame:
         ordered = cell.sort_values("block")["count"].tolist()
         rows.append({"model": model, "task": task, "decision": decision, "seed": seed,
                      "confirmed": float(protocol.neighbor_confirm(ordered))})
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=[*DECISION, "seed", "confirmed"])
 
 
 def single_layer_counts(local: pd.DataFrame) -> pd.DataFrame:
@@ -90,7 +90,7 @@ def single_layer_counts(local: pd.DataFrame) -> pd.DataFrame:
     for (model, task, seed), cell in local.groupby(["model", "task", "seed"], sort=False):
         per_block = [protocol.ext_median(g["count"]) for _, g in cell.groupby("block")]
         rows.append({"model": model, "task": task, "seed": seed, "value": float(min(per_block))})
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=["model", "task", "seed", "value"])
 
 
 def task_counts(confirmed: pd.DataFrame, ceilings: pd.DataFrame, readable_above: float = protocol.READABLE_ABOVE
@@ -103,7 +103,8 @@ def task_counts(confirmed: pd.DataFrame, ceilings: pd.DataFrame, readable_above:
         values = protocol.seed_values(by_seed)
         rows.append({"model": model, "task": task, "kstar": float(protocol.task_value(by_seed)),
                      "seed_min": float(min(values)), "seed_max": float(max(values))})
-    return pd.DataFrame(rows).merge(task_ceilings(ceilings, readable_above), on=["model", "task"])
+    return pd.DataFrame(rows, columns=["model", "task", "kstar", "seed_min", "seed_max"]).merge(
+        task_ceilings(ceilings, readable_above), on=["model", "task"])
 
 
 def task_ceilings(ceilings: pd.DataFrame, readable_above: float = protocol.READABLE_ABOVE) -> pd.DataFrame:
@@ -133,7 +134,8 @@ def window_counts(window: pd.DataFrame, frac: float = protocol.FRAC, paths: Sequ
         values = cell.value.tolist()
         rows.append({"model": model, "task": task, "kstar": float(protocol.ext_median(values)),
                      "seed_min": float(min(values)), "seed_max": float(max(values))})
-    return pd.DataFrame(rows).merge(task_ceilings(ceilings), on=["model", "task"])
+    return pd.DataFrame(rows, columns=["model", "task", "kstar", "seed_min", "seed_max"]).merge(
+        task_ceilings(ceilings), on=["model", "task"])
 
 
 def agreement(main: pd.DataFrame, other: pd.DataFrame, treatment: str, min_tasks: int) -> tuple[float, int]:
@@ -179,7 +181,7 @@ def agreement_table(tables: pd.DataFrame, min_tasks: int) -> pd.DataFrame:
                 rho, shared = agreement(main, cell[cell.variant == variant], treatment, min_tasks)
                 rows.append({"model": model, "variant": variant, "treatment": treatment, "rho": rho,
                              "shared_tasks": shared})
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=["model", "variant", "treatment", "rho", "shared_tasks"])
 
 
 def monotone_share(window: pd.DataFrame, fracs: Sequence[float]) -> float:
