@@ -42,13 +42,13 @@ profile = "default"  # smoke | default | paper
 recompute = True  # false: redraw figures from logged results only
 seed = 0  # unused: each model's seed is in its name, the probes use probe_seed
 n_jobs = 1  # worker processes for the probe fits (-1: all cores); results do not depend on it
-models = ["transformer-d64-L2-s0", "transformer-d128-L2-s0", "gru-d64-L2-s0", "gru-d128-L1-s0"]  # '<arch>-d<width>-L<depth>-s<seed>'
+models = ["transformer-d64-L2-s0", "transformer-d128-L1-s0", "gru-d64-L1-s0", "gru-d128-L1-s0"]  # '<arch>-d<width>-L<depth>-s<seed>'
 updates = 1000  # training updates per model (paper: ~30,000)
 checkpoints = [500]  # updates at which the tracked queries are read (Table 39)
 tracked = ["threshold8_target", "parity2_target", "threshold8_control"]  # queries read at every checkpoint
 batch_size = 256  # fresh sequences per update (A.3.3)
 lr = 0.002  # AdamW learning rate (a choice: the paper's settings table was lost)
-n_train = 2000  # fresh probe training prefixes per query
+n_train = 1000  # fresh probe training prefixes per query
 n_test = 1000  # fresh probe test prefixes per query
 n_eval = 512  # held-out sequences for answer accuracy (A.3.4)
 probe_seed = 0  # the one probe seed (Table 37)
@@ -95,7 +95,7 @@ model_args = {"updates": params.updates, "checkpoints": params.checkpoints, "tra
 runs, runs_file = run.table("runs", lambda: pd.concat(
     [results.shared_table(synthetic.model_table, spec.name, **model_args) for spec in specs], ignore_index=True))
 counts, counts_file = run.table("counts", lambda: synthetic.counts_table(runs, params.frac, params.readable_ceiling))
-final = counts[counts.update == params.updates]
+final = counts[counts["update"] == params.updates]
 
 # %% [markdown]
 # ## Training: the loss against Proposition 5's infimum, answer accuracy per family
@@ -105,14 +105,14 @@ losses = runs[runs.kind == "loss"]
 fig, ax = plt.subplots(figsize=(6, 3.2))
 for model, cell in losses.groupby("model"):
     smooth = cell.value.rolling(max(1, len(cell) // 50), min_periods=1).mean()
-    ax.plot(cell.update, smooth, label=model)
+    ax.plot(cell["update"], smooth, label=model)
 ax.axhline(infimum, color="k", ls="--", lw=1, label="(9/50)·log 2")
 ax.set(xlabel="update", ylabel="answer loss (Eq. 49)", yscale="log")
 ax.legend(fontsize=7)
 plotting.save_figure(fig, "training", "Training loss of Eq. 49 (batch of fresh sequences, rolling mean) per model; "
                      "dashed: the infimum (9/50)·log 2 of Proposition 5 (paper 002, A.3.3).", [runs_file])
 plt.show()
-accuracy_rows = runs[(runs.kind == "accuracy") & (runs.update == params.updates) & (runs["query"] != "loss")]
+accuracy_rows = runs[(runs.kind == "accuracy") & (runs["update"] == params.updates) & (runs["query"] != "loss")]
 accuracy_rows = accuracy_rows.assign(family=[q if q.startswith(("threshold", "conjunction", "parity")) else "factor"
                                              for q in accuracy_rows["query"]])
 accuracy, accuracy_file = run.table("accuracy", lambda: accuracy_rows.groupby(["model", "family"]).value.mean()
@@ -185,7 +185,7 @@ plotting.save_table(prop7.round(4), "prop7", f"Proposition 7 (paper 002, A.3.4) 
 # %%
 learned = final[((final.role == "target") & (final.function != "parity")) | (final["query"] == "parity2_target")]
 readable_controls = final[final.readable & (final.role == "control")]
-held_out = runs[(runs.kind == "accuracy") & (runs["query"] == "loss") & (runs.update == params.updates)].value
+held_out = runs[(runs.kind == "accuracy") & (runs["query"] == "loss") & (runs["update"] == params.updates)].value
 first_model = specs[0].name
 first_stop = min([*params.checkpoints, params.updates])
 track = counts[(counts.model == first_model) & (counts.basis == "raw")].set_index(["query", "update"])["count"]

@@ -76,7 +76,7 @@ class SyntheticWorld(NotebookParams):
     default trains four small models for a 2-core CPU budget of about 20 minutes.
     """
 
-    models: tuple[str, ...] = param(("transformer-d64-L2-s0", "transformer-d128-L2-s0", "gru-d64-L2-s0",
+    models: tuple[str, ...] = param(("transformer-d64-L2-s0", "transformer-d128-L1-s0", "gru-d64-L1-s0",
                                      "gru-d128-L1-s0"),
                                     doc="'<arch>-d<width>-L<depth>-s<seed>', arch transformer or gru (A.3.4)")
     updates: int = param(1_000, ge=1, doc="training updates per model (paper: ~30,000)")
@@ -86,7 +86,7 @@ class SyntheticWorld(NotebookParams):
                                      doc="queries read at every checkpoint (Table 39)")
     batch_size: int = param(256, ge=1, doc="fresh sequences per update (A.3.3)")
     lr: float = param(2e-3, gt=0, doc="AdamW learning rate (a choice: the paper's settings table was lost)")
-    n_train: int = param(2_000, ge=40, doc="fresh probe training prefixes per query")
+    n_train: int = param(1_000, ge=40, doc="fresh probe training prefixes per query")
     n_test: int = param(1_000, ge=40, doc="fresh probe test prefixes per query")
     n_eval: int = param(512, ge=16, doc="held-out sequences for answer accuracy (A.3.4: 512)")
     probe_seed: int = param(0, ge=0, doc="the one probe seed (Table 37) and the probe sequences' seed")
