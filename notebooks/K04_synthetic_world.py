@@ -30,7 +30,6 @@ import math
 
 import matplotlib.pyplot as plt
 import pandas as pd
-import seaborn as sns
 from IPython.display import display
 
 from lib import config, plotting, results
@@ -131,13 +130,18 @@ display(medians)
 plotting.save_table(medians, "family_medians", f"k^syn after {params.updates} updates per basis, role and family: "
                     "models where the query is readable (some layer's dense AUROC > 0.90), median and range of the "
                     "count (paper 002, A.3.4, Figure 10, Table 38).", [counts_file])
-shown = final[final.readable & (final.role != "factor")].assign(
-    family=lambda f: f.function + " " + f.n_factors.astype(str))
-grid = sns.catplot(shown, x="family", y="count", hue="role", col="basis", kind="strip", dodge=True, height=3.2,
-                   aspect=1.4, order=[f"{f} {s}" for f, s in world.FAMILIES], hue_order=list(world.ROLES))
-grid.set(yscale="log")
-grid.set_xticklabels(rotation=60)
-plotting.save_figure(grid.figure, "counts", f"k^syn of every readable aggregate query per model after {params.updates} "
+shown = final[final.readable & (final.role != "factor")]
+family_names = [f"{f} {s}" for f, s in world.FAMILIES]
+fig, axes = plt.subplots(1, len(synthetic.BASES), figsize=(9, 3.4), sharey=True)
+for ax, basis in zip(axes, synthetic.BASES, strict=True):
+    for offset, role, colour in ((-0.15, "target", "C0"), (0.15, "control", "C1")):
+        cell = shown[(shown.basis == basis) & (shown.role == role)]
+        x = [family_names.index(f"{f} {n}") + offset for f, n in zip(cell.function, cell.n_factors, strict=True)]
+        ax.scatter(x, cell["count"], s=14, color=colour, alpha=0.7, label=role)
+    ax.set(title=f"{basis} basis", yscale="log", xticks=range(len(family_names)), ylabel="k^syn")
+    ax.set_xticklabels(family_names, rotation=60, ha="right")
+axes[0].legend(fontsize=7)
+plotting.save_figure(fig, "counts", f"k^syn of every readable aggregate query per model after {params.updates} "
                      "updates, raw and PCA basis; unreadable queries are not drawn (see family_medians) (paper 002, "
                      "A.3.4, Figure 10).", [counts_file])
 plt.show()

@@ -135,3 +135,31 @@ def test_overlap_comparison_and_size_association_on_a_known_table():
     medians = synthetic.family_medians(counts)
     parity = medians[medians.function == "parity"].iloc[0]
     assert parity.readable == 0 and parity.models == 4
+
+
+def test_model_table_and_counts_end_to_end_on_a_tiny_model():
+    table = synthetic.model_table("gru-d8-L1-s0", updates=4, checkpoints=[2], tracked=["threshold2_target"],
+                                  n_train=200, n_test=200, n_eval=16, batch_size=8, readable_above=0.5)
+    assert set(table.kind) == {"loss", "accuracy", "probe"} and (table.model == "gru-d8-L1-s0").all()
+    probes = table[table.kind == "probe"]
+    assert set(probes.loc[probes["update"] == 2, "query"]) == {"threshold2_target"}
+    assert probes.loc[probes["update"] == 4, "query"].nunique() == 18
+    assert set(probes.basis) == {"raw", "pca"} and set(probes.layer) == {0, 1}
+    counts = synthetic.counts_table(table, readable_above=0.5)
+    assert len(counts) == (1 + 18) * 2
+    assert counts.loc[counts.readable, "count"].ge(1).all() and counts.loc[~counts.readable, "count"].isna().all()
+    # the embedding layer reads nothing at the query position: it never supplies a count
+    assert (counts.loc[counts.readable, "layer"] == 1).all()
+
+
+def test_check_plan_names_the_bad_value():
+    fw = world.FactorWorld()
+    assert [s.name for s in synthetic.check_plan(["gru-d8-L1-s0"], ["parity2_target"], [5], 10, fw)] == ["gru-d8-L1-s0"]
+    with pytest.raises(ValueError, match="rnn"):
+        synthetic.check_plan(["rnn-d8-L1-s0"], [], [], 10, fw)
+    with pytest.raises(ValueError, match="parity3_target"):
+        synthetic.check_plan(["gru-d8-L1-s0"], ["parity3_target"], [], 10, fw)
+    with pytest.raises(ValueError, match=r"checkpoints \[20\]"):
+        synthetic.check_plan(["gru-d8-L1-s0"], [], [20], 10, fw)
+    with pytest.raises(ValueError, match="distinct"):
+        synthetic.check_plan(["gru-d8-L1-s0", "gru-d8-L1-s0"], [], [], 10, fw)
