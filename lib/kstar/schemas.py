@@ -1,4 +1,4 @@
-"""Parameter schemas of paper 002's notebooks (K01–K03, K05, K06), registered by notebook name.
+"""Parameter schemas of paper 002's notebooks (K01–K06), registered by notebook name.
 
 Each field's default is the ``default`` profile's value (offline: two small models that ship on
 PyPI, capped task pools, a short token limit); ``params/paper/`` holds the paper's settings.
@@ -65,6 +65,35 @@ class TaskOrder(KstarParams):
     permutation_seed: int = param(0, ge=0)
     tfidf_max_features: int = param(30_000, ge=100, doc="TF-IDF vocabulary (A.2.3: 1-2-grams, sublinear tf)")
     text_ks: tuple[int, ...] = param((4, 8, 16, 64, 256), ge=1, doc="prefix sizes read off s(k) (A.2.1)")
+
+
+@register("K04_synthetic_world")
+@dataclass(frozen=True)
+class SyntheticWorld(NotebookParams):
+    """K04: the synthetic factor world, its trained models and their readout counts (A.3.3–A.3.4).
+
+    The paper's 20 models ran ~30,000 updates (its 150,000-update runs are "five times more"); the
+    default trains four small models for a 2-core CPU budget of about 20 minutes.
+    """
+
+    models: tuple[str, ...] = param(("transformer-d64-L2-s0", "transformer-d128-L1-s0", "gru-d64-L1-s0",
+                                     "gru-d128-L1-s0"),
+                                    doc="'<arch>-d<width>-L<depth>-s<seed>', arch transformer or gru (A.3.4)")
+    updates: int = param(1_000, ge=1, doc="training updates per model (paper: ~30,000)")
+    checkpoints: tuple[int, ...] = param((500,), ge=1,
+                                         doc="updates at which the tracked queries are read (A.3.4, Table 39)")
+    tracked: tuple[str, ...] = param(("threshold8_target", "parity2_target", "threshold8_control"),
+                                     doc="queries read at every checkpoint (Table 39)")
+    batch_size: int = param(256, ge=1, doc="fresh sequences per update (A.3.3)")
+    lr: float = param(2e-3, gt=0, doc="AdamW learning rate (a choice: the paper's settings table was lost)")
+    n_train: int = param(1_000, ge=40, doc="fresh probe training prefixes per query")
+    n_test: int = param(1_000, ge=40, doc="fresh probe test prefixes per query")
+    n_eval: int = param(512, ge=16, doc="held-out sequences for answer accuracy (A.3.4: 512)")
+    probe_seed: int = param(0, ge=0, doc="the one probe seed (Table 37) and the probe sequences' seed")
+    frac: float = param(0.95, gt=0, le=1, doc="threshold τ = ½ + frac·(C − ½) (Eq. 4)")
+    readable_ceiling: float = param(0.90, gt=0.5, lt=1, doc="unreadable unless some layer's dense AUROC exceeds this")
+    prop7_sigma: float = param(1.0, gt=0, doc="noise s.d. of Proposition 7's example (> √2/Φ⁻¹(0.975) ≈ 0.72)")
+    prop7_n: int = param(3_000, ge=100, doc="samples of Proposition 7's example (two thirds train, one third test)")
 
 
 @register("K05_deployment")

@@ -1,0 +1,264 @@
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # K04 · The synthetic factor world: supervised targets read at one feature, controls need tens
+#
+# **Paper 002**, App. A.3.3–A.3.4 (Eq. 45–50, Lemma 4, Propositions 5–7, Tables 35–39, Figure 10).
+# Small transformers and GRUs learn to answer queries about 32 fair binary factors shown in random
+# order; nine aggregate families (threshold over 2/4/8/16 factors, conjunction over 2/4, parity over
+# 2/4/8) each have a supervised *target* and a *control* answered with fresh fair bits. Probes at the
+# query position label the true aggregate in both cases; k^syn (Table 37: median over the prefix and
+# L1 candidates of one size, the layer's own dense ceiling, minimum over readable layers, one probe
+# seed) counts the coordinates a readout needs, raw and in a full-rank PCA basis. A query whose
+# dense AUROC exceeds 0.90 at no layer is unreadable, never a count.
+#
+# The paper's 20 models ran about 30,000 updates each (its 150,000-update runs are "five times
+# more"); the default profile trains four small models for about a thousand updates on a 2-core CPU,
+# so the parity and trajectory claims may differ (said in the closing cell).
+#
+# Writes: `label_rates`, `runs` (losses, accuracy, probe candidates), `counts`, `family_medians`,
+# `overlap`, `association`, `trajectory`, `accuracy`, `prop7`, `claims`; figures `counts`, `training`.
+
+# %%
+import math
+
+import matplotlib.pyplot as plt
+import pandas as pd
+from IPython.display import display
+
+from lib import config, plotting, results
+from lib.kstar import synthetic, world
+from lib.results import claim
+
+# %% tags=["parameters"]
+profile = "default"  # smoke | default | paper
+recompute = True  # false: redraw figures from logged results only
+seed = 0  # unused: each model's seed is in its name, the probes use probe_seed
+n_jobs = 1  # worker processes for the probe fits (-1: all cores); results do not depend on it
+models = ["transformer-d64-L2-s0", "transformer-d128-L1-s0", "gru-d64-L1-s0", "gru-d128-L1-s0"]  # '<arch>-d<width>-L<depth>-s<seed>'
+updates = 1000  # training updates per model (paper: ~30,000)
+checkpoints = [500]  # updates at which the tracked queries are read (Table 39)
+tracked = ["threshold8_target", "parity2_target", "threshold8_control"]  # queries read at every checkpoint
+batch_size = 256  # fresh sequences per update (A.3.3)
+lr = 0.002  # AdamW learning rate (a choice: the paper's settings table was lost)
+n_train = 1000  # fresh probe training prefixes per query
+n_test = 1000  # fresh probe test prefixes per query
+n_eval = 512  # held-out sequences for answer accuracy (A.3.4)
+probe_seed = 0  # the one probe seed (Table 37)
+frac = 0.95  # threshold factor of Eq. 4
+readable_ceiling = 0.9  # unreadable unless some layer's dense AUROC exceeds this
+prop7_sigma = 1.0  # noise s.d. of Proposition 7's example
+prop7_n = 3000  # samples of Proposition 7's example
+
+# %%
+params = config.load("K04_synthetic_world", globals())
+factor_world = world.FactorWorld()  # Table 35, rebuilt (lib.kstar.world)
+specs = synthetic.check_plan(params.models, params.tracked, params.checkpoints, params.updates, factor_world)
+run = results.start(params)
+plotting.use_style()
+
+# %% [markdown]
+# ## The world: Lemma 4 and Proposition 5
+#
+# Target and control of a family see the same label distribution (Lemma 4: it depends on S only
+# through |S|); the answer loss cannot fall below (9/50)·log 2 (Proposition 5).
+
+# %%
+label_rates, label_rates_file = run.table("label_rates", lambda: synthetic.label_rate_table(
+    factor_world, params.n_train, params.probe_seed))
+display(label_rates.round(4))
+plotting.save_table(label_rates.round(4), "label_rates", f"Empirical label rate of every aggregate query on "
+                    f"{params.n_train} fresh prefixes beside Lemma 4's closed form (paper 002, A.3.3, Eq. 48, restated), "
+                    "with the binomial s.e. and z.", [label_rates_file])
+infimum = world.loss_infimum()
+print(f"Proposition 5: infimum of the answer loss = (9/50)·log 2 = {infimum:.4f}")
+
+# %% [markdown]
+# ## Training and measurement (A.3.3 Eq. 49; A.3.4)
+#
+# One computation per model (cached by its arguments): training losses, answer accuracy on held-out
+# sequences, probe candidates of the tracked queries at each checkpoint and of all 18 aggregate
+# queries after the last update.
+
+# %%
+model_args = {"updates": params.updates, "checkpoints": params.checkpoints, "tracked": params.tracked,
+              "n_train": params.n_train, "n_test": params.n_test, "n_eval": params.n_eval,
+              "batch_size": params.batch_size, "lr": params.lr, "probe_seed": params.probe_seed,
+              "readable_above": params.readable_ceiling, "n_jobs": params.n_jobs}
+runs, runs_file = run.table("runs", lambda: pd.concat(
+    [results.shared_table(synthetic.model_table, spec.name, **model_args) for spec in specs], ignore_index=True))
+counts, counts_file = run.table("counts", lambda: synthetic.counts_table(runs, params.frac, params.readable_ceiling))
+final = counts[counts["update"] == params.updates]
+
+# %% [markdown]
+# ## Training: the loss against Proposition 5's infimum, answer accuracy per family
+
+# %%
+losses = runs[runs.kind == "loss"]
+fig, ax = plt.subplots(figsize=(6, 3.2))
+for model, cell in losses.groupby("model"):
+    smooth = cell.value.rolling(max(1, len(cell) // 50), min_periods=1).mean()
+    ax.plot(cell["update"], smooth, label=model)
+ax.axhline(infimum, color="k", ls="--", lw=1, label="(9/50)·log 2")
+ax.set(xlabel="update", ylabel="answer loss (Eq. 49)", yscale="log")
+ax.legend(fontsize=7)
+plotting.save_figure(fig, "training", "Training loss of Eq. 49 (batch of fresh sequences, rolling mean) per model; "
+                     "dashed: the infimum (9/50)·log 2 of Proposition 5 (paper 002, A.3.3).", [runs_file])
+plt.show()
+accuracy_rows = runs[(runs.kind == "accuracy") & (runs["update"] == params.updates) & (runs["query"] != "loss")]
+accuracy_rows = accuracy_rows.assign(family=[q if q.startswith(("threshold", "conjunction", "parity")) else "factor"
+                                             for q in accuracy_rows["query"]])
+accuracy, accuracy_file = run.table("accuracy", lambda: accuracy_rows.groupby(["model", "family"]).value.mean()
+                                    .unstack("model").reset_index())
+display(accuracy.round(3))
+plotting.save_table(accuracy.round(3), "accuracy", f"Answer accuracy against the true value on {params.n_eval} held-out "
+                    f"sequences after {params.updates} updates (factor: mean over the 32 factor queries); controls are "
+                    "trained on fresh bits, so chance is expected there (paper 002, A.3.4).", [accuracy_file])
+
+# %% [markdown]
+# ## Counts: targets against controls (A.3.4 "Result", Figure 10)
+
+# %%
+medians, medians_file = run.table("family_medians", lambda: synthetic.family_medians(final))
+display(medians)
+plotting.save_table(medians, "family_medians", f"k^syn after {params.updates} updates per basis, role and family: "
+                    "models where the query is readable (some layer's dense AUROC > 0.90), median and range of the "
+                    "count (paper 002, A.3.4, Figure 10, Table 38).", [counts_file])
+shown = final[final.readable & (final.role != "factor")]
+family_names = [f"{f} {s}" for f, s in world.FAMILIES]
+fig, axes = plt.subplots(1, len(synthetic.BASES), figsize=(9, 3.4), sharey=True)
+for ax, basis in zip(axes, synthetic.BASES, strict=True):
+    for offset, role, colour in ((-0.15, "target", "C0"), (0.15, "control", "C1")):
+        cell = shown[(shown.basis == basis) & (shown.role == role)]
+        x = [family_names.index(f"{f} {n}") + offset for f, n in zip(cell.function, cell.n_factors, strict=True)]
+        ax.scatter(x, cell["count"], s=14, color=colour, alpha=0.7, label=role)
+    ax.set(title=f"{basis} basis", yscale="log", xticks=range(len(family_names)), ylabel="k^syn")
+    ax.set_xticklabels(family_names, rotation=60, ha="right")
+axes[0].legend(fontsize=7)
+plotting.save_figure(fig, "counts", f"k^syn of every readable aggregate query per model after {params.updates} "
+                     "updates, raw and PCA basis; unreadable queries are not drawn (see family_medians) (paper 002, "
+                     "A.3.4, Figure 10).", [counts_file])
+plt.show()
+
+# %% [markdown]
+# ## Overlapping inputs and the number of input factors (A.3.4)
+
+# %%
+overlap, overlap_file = run.table("overlap", lambda: synthetic.overlap_comparison(final))
+association, association_file = run.table("association", lambda: synthetic.size_association(final))
+display(overlap, association)
+plotting.save_table(overlap.round(4), "overlap", "The eight-factor threshold control (factors 16–23, sharing 16–19 "
+                    "with the trained target 12–19) against the other readable controls: medians and a two-sided "
+                    "Mann–Whitney p-value (paper 002, A.3.4, 'Overlapping inputs').", [overlap_file])
+plotting.save_table(association.round(4), "association", "Readable threshold and conjunction controls: Spearman ρ "
+                    "between |S| and k^syn, its two-sided p-value (observations share models: an association, not a "
+                    "test of independent units) and the log-log slope (paper 002, A.3.4).", [association_file])
+
+# %% [markdown]
+# ## Trajectory of the tracked queries (A.3.4, Table 39)
+
+# %%
+trajectory, trajectory_file = run.table("trajectory", lambda: counts[counts["query"].isin(params.tracked)].pivot_table(
+    index=["model", "query", "basis"], columns="update", values="count", dropna=False).reset_index()
+    .rename(columns=str))
+display(trajectory)
+plotting.save_table(trajectory, "trajectory", "k^syn of the tracked queries at every checkpoint (NaN: unreadable) "
+                    "(paper 002, A.3.4, Table 39).", [trajectory_file])
+
+# %% [markdown]
+# ## Proposition 7: a change of basis moves the count, not the information
+
+# %%
+prop7, prop7_file = run.table("prop7", lambda: synthetic.prop7_table(params.prop7_sigma, params.prop7_n,
+                                                                      params.probe_seed))
+display(prop7)
+plotting.save_table(prop7.round(4), "prop7", f"Proposition 7 (paper 002, A.3.4) with σ = {params.prop7_sigma} "
+                    f"(> √2/Φ⁻¹(0.975) = {synthetic.PROP7_SIGMA_MIN:.4f} gives two coordinates in V): k^syn in "
+                    "U = (2Y−1, N) and in V = QU, and the best single-coordinate AUROC beside its population value.",
+                    [prop7_file])
+
+# %% [markdown]
+# ## Claims — paper value beside measured value
+
+# %%
+learned = final[((final.role == "target") & (final.function != "parity")) | (final["query"] == "parity2_target")]
+readable_controls = final[final.readable & (final.role == "control")]
+held_out = runs[(runs.kind == "accuracy") & (runs["query"] == "loss") & (runs["update"] == params.updates)].value
+first_model = specs[0].name
+first_stop = min([*params.checkpoints, params.updates])
+track = counts[(counts.model == first_model) & (counts.basis == "raw")].set_index(["query", "update"])["count"]
+paper_values = {"raw": ("29", "60.5/38", "0.31", "0.289"), "pca": ("16", "64/32", "0.35", "0.347")}
+claims = []
+for basis, (paper_median, paper_overlap, paper_slope, paper_rho) in paper_values.items():
+    targets = learned[learned.readable & (learned.basis == basis)]
+    controls = readable_controls[readable_controls.basis == basis]
+    family = medians[(medians.basis == basis) & (medians.role == "control") & (medians.readable > 0)]
+    lap = overlap[overlap.basis == basis]
+    assoc = association[association.basis == basis]
+    n_assoc = int(assoc.n.iloc[0]) if len(assoc) else 0
+    rho_tol = 2 / math.sqrt(max(n_assoc - 1, 1))
+    claims += [
+        claim(f"targets_at_one_{basis}", "A.3.4, Result", f"share of readable learned targets ({len(targets)}) read "
+              f"at k^syn = 1, {basis} basis", "1 (every readable target, 20/20 models)",
+              (targets["count"] == 1).mean() if len(targets) else math.nan, "within 0 of 1", paper="002"),
+        claim(f"no_control_at_one_{basis}", "A.3.4, Result", f"readable controls ({len(controls)}) at k^syn = 1, "
+              f"{basis} basis", "0", (controls["count"] == 1).sum() if len(controls) else math.nan, "<= 0", paper="002"),
+        claim(f"control_median_min_{basis}", "A.3.4, Result", "smallest family median of readable controls; ≥ 8 "
+              "chosen: half the paper's smallest (16, PCA), as widths here stop at 128 and training is far shorter",
+              paper_median, family["median"].min() if len(family) else math.nan, ">= 8", paper="002"),
+        claim(f"overlap_not_narrower_{basis}", "A.3.4, Overlapping inputs", "median count of the overlap control / "
+              "median of the other readable controls; ≥ 0.5 chosen: narrowing towards the target's 1 would put it near "
+              "0, and a factor 2 is within model-to-model spread at four models", paper_overlap,
+              (lap.overlap_median / lap.others_median).iloc[0] if len(lap) else math.nan, ">= 0.5", paper="002"),
+        claim(f"size_slope_{basis}", "A.3.4, Idealized factor coordinates", "log-log slope of count on |S| over "
+              "readable threshold and conjunction controls; < 0.65 chosen: halfway between the paper's value and the 1 "
+              "of counts proportional to |S|", paper_slope,
+              assoc.loglog_slope.iloc[0] if len(assoc) else math.nan, "< 0.65", paper="002"),
+        claim(f"size_spearman_{basis}", "A.3.4, Idealized factor coordinates", f"Spearman ρ of |S| and count over "
+              f"{n_assoc} readable controls; tolerance 2/√(n−1), about two standard errors of ρ", paper_rho,
+              assoc.spearman.iloc[0] if len(assoc) else math.nan, f"within {rho_tol:.3f} of {paper_rho}", paper="002"),
+    ]
+parity_hard = final[final["query"].isin(["parity4_target", "parity8_target"])]
+claims += [
+    claim("parity48_unreadable", "A.3.4, Result", "readable four- and eight-factor parity targets (models × bases)",
+          "0", parity_hard.readable.sum(), "<= 0", paper="002"),
+    claim("threshold_target_first_checkpoint", "A.3.4, Table 39", f"k^syn of the eight-factor threshold target of "
+          f"{first_model} at its first checkpoint ({first_stop} updates), raw basis", "1 (from 500 updates)",
+          track.get(("threshold8_target", first_stop), math.nan), "within 0 of 1", paper="002"),
+    claim("parity2_at_one_last", "A.3.4, Table 39", f"k^syn of the two-factor parity target of {first_model} after "
+          f"{params.updates} updates, raw basis (the paper's reads 1 from 2,000 updates)", "1",
+          track.get(("parity2_target", params.updates), math.nan), "within 0 of 1", paper="002"),
+    claim("prop7_count_U", "A.3.4, Proposition 7", "k^syn in U (first coordinate = 2Y − 1)", "1",
+          prop7["count"].iloc[0], "within 0 of 1", paper="002"),
+    claim("prop7_count_V", "A.3.4, Proposition 7", f"k^syn in V = QU with σ = {params.prop7_sigma} (two when "
+          f"σ > {synthetic.PROP7_SIGMA_MIN:.4f})", "2" if params.prop7_sigma > synthetic.PROP7_SIGMA_MIN else "1",
+          prop7["count"].iloc[1], f"within 0 of {2 if params.prop7_sigma > synthetic.PROP7_SIGMA_MIN else 1}",
+          paper="002"),
+    claim("loss_above_infimum", "A.3.3, Proposition 5", "smallest held-out answer loss minus (9/50)·log 2 over models; "
+          "−0.02 allows the sampling noise of the share of control positions in 512 sequences",
+          "≥ 0", held_out.min() - infimum, ">= -0.02", paper="002", kind="sanity"),
+    claim("lemma4_label_rates", "A.3.3, Lemma 4", "largest |z| of an empirical label rate against the closed form",
+          "0", label_rates.z.abs().max(), "<= 4", paper="002", kind="sanity"),
+]
+claims_table, claims_file = run.record_claims(claims)
+plotting.save_table(claims_table, "claims", "K04 (paper 002, A.3.3–A.3.4): the paper's value beside the measured "
+                    "value; kind 'sanity' holds by construction and is not counted as reproduction.", [claims_file])
+
+# %% [markdown]
+# `holds = False` marks a number not reproduced here, reported as measured. The default profile trains
+# about a thousand updates against the paper's ~30,000 and uses widths 64–128: the two-factor parity
+# target, learned by the paper's models only after 2,000 updates, is expected to stay unreadable, and
+# statistics over four models (Mann–Whitney, Spearman) are far noisier than over twenty. GRUs learn more
+# slowly than transformers here (a d64 GRU stood at a held-out loss of 0.65 after 1,000 updates in a trial,
+# against the infimum 0.125): their unlearned targets are unreadable and never counted. The paper
+# profile holds the paper's scale (its 20-model grid, Table 36, was lost: a reconstruction).
+
+# %%
+display(claims_table[["id", "kind", "statement", "paper_value", "measured", "comparison", "holds"]])
+print(results.claims_summary(claims_table))
