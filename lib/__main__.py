@@ -13,7 +13,7 @@ import logging
 import sys
 from collections.abc import Sequence
 
-from lib import config, paths, report, results, runner
+from lib import config, paths, progress, report, results, runner
 from lib.bias_probes import cli as bias_probes_cli
 from lib.bias_shift import cli as bias_shift_cli
 
@@ -91,8 +91,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except config.ConfigError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    for outcome in outcomes:
-        print(f"{outcome.status:>8}  {outcome.notebook}  {outcome.seconds:6.1f} s  {outcome.message}")
+    print(progress.batch_table(outcomes, args.profile))
     failed = [o for o in outcomes if o.status == "failed"]
     for outcome in failed:
         print(f"FAILED {outcome.message}", file=sys.stderr)
