@@ -184,7 +184,7 @@ def _manifest_line(source: str) -> str:
         return f'<span class="fails">incomplete result: {_e(error)}</span>'
     git = manifest.get("git") or {}
     commit = (git.get("commit") or "unknown")[:12] + (" (dirty)" if git.get("dirty") else "")
-    return (f'<span class="meta">commit {_e(commit)} · seeds {_e(manifest.get("seeds"))} · '
+    return (f'<span class="meta">commit {_e(commit)} · seeds {_e(json.dumps(manifest.get("seeds")))} · '
             f'wall time {_e(manifest.get("wall_time_s"))} s · finished {_e(manifest.get("finished"))}</span>')
 
 
@@ -290,7 +290,7 @@ def _write_gallery(site: Path, profile: str, experiments: list[Experiment]) -> N
             if output.image is not None:
                 shown = f'<img alt="{_e(output.stem)}" src="{_href(_copy(site, output.image), page)}">'
             elif output.table is not None:
-                shown = _frame_html(pd.read_csv(output.table))
+                shown = _frame_html(pd.read_csv(output.table, dtype=str, keep_default_na=False))  # as written
             else:
                 shown = "<p>(no image or table file beside this caption)</p>"
             manifests = "<br>".join(_manifest_line(s) for s in output.sources[:1])

@@ -45,7 +45,7 @@ def _companion(profile: str) -> None:
     ax.plot([0, 1], [0.5, 0.9])
     plotting.save_figure(fig, "curve", "A rising curve.", [curve])
     plt.close(fig)
-    plotting.save_table(pd.DataFrame({"check": ["max |error|"], "value": [0.01]}), "errors", "Errors.", [curve])
+    plotting.save_table(pd.DataFrame({"check": ["max |error|"], "paper": ["000"]}), "errors", "Errors.", [curve])
     run.record_claims([
         results.claim("C1", "Thm 1", "the gap closes", "0.00", 0.01, "< 0.05", kind="paper"),
         results.claim("C2", "Eq. 2", "AUC is a probability", "[0, 1]", 1.5, "<= 1", kind="sanity"),
@@ -115,7 +115,7 @@ def test_notebook_gallery_source_and_claims_content(smoke_site):
     assert "extract: 100%" in notebook and "extract:  10%" not in notebook  # what the terminal showed last
     assert notebook.count("data:image/png;base64,") == 1 and "<table" in notebook
     gallery = (site / "gallery.html").read_text()
-    assert "A rising curve." in gallery and "max |error|" in gallery
+    assert "A rising curve." in gallery and "<td>max |error|</td>" in gallery and "<td>000</td>" in gallery
     assert 'href="sources/00_theory_checks/curve.parquet.html"' in gallery
     source = (site / "sources" / "00_theory_checks" / "curve.parquet.html").read_text()
     assert "wall_time_s" in source and "numpy" in source and "n_jobs" in source  # manifest, packages, params
