@@ -8,7 +8,7 @@ PY          := $(VENV)/bin/python
 export HF_HUB_OFFLINE ?= 1
 export MPLBACKEND := Agg
 
-.PHONY: setup reproduce figures test bench lab lint clean
+.PHONY: setup reproduce figures report test bench lab lint clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -23,6 +23,10 @@ reproduce: setup
 
 figures: setup
 	$(PY) -m lib figures --profile $(PROFILE)
+
+# The static companion site (lib.report) of what `make reproduce` left: build/report/$(PROFILE)/index.html.
+report: setup
+	$(PY) -m lib report --profile $(PROFILE)
 
 test: setup
 	$(PY) -m pytest

@@ -1,6 +1,7 @@
 """``python -m lib``: the command line, the one place that knows every paper.
 
-``run`` / ``figures`` / ``list`` / ``claims`` drive the notebooks through :mod:`lib.runner`;
+``run`` / ``figures`` / ``list`` / ``claims`` drive the notebooks through :mod:`lib.runner`; ``report``
+writes the static site of what they left behind (:mod:`lib.report`);
 ``deltab`` is paper 001's audit (:mod:`lib.bias_shift.cli`), ``power`` paper 000's power calculator
 (:mod:`lib.bias_probes.cli`).
 """
@@ -12,7 +13,7 @@ import logging
 import sys
 from collections.abc import Sequence
 
-from lib import config, paths, results, runner
+from lib import config, paths, progress, report, results, runner
 from lib.bias_probes import cli as bias_probes_cli
 from lib.bias_shift import cli as bias_shift_cli
 
@@ -35,6 +36,8 @@ def _parser() -> argparse.ArgumentParser:
     commands.add_parser("list", help="notebooks, profiles and the status of each")
     claims = commands.add_parser("claims", help="every notebook's paper-vs-measured claims in one table")
     claims.add_argument("--profile", default="default", choices=paths.PROFILES)
+    site = commands.add_parser("report", help="a static HTML site of the logged results, figures and notebooks")
+    site.add_argument("--profile", default="default", choices=paths.PROFILES)
     bias_shift_cli.add_parser(commands)
     bias_probes_cli.add_parser(commands)
     return parser
@@ -61,6 +64,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return bias_shift_cli.run(args)
     if args.command == "power":
         return bias_probes_cli.run(args)
+    if args.command == "report":
+        index = report.build(args.profile)
+        print(f"wrote {paths.relative_to_root(index)} (open it in a browser)")
+        return 0
     if args.command == "claims":
         table = results.gather_claims(args.profile)
         print(table.to_markdown(index=False, floatfmt=".4g") if len(table) else f"no claims under {args.profile}")
@@ -84,8 +91,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except config.ConfigError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    for outcome in outcomes:
-        print(f"{outcome.status:>8}  {outcome.notebook}  {outcome.seconds:6.1f} s  {outcome.message}")
+    print(progress.batch_table(outcomes, args.profile))
     failed = [o for o in outcomes if o.status == "failed"]
     for outcome in failed:
         print(f"FAILED {outcome.message}", file=sys.stderr)

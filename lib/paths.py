@@ -68,6 +68,11 @@ def figures_index(profile: str) -> Path:
     return FIGURES_DIR / check_profile(profile) / "INDEX.md"
 
 
+def report_dir(profile: str) -> Path:
+    """The static site ``make report`` writes for a profile (:mod:`lib.report`)."""
+    return BUILD_DIR / "report" / check_profile(profile)
+
+
 def build_dir(profile: str) -> Path:
     """Where executed notebooks and the runner's completion stamps live."""
     return BUILD_DIR / check_profile(profile)

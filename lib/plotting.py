@@ -70,10 +70,20 @@ def save_table(frame: pd.DataFrame, name: str, caption: str, sources: Sequence[P
     text = _caption_text(caption, sources)
     latex = frame.to_latex(index=False, float_format="%.4g", caption=text.replace("\n", " ").strip())
     results.atomic_write_text(directory / f"{name}.csv", frame.to_csv(index=False))
-    results.atomic_write_text(directory / f"{name}.md", frame.to_markdown(index=False) + "\n")
+    results.atomic_write_text(directory / f"{name}.md", markdown_table(frame) + "\n")
     results.atomic_write_text(directory / f"{name}.tex", latex)
     results.atomic_write_text(directory / f"{name}.caption.md", text)
     write_index(profile)
+
+
+def markdown_table(frame: pd.DataFrame) -> str:
+    """``frame`` as a Markdown table that keeps its columns: ``|`` in a cell or header is escaped
+    (``max |error|`` stays one cell) and a line break becomes a space."""
+
+    def escape(value):
+        return value.replace("|", "\\|").replace("\n", " ") if isinstance(value, str) else value
+
+    return frame.rename(columns=lambda c: escape(str(c))).map(escape).to_markdown(index=False)
 
 
 def prune_outputs(profile: str, notebook: str, since: float) -> list[Path]:
@@ -90,13 +100,17 @@ def prune_outputs(profile: str, notebook: str, since: float) -> list[Path]:
 
 
 def write_index(profile: str) -> Path:
-    """Rebuild ``figures/<profile>/INDEX.md`` from every caption of the profile."""
+    """Rebuild ``figures/<profile>/INDEX.md`` from every caption of the profile, images and tables embedded."""
     root = paths.figures_index(profile).parent
     lines = [f"# Figures and tables — profile `{profile}`", ""]
     for caption in sorted(root.glob("*/*.caption.md")):
         notebook, stem = caption.parent.name, caption.name.removesuffix(".caption.md")
-        is_figure = (caption.parent / f"{stem}.png").exists()
-        link = f"{notebook}/{stem}.png" if is_figure else f"{notebook}/{stem}.md"
-        lines += [f"## {notebook} · {stem}", "", f"[{'figure' if is_figure else 'table'}]({link})", ""]
+        image, table = caption.parent / f"{stem}.png", caption.parent / f"{stem}.md"
+        lines += [f"## {notebook} · {stem}", ""]
+        if image.exists():
+            lines += [f"![{notebook} · {stem}]({notebook}/{stem}.png)", ""]
+        elif table.exists():
+            lines += [table.read_text().strip(), "", f"[table as Markdown]({notebook}/{stem}.md) · "
+                      f"[CSV]({notebook}/{stem}.csv)", ""]
         lines += [caption.read_text().strip(), ""]
     return results.atomic_write_text(paths.figures_index(profile), "\n".join(lines))

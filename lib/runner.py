@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from lib import config, parallel, parameters, paths, plotting, results
+from lib import config, parallel, parameters, paths, plotting, progress, results
 
 DEFAULT_CELL_TIMEOUT_S = 3600
 
@@ -103,16 +103,18 @@ def execute(params: parameters.NotebookParams, *, cell_timeout_s: int, log_outpu
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     output = paths.executed_notebook(params.profile, params.notebook)
     output.parent.mkdir(parents=True, exist_ok=True)
-    papermill.execute_notebook(
-        notebook,
-        str(output),
-        parameters=config.as_dict(params),
-        kernel_name="python3",
-        cwd=str(paths.REPO_ROOT),
-        log_output=log_output,
-        progress_bar=False,
-        execution_timeout=cell_timeout_s,
-    )
+    with progress.running(params.notebook, progress.cell_labels(notebook)) as kernel_options:
+        papermill.execute_notebook(
+            notebook,
+            str(output),
+            parameters=config.as_dict(params),
+            kernel_name="python3",
+            cwd=str(paths.REPO_ROOT),
+            log_output=log_output,
+            progress_bar=False,
+            execution_timeout=cell_timeout_s,
+            **kernel_options,
+        )
 
 
 def run_one(
@@ -161,6 +163,7 @@ def run_batch(
     os.environ[parallel.CONCURRENT_JOBS_VARIABLE] = str(jobs)
     for variable in parallel.THREAD_VARIABLES:
         os.environ[variable] = str(parallel.threads_per_process(jobs))
+    os.environ.setdefault("TQDM_MININTERVAL", str(progress.KERNEL_BAR_INTERVAL_S))  # kernels' bars in the log
     available = discover(profile)
     unknown = [n for n in notebooks if n not in available]
     if unknown:
@@ -170,7 +173,11 @@ def run_batch(
         )
     resolved = [config.resolve(n, profile, overrides) for n in (notebooks or available)]
     outcomes: list[Outcome] = []
-    with tqdm(total=len(resolved), desc=f"notebooks ({profile})", unit="nb") as bar, ThreadPoolExecutor(jobs) as pool:
+    with (
+        tqdm(total=len(resolved), desc=f"notebooks ({profile})", unit="nb", mininterval=0, disable=None) as bar,
+        progress.Reporter(prefix=jobs > 1, enabled=log_output, bar=bar).watching(),
+        ThreadPoolExecutor(jobs) as pool,
+    ):
         futures = [
             pool.submit(run_one, p, force=force, cell_timeout_s=cell_timeout_s, log_output=log_output)
             for p in resolved
@@ -178,7 +185,6 @@ def run_batch(
         for future in futures:
             outcome = future.result()
             outcomes.append(outcome)
-            bar.set_postfix_str(f"{outcome.notebook}: {outcome.status}")
             bar.update()
     if paths.FIGURES_DIR.joinpath(profile).is_dir():
         plotting.write_index(profile)  # once more after concurrent notebooks

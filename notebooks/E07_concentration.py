@@ -48,7 +48,7 @@ link_sigma_w = 0.5  # β_B–curvature link: ambient noise σ_w
 link_dim = 6  # β_B–curvature link: ambient dimension
 link_n = 4000  # β_B–curvature link: texts per sample
 link_reps = 10  # β_B–curvature link: samples per κ
-link_tolerance = 0.01  # β_B–curvature link: allowed max |β̂ − β(chord)| (≈ 4 s.e. of β̂ at link_n = 4000)
+link_tolerance = 0.01  # β_B–curvature link: allowed max |β̂ − β(chord)| (≈ 4 s.e. of β̂ at link_n 4000)
 
 # %%
 params = config.load("E07_concentration", globals())

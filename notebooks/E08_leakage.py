@@ -34,7 +34,7 @@ dimensions = ["gender", "race", "religion", "age"]  # bias dimensions of the tem
 layer = "mid"  # hidden-state layer: "mid" (⌊L/2⌋, the paper's default), "last" or an index
 pooling = "mean"  # token pooling: mean | last | max
 alphas = [0.3, 1.0]  # purities (1: every marked sentence)
-n = 300  # texts per dataset below α = 1
+n = 300  # texts per dataset in the mixed regimes (α < 1)
 
 # %%
 params = config.load("E08_leakage", globals())

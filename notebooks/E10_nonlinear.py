@@ -51,7 +51,7 @@ dimensions = ["gender", "race", "religion", "age"]  # model part: bias dimension
 layer = "mid"  # model part: hidden-state layer ("mid": ⌊L/2⌋, "last" or an index)
 pooling = "mean"  # model part: token pooling
 model_alphas = [0.1, 0.3, 1.0]  # model part: purities (the paper's E10 values)
-model_n = 300  # model part: texts per dataset below α = 1
+model_n = 300  # model part: texts per dataset in the mixed regimes (α < 1)
 model_draws = 2  # model part: datasets per purity
 
 # %%

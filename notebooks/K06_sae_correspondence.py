@@ -60,7 +60,7 @@ grid_size = 4  # probed blocks per model, residual and SAE
 sweep_poolings = ["mean", "last"]  # residual representations in the sweep ceiling
 frac = 0.95  # threshold factor of Eq. 4
 min_positives = 5  # positives per split a decision needs
-sae_width = 4  # offline SAE width: d_sae = sae_width · d
+sae_width = 4  # offline SAE width: d_sae is sae_width · d
 sae_k = 50  # TopK active features (A.1.10)
 sae_texts = 600  # training texts whose tokens train each SAE
 sae_steps = 400  # Adam steps per SAE

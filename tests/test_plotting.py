@@ -46,3 +46,25 @@ def test_sources_must_be_complete_logged_results(sandbox, logged):
     results.manifest_path(logged).unlink()
     with pytest.raises(results.IncompleteResultError):
         plotting.save_figure(fig, "f", "c", [logged])
+
+
+def test_markdown_tables_keep_their_columns_and_the_index_embeds(sandbox, logged):
+    from markdown_it import MarkdownIt
+
+    frame = pd.DataFrame({"check": ["max |error|", "|r| > 0.5\nper model"], "value": [0.01, 0.9]})
+    plotting.save_table(frame, "pipes", "Cells with pipes.", [logged])
+    fig = plt.figure()
+    plotting.save_figure(fig, "curve", "A curve.", [logged])
+    folder = sandbox / "figures" / "smoke" / "00_theory_checks"
+    cells_per_row = []
+    for token in MarkdownIt("commonmark").enable("table").parse((folder / "pipes.md").read_text()):
+        if token.type == "tr_open":
+            cells_per_row.append(0)
+        elif token.type in ("th_open", "td_open"):
+            cells_per_row[-1] += 1
+    assert cells_per_row == [2, 2, 2]
+    rendered = MarkdownIt("commonmark").enable("table").render((folder / "pipes.md").read_text())
+    assert ">max |error|</td>" in rendered
+    index = (sandbox / "figures" / "smoke" / "INDEX.md").read_text()
+    assert "![00_theory_checks · curve](00_theory_checks/curve.png)" in index
+    assert "max \\|error\\|" in index  # the table itself, embedded

@@ -1,0 +1,388 @@
+"""``make report``: the companion as a static site you can read without running it (issue 15 §3).
+
+``build(profile)`` writes ``build/report/<profile>/`` from what a batch left behind, and nothing
+else: logged results and their manifests (``results/``), figures and tables with their captions
+(``figures/``), and executed notebooks (``build/<profile>/*.ipynb``). It never imports a paper and
+never computes. Pages:
+
+- ``index.html``: paper → experiment → figure, with each experiment's claims count;
+- ``notebooks/<nb>.html``: the executed notebook with its outputs;
+- ``gallery.html``: every figure and table, its caption, its ``Source:`` files linked;
+- ``sources/<nb>/<file>.html``: a source's run manifest (commit, parameters, seeds, packages, wall time)
+  and a preview, beside a copy of the file under ``files/``;
+- ``claims.html``: every claim, paper value beside measured value, paper-kind apart from sanity-kind.
+
+Notebooks are rendered with markdown-it-py (a jupytext dependency) and Pygments rather than
+nbconvert, whose page templates load require.js and MathJax from a CDN: offline, those are console
+errors on every page. Under the smoke profile every page carries a banner: its numbers test code
+paths on tiny random models and are not a reproduction.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+import os
+import re
+import shutil
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import pandas as pd
+from markdown_it import MarkdownIt
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import PythonLexer
+
+from lib import paths, results
+
+SMOKE_BANNER = (
+    "Smoke profile: tiny random models and toy sizes that exercise every code path in seconds. "
+    "The values on this page are a smoke test, not a reproduction of any paper."
+)
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+_SOURCE_LINE = re.compile(r"^Source: (\S+)\s*$", flags=re.M)
+_MARKDOWN = MarkdownIt("commonmark", {"html": False}).enable("table")
+_PREVIEW_ROWS = 50
+_CSS = """
+body { font: 15px/1.5 system-ui, sans-serif; margin: 0 auto; max-width: 70rem; padding: 0 1.5rem 3rem; color: #222; }
+nav { padding: .8rem 0; border-bottom: 1px solid #ddd; margin-bottom: 1rem; }
+nav a { margin-right: 1.2rem; }
+.banner { background: #fff3cd; border: 1px solid #e0b000; padding: .6rem 1rem; margin: 1rem 0; font-weight: 600; }
+figure { margin: 1.5rem 0; padding: 1rem; border: 1px solid #e5e5e5; }
+figure img { max-width: 100%; }
+figcaption { white-space: pre-wrap; }
+table { border-collapse: collapse; margin: .5rem 0; font-size: 13px; }
+th, td { border: 1px solid #ccc; padding: .2rem .5rem; text-align: left; vertical-align: top; }
+.holds { color: #176b1c; font-weight: 600; } .fails { color: #b00020; font-weight: 600; }
+.cell { margin: 1rem 0; } .prompt { color: #888; font: 12px monospace; }
+pre { background: #f6f8fa; padding: .6rem; overflow-x: auto; font-size: 13px; }
+pre.stderr { background: #fff5f5; } pre.error { background: #fdd; }
+.thumbs img { height: 90px; margin: .2rem; border: 1px solid #ddd; }
+.meta { color: #555; font-size: 13px; }
+"""
+
+
+@dataclass
+class Output:
+    """One figure or table of a notebook, as its caption describes it."""
+
+    notebook: str
+    stem: str
+    caption: str
+    sources: list[str]
+    image: Path | None
+    table: Path | None
+
+
+@dataclass
+class Experiment:
+    """One notebook's logged outputs under a profile."""
+
+    notebook: str
+    paper: str
+    title: str
+    executed: Path | None
+    claims: pd.DataFrame
+    outputs: list[Output] = field(default_factory=list)
+
+
+# --------------------------------------------------------------------------- gathering
+
+
+def _title(executed: Path | None, notebook: str) -> str:
+    """The first Markdown heading of the executed notebook, else the notebook's name."""
+    if executed is None:
+        return notebook
+    for cell in nbformat.read(executed, as_version=4).cells:
+        if cell.cell_type == "markdown":
+            heading = re.search(r"^#+\s+(.+)$", cell.source, flags=re.M)
+            if heading:
+                return heading.group(1).strip()
+    return notebook
+
+
+def _outputs(profile: str, notebook: str) -> list[Output]:
+    folder = paths.figures_dir(profile, notebook)
+    found = []
+    for caption_file in sorted(folder.glob("*.caption.md")):
+        stem = caption_file.name.removesuffix(".caption.md")
+        text = caption_file.read_text()
+        image, table = folder / f"{stem}.png", folder / f"{stem}.csv"
+        found.append(Output(
+            notebook, stem, _SOURCE_LINE.sub("", text).strip(), _SOURCE_LINE.findall(text),
+            image if image.is_file() else None, table if table.is_file() else None,
+        ))
+    return found
+
+
+def gather(profile: str) -> list[Experiment]:
+    """Every notebook with logged results, figures or an executed notebook under ``profile``."""
+    names = {p.name for root in (paths.RESULTS_DIR, paths.FIGURES_DIR)
+             for p in root.joinpath(paths.check_profile(profile)).glob("*") if p.is_dir()}
+    names |= {p.stem for p in paths.build_dir(profile).glob("*.ipynb")}
+    all_claims = results.gather_claims(profile)
+    experiments = []
+    for notebook in sorted(names):
+        executed = paths.executed_notebook(profile, notebook)
+        executed = executed if executed.is_file() else None
+        claims = all_claims[all_claims.notebook == notebook].reset_index(drop=True)
+        paper = Counter(claims.paper).most_common(1)[0][0] if len(claims) else "other"
+        experiments.append(Experiment(notebook, str(paper), _title(executed, notebook), executed, claims,
+                                      _outputs(profile, notebook)))
+    return experiments
+
+
+# --------------------------------------------------------------------------- HTML pieces
+
+
+def _e(value: Any) -> str:
+    return html.escape(str(value))
+
+
+def _href(target: Path, page: Path) -> str:
+    """``target`` relative to the folder of ``page`` (both inside the site), as a URL path."""
+    return Path(os.path.relpath(target, page.parent)).as_posix()
+
+
+def _page(site: Path, page: Path, profile: str, title: str, body: str) -> None:
+    links = " ".join(f'<a href="{_href(site / name, page)}">{label}</a>'
+                     for name, label in [("index.html", "Index"), ("gallery.html", "Figures and tables"),
+                                         ("claims.html", "Claims")])
+    banner = f'<div class="banner">{_e(SMOKE_BANNER)}</div>' if profile == "smoke" else ""
+    css = _CSS + HtmlFormatter().get_style_defs(".highlight")
+    document = (
+        f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{_e(title)}</title>'
+        f'<link rel="icon" href="data:,"><style>{css}</style></head><body>'
+        f"<nav>{links} <span class=\"meta\">profile <code>{_e(profile)}</code></span></nav>{banner}"
+        f"<h1>{_e(title)}</h1>{body}</body></html>\n"
+    )
+    results.atomic_write_text(page, document)
+
+
+def _frame_html(frame: pd.DataFrame) -> str:
+    return frame.to_html(index=False, border=0, float_format=lambda v: f"{v:.4g}", na_rep="")
+
+
+def _source_page(site: Path, source: str) -> Path:
+    return site / "sources" / Path(source).parent.name / f"{Path(source).name}.html"
+
+
+def _source_links(site: Path, page: Path, sources: list[str]) -> str:
+    return "<br>".join(f'Source: <a href="{_href(_source_page(site, s), page)}">{_e(s)}</a>' for s in sources)
+
+
+def _manifest_line(source: str) -> str:
+    """Commit, seeds and wall time of a source's run, or why they are unknown."""
+    try:
+        manifest = results.read_manifest(paths.from_root(source))
+    except results.IncompleteResultError as error:
+        return f'<span class="fails">incomplete result: {_e(error)}</span>'
+    git = manifest.get("git") or {}
+    commit = (git.get("commit") or "unknown")[:12] + (" (dirty)" if git.get("dirty") else "")
+    return (f'<span class="meta">commit {_e(commit)} · seeds {_e(json.dumps(manifest.get("seeds")))} · '
+            f'wall time {_e(manifest.get("wall_time_s"))} s · finished {_e(manifest.get("finished"))}</span>')
+
+
+# --------------------------------------------------------------------------- notebooks
+
+
+def _stream_text(text: str) -> str:
+    """What a terminal would show: ANSI codes removed, each line cut to what follows its last carriage return."""
+    return "\n".join(line.rsplit("\r", 1)[-1] for line in _ANSI.sub("", text).split("\n"))
+
+
+def _output_html(output: nbformat.NotebookNode) -> str:
+    kind = output.output_type
+    if kind == "stream":
+        return f'<pre class="{_e(output.name)}">{_e(_stream_text(output.text))}</pre>'
+    if kind == "error":
+        return f'<pre class="error">{_e(_ANSI.sub("", chr(10).join(output.traceback)))}</pre>'
+    data = output.get("data", {})
+    if "image/png" in data:
+        return f'<img alt="figure output" src="data:image/png;base64,{data["image/png"].strip()}">'
+    if "image/svg+xml" in data:
+        encoded = base64.b64encode(data["image/svg+xml"].encode()).decode()
+        return f'<img alt="figure output" src="data:image/svg+xml;base64,{encoded}">'
+    if "text/html" in data and "<script" not in data["text/html"]:
+        return f'<div class="html-output">{data["text/html"]}</div>'
+    if "text/markdown" in data:
+        return _MARKDOWN.render(data["text/markdown"])
+    if "text/plain" in data:
+        return f"<pre>{_e(_stream_text(data['text/plain']))}</pre>"
+    return ""
+
+
+def render_notebook(executed: Path) -> str:
+    """An executed notebook's cells and outputs as an HTML fragment."""
+    parts = []
+    for cell in nbformat.read(executed, as_version=4).cells:
+        if cell.cell_type == "markdown":
+            parts.append(f'<div class="cell markdown">{_MARKDOWN.render(cell.source)}</div>')
+        elif cell.cell_type == "code":
+            count = cell.get("execution_count") or " "
+            code = highlight(cell.source, PythonLexer(), HtmlFormatter())
+            outputs = "".join(_output_html(o) for o in cell.get("outputs", []))
+            parts.append(f'<div class="cell code"><div class="prompt">In [{count}]:</div>{code}{outputs}</div>')
+    return "\n".join(parts)
+
+
+# --------------------------------------------------------------------------- pages
+
+
+def _claims_source(profile: str, notebook: str) -> str:
+    return paths.relative_to_root(paths.results_dir(profile, notebook) / "claims.json")
+
+
+def _claims_table(site: Path, page: Path, profile: str, claims: pd.DataFrame) -> str:
+    columns = ["paper", "section", "statement", "paper_value", "measured", "comparison"]
+    head = "".join(f"<th>{_e(c.replace('_', ' '))}</th>" for c in ["notebook", *columns, "holds"])
+    rows = []
+    for claim in claims.itertuples(index=False):
+        source = _href(_source_page(site, _claims_source(profile, claim.notebook)), page)
+        cells = f'<td><a href="{source}">{_e(claim.notebook)}</a></td>' + "".join(
+            f"<td>{_e(f'{getattr(claim, c):.4g}' if c == 'measured' else getattr(claim, c))}</td>" for c in columns)
+        verdict = '<td class="holds">holds</td>' if claim.holds else '<td class="fails">does not hold</td>'
+        rows.append(f"<tr>{cells}{verdict}</tr>")
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+
+
+def _summary(claims: pd.DataFrame) -> str:
+    """The claims summary, one line per kind, or a note that none were logged."""
+    lines = results.claims_summary(claims).splitlines()
+    return "<ul>" + "".join(f"<li>{_e(line)}</li>" for line in lines) + "</ul>" if lines else (
+        "<p>No claims logged under this profile.</p>")
+
+
+def _claims_count(claims: pd.DataFrame) -> str:
+    cells = []
+    for kind in results.CLAIM_KINDS:
+        cell = claims[claims.kind == kind]
+        if len(cell):
+            cells.append(f"{kind}: {int(cell.holds.sum())}/{len(cell)} hold")
+    return " · ".join(cells) or "no claims logged"
+
+
+def _write_claims(site: Path, profile: str) -> None:
+    page = site / "claims.html"
+    table = results.gather_claims(profile)
+    body = [_summary(table)]
+    for kind, heading in [("paper", "Paper claims: the paper's value beside the measured one (reproduction)"),
+                          ("sanity", "Sanity claims: true by construction, not counted as reproduction")]:
+        cell = table[table.kind == kind]
+        if len(cell):
+            body.append(f'<h2 id="{kind}">{_e(heading)}</h2>{_claims_table(site, page, profile, cell)}')
+    _page(site, page, profile, f"Claims — profile {profile}", "\n".join(body))
+
+
+def _write_gallery(site: Path, profile: str, experiments: list[Experiment]) -> None:
+    page = site / "gallery.html"
+    body = []
+    for experiment in experiments:
+        if not experiment.outputs:
+            continue
+        body.append(f'<h2 id="{_e(experiment.notebook)}">{_e(experiment.notebook)} — {_e(experiment.title)}</h2>')
+        for output in experiment.outputs:
+            if output.image is not None:
+                shown = f'<img alt="{_e(output.stem)}" src="{_href(_copy(site, output.image), page)}">'
+            elif output.table is not None:
+                shown = _frame_html(pd.read_csv(output.table, dtype=str, keep_default_na=False))  # as written
+            else:
+                shown = "<p>(no image or table file beside this caption)</p>"
+            manifests = "<br>".join(_manifest_line(s) for s in output.sources[:1])
+            body.append(
+                f'<figure id="{_e(output.notebook)}-{_e(output.stem)}">{shown}'
+                f"<figcaption><strong>{_e(output.stem)}</strong>. {_e(output.caption)}</figcaption>"
+                f"<p>{_source_links(site, page, output.sources)}<br>{manifests}</p></figure>"
+            )
+    _page(site, page, profile, f"Figures and tables — profile {profile}",
+          "\n".join(body) or "<p>No figures or tables under this profile.</p>")
+
+
+def _copy(site: Path, file: Path) -> Path:
+    """Copy a repository file into ``site/files/`` at its repository-relative path."""
+    target = site / "files" / paths.relative_to_root(file)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(file, target)
+    return target
+
+
+def _preview(file: Path) -> str:
+    if file.suffix == ".parquet":
+        frame = pd.read_parquet(file)
+        note = f"<p class=\"meta\">{len(frame)} rows; the first {_PREVIEW_ROWS} shown.</p>"
+        return note + _frame_html(frame.head(_PREVIEW_ROWS))
+    text = file.read_text(errors="replace")
+    return f"<pre>{_e(text[:20_000])}{'…' if len(text) > 20_000 else ''}</pre>"
+
+
+def _write_source(site: Path, profile: str, source: str) -> None:
+    page = _source_page(site, source)
+    file = paths.from_root(source)
+    try:
+        manifest = results.read_manifest(file)
+    except results.IncompleteResultError as error:
+        _page(site, page, profile, source, f'<p class="fails">Incomplete result: {_e(error)}</p>')
+        return
+    raw = _copy(site, file)
+    rows = pd.DataFrame(
+        [(key, json.dumps(manifest.get(key), sort_keys=True))
+         for key in ("git", "seeds", "params_hash", "cpu_count", "started", "finished", "wall_time_s", "sha256")],
+        columns=["manifest", "value"],
+    )
+    params = pd.DataFrame([(k, json.dumps(v)) for k, v in sorted(manifest.get("params", {}).items())],
+                          columns=["parameter", "value"])
+    packages = pd.DataFrame(sorted((manifest.get("packages") or {}).items()), columns=["package", "version"])
+    body = (f'<p><a href="{_href(raw, page)}">{_e(Path(source).name)}</a> (a copy of <code>{_e(source)}</code>)</p>'
+            f"<h2>Run manifest</h2>{_frame_html(rows)}<h2>Parameters</h2>{_frame_html(params)}"
+            f"<h2>Package versions</h2>{_frame_html(packages)}<h2>Preview</h2>{_preview(file)}")
+    _page(site, page, profile, source, body)
+
+
+def _write_index(site: Path, profile: str, experiments: list[Experiment]) -> None:
+    page = site / "index.html"
+    body = [_summary(results.gather_claims(profile))]
+    for paper in sorted({e.paper for e in experiments}):
+        body.append(f"<h2>Paper {_e(paper)}</h2><ul>")
+        for experiment in (e for e in experiments if e.paper == paper):
+            links = [f'<a href="{_href(site / "notebooks" / f"{experiment.notebook}.html", page)}">notebook</a>'
+                     if experiment.executed else "not executed"]
+            thumbs = "".join(
+                f'<a href="gallery.html#{_e(o.notebook)}-{_e(o.stem)}">'
+                + (f'<img alt="{_e(o.stem)}" src="{_href(site / "files" / paths.relative_to_root(o.image), page)}">'
+                   if o.image is not None else f"{_e(o.stem)} (table)")
+                + "</a> "
+                for o in experiment.outputs
+            )
+            body.append(
+                f"<li><strong>{_e(experiment.notebook)}</strong> — {_e(experiment.title)} · {' · '.join(links)} · "
+                f'<a href="claims.html">{_e(_claims_count(experiment.claims))}</a>'
+                f'<div class="thumbs">{thumbs}</div></li>'
+            )
+        body.append("</ul>")
+    _page(site, page, profile, f"Probe companion — profile {profile}", "\n".join(body))
+
+
+def build(profile: str) -> Path:
+    """Write the site for ``profile`` into ``build/report/<profile>/`` afresh; return its ``index.html``."""
+    site = paths.report_dir(profile)
+    experiments = gather(profile)
+    if site.exists():
+        shutil.rmtree(site)
+    site.mkdir(parents=True)
+    for experiment in experiments:
+        if experiment.executed is not None:
+            _page(site, site / "notebooks" / f"{experiment.notebook}.html", profile,
+                  f"Notebook {experiment.notebook} (executed)", render_notebook(experiment.executed))
+    _write_gallery(site, profile, experiments)
+    sources = {s for e in experiments for o in e.outputs for s in o.sources}
+    sources |= {_claims_source(profile, e.notebook) for e in experiments if len(e.claims)}
+    for source in sorted(sources):
+        _write_source(site, profile, source)
+    _write_claims(site, profile)
+    _write_index(site, profile, experiments)
+    return site / "index.html"

@@ -1,0 +1,100 @@
+"""lib.progress: live lines of running notebooks and the end-of-batch table (issue 15 §4).
+
+The unit tests feed the reporter the log records papermill writes; the last test runs two real
+notebooks at once through ``python -m lib run --jobs 2`` and reads what a person would see.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import jupytext
+import pandas as pd
+from conftest import TINY_NOTEBOOK, TINY_SCHEMA, run_cli, tiny_repository
+
+from lib import config, plotting, progress, results, runner
+
+
+def _record(func: str, message: str, level: int = logging.INFO) -> logging.LogRecord:
+    return logging.LogRecord("papermill", level, __file__, 1, message, None, None, func=func)
+
+
+def _notebook():
+    return jupytext.reads(TINY_NOTEBOOK, fmt="py:percent")
+
+
+def test_cell_labels_skip_markdown_and_count_the_injected_parameters():
+    labels = progress.cell_labels(_notebook())
+    assert labels == ["", 'profile = "smoke"  # profile', "# injected parameters", "import time",
+                      'second, _ = run.json("second", lambda: time.sleep(params.pause_s) or {"done": True})',
+                      "if params.fail:"]
+
+
+def test_reporter_lines(capsys):
+    reporter = progress.Reporter(prefix=True)
+    with progress.running("ZZ_tiny", progress.cell_labels(_notebook())) as options:
+        assert options["config"].KernelManager.transport == "ipc"
+        reporter.emit(_record("execute_notebook", "Input Notebook:  NotebookNode object"))  # bookkeeping
+        reporter.emit(_record("cell_start", "Executing Cell 1-----"))  # Markdown: no line
+        reporter.emit(_record("cell_start", "Executing Cell 4-----"))
+        reporter.emit(_record("log_output_message", "\rsteps:  50%|#  | 1/2\rsteps: 100%|##| 2/2\n", logging.WARNING))
+        reporter.emit(_record("log_output_message", "a\nb\n"))
+        reporter.emit(_record("execute_notebook", "Passed unknown parameter: x", logging.WARNING))
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0].startswith("[ZZ_tiny] cell 3/5 `import time` · ")
+    assert lines[1:] == ["[ZZ_tiny] steps: 100%|##| 2/2", "[ZZ_tiny] a", "[ZZ_tiny] b",
+                         "[ZZ_tiny] Passed unknown parameter: x"]
+
+
+def test_one_notebook_at_a_time_needs_no_prefix(capsys):
+    reporter = progress.Reporter(prefix=False)
+    with progress.running("ZZ_tiny", ["x = 1"]):
+        reporter.emit(_record("log_output_message", "hello\n"))
+    assert capsys.readouterr().err == "hello\n"
+
+
+def test_batch_table_columns_align(sandbox):
+    run = results.start(config.validate("00_theory_checks", {"profile": "smoke"}))
+    logged = run.save_table("t", pd.DataFrame({"x": [1]}))
+    plotting.save_table(pd.DataFrame({"x": [1]}), "t", "T.", [logged])
+    run.record_claims([results.claim("a", "s", "x", "1", 1.0, "<= 1"),
+                       results.claim("b", "s", "x", "1", 2.0, "<= 1"),
+                       results.claim("c", "s", "x", "1", 1.0, "<= 1", kind="sanity")])
+    table = progress.batch_table([runner.Outcome("00_theory_checks", "ran", 83.2),
+                                  runner.Outcome("E05_orthogonality", "failed", 1.5, "E05: cell 3 raised")], "smoke")
+    header, first, second = table.splitlines()
+    assert header.split() == ["status", "notebook", "wall", "time", "figures", "paper", "claims", "sanity", "claims"]
+    assert first.split() == ["ran", "00_theory_checks", "1m23s", "1", "1/2", "1/1"]
+    assert second.split()[:6] == ["failed", "E05_orthogonality", "1.5s", "0", "-", "-"]
+    assert header.index("notebook") == first.index("00_theory_checks") == second.index("E05_orthogonality")
+    for column, cells in [("wall time", ("1m23s", "1.5s")), ("figures", ("1", "0")), ("sanity claims", ("1/1", "-"))]:
+        end = header.index(column) + len(column)  # right-aligned under its header
+        assert first[:end].endswith(cells[0]) and second[:end].endswith(cells[1]), column
+
+
+def test_a_batch_streams_cells_and_kernel_bars_without_noise(tmp_path, monkeypatch):
+    monkeypatch.setenv("TQDM_MININTERVAL", "0")
+    root = tiny_repository(tmp_path, only_tiny=True)
+    noisy = TINY_NOTEBOOK.replace("ZZ_tiny", "ZZ_bars") + (
+        "\n# %%\nfrom tqdm.auto import tqdm\nfor _ in tqdm(range(3), desc='steps'):\n    time.sleep(0.3)\n")
+    (root / "notebooks" / "ZZ_bars.py").write_text(noisy)
+    (root / "params" / "smoke" / "ZZ_bars.yaml").write_text("pause_s: 0.0\n")
+    with open(root / "lib" / "schemas.py", "a") as handle:
+        handle.write(TINY_SCHEMA.replace("ZZ_tiny", "ZZ_bars").replace("Tiny(", "Bars("))
+    result = run_cli(root, "run", "--profile", "smoke", "--jobs", "2")
+    assert result.returncode == 0, result.stderr
+    err = result.stderr
+    assert "[ZZ_bars] cell 3/6 `import time`" in err and "[ZZ_tiny] cell 3/5 `import time`" in err
+    assert err.count("[ZZ_bars] steps:") >= 2 and "[ZZ_bars] steps: 100%" in err  # the kernel's bar keeps updating
+    for noise in ("without encryption", "Passed unknown parameter", "Unable to parse", "Input Notebook"):
+        assert noise not in err, noise
+    assert result.stdout.splitlines()[0].split()[:2] == ["status", "notebook"]
+
+
+def test_a_quiet_notebook_gets_a_heartbeat(monkeypatch, capsys):
+    import time
+
+    monkeypatch.setattr(progress, "HEARTBEAT_S", 0.5)
+    with progress.Reporter(prefix=False).watching(), progress.running("ZZ_tiny", ["x = 1"]):
+        time.sleep(1.6)
+    assert "still in cell 1/1 `x = 1` · " in capsys.readouterr().err

@@ -1,0 +1,190 @@
+"""lib.report: the static site built from logged results, figures, manifests and executed notebooks.
+
+The site is built from a small sandboxed companion (one logged result, a figure, a table whose
+cells hold ``|``, paper and sanity claims, an executed notebook); the end-to-end test opens every
+page in headless Chromium.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+import matplotlib
+
+matplotlib.use("Agg")
+import nbformat  # noqa: E402
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+from matplotlib import pyplot as plt  # noqa: E402
+
+from lib import config, paths, plotting, report, results  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMEDRIVER = Path("/usr/bin/chromedriver")
+
+
+def _png() -> str:
+    fig, ax = plt.subplots(figsize=(2, 1))
+    ax.plot([0, 1], [1, 0])
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png")
+    plt.close(fig)
+    return base64.b64encode(buffer.getvalue()).decode()
+
+
+def _companion(profile: str) -> None:
+    """Log what a finished notebook leaves behind, under ``profile``, in the sandbox."""
+    run = results.start(config.validate("00_theory_checks", {"profile": profile}))
+    curve = run.save_table("curve", pd.DataFrame({"x": [0, 1], "y": [0.5, 0.9]}))
+    fig, ax = plt.subplots()
+    ax.plot([0, 1], [0.5, 0.9])
+    plotting.save_figure(fig, "curve", "A rising curve.", [curve])
+    plt.close(fig)
+    plotting.save_table(pd.DataFrame({"check": ["max |error|"], "paper": ["000"]}), "errors", "Errors.", [curve])
+    run.record_claims([
+        results.claim("C1", "Thm 1", "the gap closes", "0.00", 0.01, "< 0.05", kind="paper"),
+        results.claim("C2", "Eq. 2", "AUC is a probability", "[0, 1]", 1.5, "<= 1", kind="sanity"),
+    ])
+    notebook = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_markdown_cell("# 00 — Theory checks\n\nThe purity law, $\\alpha$ and all."),
+        nbformat.v4.new_code_cell("print('hi')", execution_count=1, outputs=[
+            nbformat.v4.new_output("stream", name="stderr", text="extract:  10%|#\rextract: 100%|##########|\n"),
+            nbformat.v4.new_output("display_data", data={"image/png": _png(), "text/plain": "<Figure>"}),
+            nbformat.v4.new_output("execute_result", execution_count=1,
+                                   data={"text/html": pd.DataFrame({"a": [1]}).to_html(), "text/plain": "a"}),
+        ]),
+    ])
+    executed = paths.executed_notebook(profile, "00_theory_checks")
+    executed.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(notebook, executed)
+
+
+class _References(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        for name, value in attrs:
+            if name in ("href", "src") and value:
+                self.found.append(value)
+
+
+def _local_references(page: Path) -> list[Path]:
+    parser = _References()
+    parser.feed(page.read_text())
+    targets = []
+    for reference in parser.found:
+        if reference.startswith(("data:", "#")):
+            continue
+        assert "://" not in reference, f"{page.name} reaches outside the site: {reference}"
+        targets.append((page.parent / unquote(reference.split("#")[0])).resolve())
+    return targets
+
+
+@pytest.fixture
+def smoke_site(sandbox) -> Path:
+    _companion("smoke")
+    return report.build("smoke")
+
+
+def test_pages_links_and_banner(smoke_site):
+    site = smoke_site.parent
+    pages = sorted(site.rglob("*.html"))
+    names = {p.relative_to(site).as_posix() for p in pages}
+    assert {"index.html", "gallery.html", "claims.html", "notebooks/00_theory_checks.html",
+            "sources/00_theory_checks/curve.parquet.html", "sources/00_theory_checks/claims.json.html"} <= names
+    for page in pages:
+        assert report.SMOKE_BANNER in page.read_text(), page
+        for target in _local_references(page):
+            assert target.is_file(), f"{page.relative_to(site)} links to a missing {target}"
+    index = (site / "index.html").read_text()
+    assert "00 — Theory checks" in index  # the experiment's title, from the notebook's first heading
+    assert "Paper 000" in index and "paper: 1/1 hold" in index and "sanity: 0/1 hold" in index
+
+
+def test_notebook_gallery_source_and_claims_content(smoke_site):
+    site = smoke_site.parent
+    notebook = (site / "notebooks" / "00_theory_checks.html").read_text()
+    assert "<h1>00 — Theory checks</h1>" in notebook and "<em>and all</em>" not in notebook  # Markdown rendered
+    assert "extract: 100%" in notebook and "extract:  10%" not in notebook  # what the terminal showed last
+    assert notebook.count("data:image/png;base64,") == 1 and "<table" in notebook
+    gallery = (site / "gallery.html").read_text()
+    assert "A rising curve." in gallery and "<td>max |error|</td>" in gallery and "<td>000</td>" in gallery
+    assert 'href="sources/00_theory_checks/curve.parquet.html"' in gallery
+    source = (site / "sources" / "00_theory_checks" / "curve.parquet.html").read_text()
+    assert "wall_time_s" in source and "numpy" in source and "n_jobs" in source  # manifest, packages, params
+    claims = (site / "claims.html").read_text()
+    paper, sanity = claims.index('id="paper"'), claims.index('id="sanity"')
+    assert paper < claims.index("the gap closes") < sanity < claims.index("AUC is a probability")
+    assert '<td class="fails">does not hold</td>' in claims[sanity:]
+
+
+def test_default_profile_has_no_banner_and_the_site_is_rebuilt(sandbox):
+    _companion("default")
+    stale = paths.report_dir("default") / "notebooks" / "gone.html"
+    stale.parent.mkdir(parents=True)
+    stale.write_text("old")
+    index = report.build("default")
+    assert report.SMOKE_BANNER not in index.read_text()
+    assert not stale.exists()
+
+
+def test_an_incomplete_source_is_reported_not_hidden(sandbox):
+    _companion("smoke")
+    results.manifest_path(paths.results_dir("smoke", "00_theory_checks") / "curve.parquet").unlink()
+    site = report.build("smoke").parent
+    assert "incomplete result" in (site / "gallery.html").read_text()
+    assert "Incomplete result" in (site / "sources" / "00_theory_checks" / "curve.parquet.html").read_text()
+
+
+def _browser():
+    """A headless Chromium driven by Selenium, or a skip naming what is missing."""
+    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed (pip install -e '.[dev]')")
+    for binary in (CHROMIUM, CHROMEDRIVER):
+        if not binary.is_file():
+            pytest.skip(f"{binary} is missing: apt-get install chromium chromium-driver (.ci/run does)")
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                     "--window-size=1280,1600"):
+        options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    return webdriver.Chrome(service=webdriver.ChromeService(executable_path=str(CHROMEDRIVER)), options=options)
+
+
+def test_every_page_loads_in_headless_chromium(smoke_site):
+    driver = _browser()
+    site = smoke_site.parent
+    try:
+        for page in sorted(site.rglob("*.html")):
+            driver.get(page.as_uri())
+            errors = [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+            assert not errors, f"{page.relative_to(site)}: {errors}"
+            widths = driver.execute_script(
+                "return Array.from(document.images).map(i => [i.getAttribute('src').slice(0, 60), i.naturalWidth])")
+            assert all(width > 0 for _, width in widths), f"{page.relative_to(site)}: {widths}"
+            links = driver.execute_script("return Array.from(document.links).map(a => a.href)")
+            for link in links:
+                target = Path(unquote(urlparse(link).path))
+                assert urlparse(link).scheme == "file" and target.is_file(), f"{page.relative_to(site)}: {link}"
+        driver.get(smoke_site.as_uri())
+        screenshot = REPO / "build" / "report-index.png"
+        screenshot.parent.mkdir(exist_ok=True)
+        assert driver.save_screenshot(str(screenshot)) and screenshot.stat().st_size > 0
+    finally:
+        driver.quit()
+
+
+def test_report_command_writes_the_site(sandbox, capsys):
+    from lib.__main__ import main
+
+    _companion("smoke")
+    assert main(["report", "--profile", "smoke"]) == 0
+    assert "build/report/smoke/index.html" in capsys.readouterr().out
+    assert (paths.report_dir("smoke") / "claims.html").is_file()
