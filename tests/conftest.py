@@ -109,20 +109,10 @@ def tiny_repository(destination: Path, only_tiny: bool = False) -> Path:
 
 
 def tiny_causal_lm(folder: Path) -> Path:
-    """A 2-layer, hidden-32 random Llama with SmolLM2's tokenizer and chat template (plumbing tests only)."""
-    import torch
-    from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
-
+    """A 2-layer, hidden-32 random Llama with MiniLM's shipped tokenizer and a chat template (plumbing tests only)."""
     from lib import features
 
-    tokenizer = AutoTokenizer.from_pretrained(features.model_folder("smollm2-135m"))
-    config = LlamaConfig(vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-                         num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=256,
-                         tie_word_embeddings=True, bos_token_id=tokenizer.bos_token_id,
-                         eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id)
-    torch.manual_seed(0)
-    LlamaForCausalLM(config).save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
+    features.build_tiny_model(folder, "llama")
     return folder
 
 

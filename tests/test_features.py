@@ -186,7 +186,7 @@ def test_tiny_random_models_build_offline_and_reproducibly(tmp_path, monkeypatch
     assert states.shape == (3, 2, 32) and np.isfinite(states).all()
     features._load.cache_clear()
     rebuilt = tmp_path / "again"
-    features._build_tiny(rebuilt, name.removeprefix("tiny-"))
+    features.build_tiny_model(rebuilt, name.removeprefix("tiny-"))
     assert (rebuilt / "model.safetensors").read_bytes() == (folder / "model.safetensors").read_bytes()
 
 
