@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from lib import paths, results, wheels
+from lib import files, paths, wheels
 from lib.parameters import LAYER_NAMES
 
 POOLINGS = ("mean", "last", "max")
@@ -136,7 +136,7 @@ def _drop_gguf_record(folder: Path) -> None:
     config = json.loads(config_file.read_text())
     if config.get("quantization_config", {}).get("quant_method") == "gguf":
         del config["quantization_config"]
-        results.atomic_write_text(config_file, json.dumps(config, indent=2, sort_keys=True) + "\n")
+        files.atomic_write_text(config_file, json.dumps(config, indent=2, sort_keys=True) + "\n")
 
 
 def _hub_folder(model_id: str) -> Path:
@@ -298,7 +298,7 @@ def weights_hash(name: str) -> str:
 
 @cache
 def _file_hash(path: str, size: int, mtime_ns: int) -> str:
-    return results.sha256_file(Path(path))
+    return files.sha256_file(Path(path))
 
 
 # --------------------------------------------------------------------------- extraction
@@ -443,9 +443,9 @@ def _write_cache(folder: Path, layers: Sequence[int], n_total: int, states: np.n
     (folder / "manifest.json").unlink(missing_ok=True)
     for layer, array in zip(layers, states, strict=True):
         buffer = _npy_bytes(array)
-        results.atomic_write_bytes(folder / f"layer_{layer:03d}.npy", buffer)
+        files.atomic_write_bytes(folder / f"layer_{layer:03d}.npy", buffer)
         sizes[layer] = len(buffer)
-    results.atomic_write_text(folder / "manifest.json", json.dumps(
+    files.atomic_write_text(folder / "manifest.json", json.dumps(
         {"n_layers": n_total, "shape": list(states.shape[1:]), "sizes": sizes}))
 
 

@@ -15,7 +15,6 @@ import os
 import platform
 import re
 import subprocess
-import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, fields
@@ -28,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from lib import config, parameters, paths
+from lib.files import atomic_write_bytes, atomic_write_text, sha256_file  # also used from here by callers
 
 _TRACKED_PACKAGES = (
     "numpy", "scipy", "pandas", "scikit-learn", "statsmodels", "matplotlib", "seaborn",
@@ -39,29 +39,7 @@ class IncompleteResultError(RuntimeError):
     """A result is missing, has no manifest, or its bytes do not match its manifest."""
 
 
-# --------------------------------------------------------------------------- atomic writes
-
-
-def atomic_write_bytes(path: Path, data: bytes) -> Path:
-    """Write ``data`` to ``path`` through a temp file in the same folder and an atomic rename."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
-
-
-def atomic_write_text(path: Path, text: str) -> Path:
-    """Atomically write UTF-8 text."""
-    return atomic_write_bytes(path, text.encode("utf-8"))
+# --------------------------------------------------------------------------- JSON
 
 
 def _json_default(obj: Any) -> Any:
@@ -77,15 +55,6 @@ def _json_default(obj: Any) -> Any:
 def to_json(obj: Any) -> str:
     """Deterministic JSON (sorted keys, numpy scalars and arrays converted)."""
     return json.dumps(obj, indent=2, sort_keys=True, default=_json_default, allow_nan=True)
-
-
-def sha256_file(path: Path) -> str:
-    """SHA-256 of a file's bytes."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 # --------------------------------------------------------------------------- environment facts

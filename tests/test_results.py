@@ -123,3 +123,14 @@ def test_claims_summary_counts_the_kinds_apart():
     assert results.claims_summary(table).splitlines() == [
         "paper claims (reproduction): 1 of 2 hold",
         "sanity claims (by construction, not counted as reproduction): 1 of 1 hold"]
+
+
+def test_written_files_take_the_users_umask(sandbox):
+    previous = os.umask(0o022)
+    try:
+        path = results.atomic_write_text(sandbox / "out" / "shared.txt", "x")
+        assert path.stat().st_mode & 0o777 == 0o644  # not mkstemp's 0600
+        os.umask(0o077)
+        assert results.atomic_write_text(sandbox / "out" / "private.txt", "x").stat().st_mode & 0o777 == 0o600
+    finally:
+        os.umask(previous)
