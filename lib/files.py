@@ -13,7 +13,7 @@ import tempfile
 from pathlib import Path
 
 
-def _umask() -> int:
+def umask() -> int:
     """The process's umask, read without changing it where Linux shows it (``/proc/self/status``)."""
     try:
         match = re.search(r"^Umask:\s*([0-7]+)$", Path("/proc/self/status").read_text(), re.M)
@@ -37,7 +37,7 @@ def atomic_write_bytes(path: Path, data: bytes) -> Path:
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as handle:
-            os.fchmod(handle.fileno(), 0o666 & ~_umask())
+            os.fchmod(handle.fileno(), 0o666 & ~umask())
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
