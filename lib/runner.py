@@ -76,10 +76,15 @@ def _stamp_is_current(stamp: dict[str, Any] | None, target: str) -> bool:
 
 
 def _foreign_results(params: parameters.NotebookParams) -> list[str]:
-    """Complete results of the canonical folder whose manifest carries another parameter hash."""
-    expected = config.params_hash(params)
-    return [paths.relative_to_root(r) for r in results.complete_results(params.profile, params.notebook)
-            if results.read_manifest(r).get("params_hash") != expected]
+    """Results of the canonical folder whose manifest carries another parameter hash (or cannot be read)."""
+    expected, foreign = config.params_hash(params), []
+    for manifest in sorted(paths.results_dir(params.profile, params.notebook).glob("*.manifest.json")):
+        try:
+            if json.loads(manifest.read_text()).get("params_hash") != expected:
+                foreign.append(paths.relative_to_root(manifest))
+        except (OSError, ValueError):
+            foreign.append(paths.relative_to_root(manifest))
+    return foreign
 
 
 def status(profile: str, notebook: str, variant: str = "") -> str:

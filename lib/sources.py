@@ -11,6 +11,7 @@ package itself (``from lib.kstar import ext_median``), not when it reaches a sub
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import inspect
 from collections.abc import Callable, Iterable
@@ -39,6 +40,13 @@ def _package_of(path: Path) -> str:
 
 def imported_modules(path: Path) -> set[str]:
     """Every ``lib`` module that the file at ``path`` imports, at any depth (relative imports resolved)."""
+    stat = Path(path).stat()
+    return set(_imported_modules(str(Path(path).resolve()), str(paths.LIB_DIR), stat.st_mtime_ns, stat.st_size))
+
+
+@functools.cache
+def _imported_modules(path: str, lib_dir: str, mtime_ns: int, size: int) -> frozenset[str]:
+    """:func:`imported_modules`, parsed once per version of the file (its mtime and size)."""
     found: set[str] = set()
     for node in ast.walk(ast.parse(Path(path).read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
@@ -51,7 +59,7 @@ def imported_modules(path: Path) -> set[str]:
             for alias in node.names:
                 candidate = f"{base}.{alias.name}"
                 found.add(candidate if module_file(candidate) else base)
-    return {name for name in found if module_file(name) is not None}
+    return frozenset(name for name in found if module_file(name) is not None)
 
 
 def closure(modules: Iterable[str]) -> list[Path]:

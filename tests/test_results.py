@@ -189,3 +189,12 @@ def test_written_files_take_the_users_umask(sandbox):
         assert results.atomic_write_text(sandbox / "out" / "private.txt", "x").stat().st_mode & 0o777 == 0o600
     finally:
         os.umask(previous)
+
+
+def test_a_variants_figures_go_beside_the_canonical_ones(sandbox):
+    from lib import plotting
+
+    _, source = results.start(_params(seed=3)).table("t", lambda: pd.DataFrame({"x": [1]}))
+    plotting.save_table(pd.DataFrame({"x": [1]}), "tab", "A table.", [source])
+    assert (sandbox / "figures" / "smoke" / "00_theory_checks@seed=3" / "tab.md").is_file()
+    assert not (sandbox / "figures" / "smoke" / "00_theory_checks").exists()
