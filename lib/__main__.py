@@ -32,7 +32,10 @@ def _parser() -> argparse.ArgumentParser:
         sub.add_argument("--jobs", type=int, default=1, help="notebooks executed at once")
         sub.add_argument("--timeout", type=int, default=runner.DEFAULT_CELL_TIMEOUT_S, help="seconds per cell")
         sub.add_argument("--quiet", action="store_true", help="do not echo cell output")
-    run.add_argument("--force", action="store_true", help="rerun even when up to date")
+    run.add_argument("--force", action="store_true",
+                     help="rerun even when up to date and recompute every logged result")
+    run.add_argument("--reuse", action="store_true",
+                     help="with --force: rerun the notebook but reuse the logged results that are current")
     commands.add_parser("list", help="notebooks, profiles and the status of each")
     claims = commands.add_parser("claims", help="every notebook's paper-vs-measured claims in one table")
     claims.add_argument("--profile", default="default", choices=paths.PROFILES)
@@ -52,6 +55,11 @@ def _print_list() -> None:
             runner.status(p, name) if paths.params_file(p, name).is_file() else "-" for p in paths.PROFILES
         ]
         print(f"{name:<{width}}  " + "  ".join(f"{c:<8}" for c in cells))
+    found = [(p, n, v) for p in paths.PROFILES for n, v in runner.variants(p)]
+    if found:
+        print("\nvariants (parameters differ from params/<profile>/; results/<profile>/<notebook>@<overrides>/):")
+        for profile, name, variant in found:
+            print(f"  {profile:<8}  {paths.run_name(name, variant)}  {runner.status(profile, name, variant)}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -79,13 +87,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         overrides = dict(config.parse_override(item) for item in args.overrides)
-        force = getattr(args, "force", False)
+        force, reuse = getattr(args, "force", False), getattr(args, "reuse", False)
+        if reuse and not force:
+            print("error: --reuse only applies with --force", file=sys.stderr)
+            return 2
         if args.command == "figures":
-            overrides, force = {**overrides, "recompute": False}, True
+            overrides, force, reuse = {**overrides, "recompute": False}, True, True
         if not args.quiet:
             logging.basicConfig(level=logging.INFO, format="%(message)s")
         outcomes = runner.run_batch(
-            args.notebooks, args.profile, overrides, force=force, jobs=args.jobs,
+            args.notebooks, args.profile, overrides, force=force, reuse=reuse, jobs=args.jobs,
             cell_timeout_s=args.timeout, log_output=not args.quiet,
         )
     except config.ConfigError as error:

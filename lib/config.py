@@ -3,9 +3,11 @@
 Each notebook has a frozen dataclass schema (built with :mod:`lib.parameters` in its paper's
 ``schemas`` module, gathered by :mod:`lib.schemas`) registered under the notebook's name. Values
 come from ``params/<profile>/<notebook>.yaml`` plus ``--set`` overrides (validated by the runner
-*before* execution) and, inside the notebook, from the
-``parameters`` cell after papermill's injection (:func:`load`). Every problem is reported
-before any compute, naming the key, the value, what is allowed and, for a typo, the
+*before* execution) and, inside the notebook, from the ``parameters`` cell (:func:`load`): the
+cell's ``profile`` selects that profile's YAML and every value edited in the cell (one that differs
+from the default profile's) is an override on top. Parameters that differ from their profile's YAML
+make a *variant* (:func:`variant`), whose results never land in the canonical folder. Every problem
+is reported before any compute, naming the key, the value, what is allowed and, for a typo, the
 closest valid key.
 """
 
@@ -15,6 +17,7 @@ import dataclasses
 import difflib
 import hashlib
 import json
+import os
 import re
 import types
 import typing
@@ -28,6 +31,9 @@ from lib.parameters import NotebookParams
 
 #: Keys that change how a notebook executes but not what it computes; excluded from the hash.
 EXECUTION_KEYS: frozenset[str] = frozenset({"recompute", "n_jobs"})
+#: Set to "1" by the runner for the kernels it starts: the parameters cell then holds the values the
+#: runner resolved (profile YAML plus ``--set``), taken as they are by :func:`load`.
+RESOLVED_VARIABLE = "LIB_PARAMETERS_RESOLVED"
 
 
 class ConfigError(ValueError):
@@ -255,14 +261,75 @@ def resolve(notebook: str, profile: str, overrides: Mapping[str, Any] | None = N
     return validate(notebook, values)
 
 
-def load(notebook: str, namespace: Mapping[str, Any]) -> NotebookParams:
-    """Inside a notebook: validate the ``parameters`` cell values (after papermill injection).
+def canonical(notebook: str, profile: str) -> NotebookParams:
+    """What ``params/<profile>/<notebook>.yaml`` gives (the schema's defaults under ``profile`` without the file)."""
+    if paths.params_file(profile, notebook).is_file():
+        return resolve(notebook, profile)
+    return validate(notebook, {"profile": profile})
 
-    Usage: ``params = config.load("00_theory_checks", globals())``.
+
+def overrides(params: NotebookParams, *, execution: bool = False) -> dict[str, Any]:
+    """The parameters that differ from their profile's YAML (execution-only keys too when ``execution``)."""
+    base = as_dict(canonical(params.notebook, params.profile))
+    skip = {"profile"} | (set() if execution else EXECUTION_KEYS)
+    return {k: v for k, v in as_dict(params).items() if k not in skip and v != base[k]}
+
+
+def _label(value: Any) -> str:
+    if isinstance(value, bool) or value is None:
+        return json.dumps(value)
+    if isinstance(value, list):
+        return "+".join(_label(v) for v in value) or "none"
+    return str(value)
+
+
+def variant(params: NotebookParams) -> str:
+    """The variant name of parameters that differ from their profile's YAML (``""``: the canonical run).
+
+    The overrides in key order, ``layer=3,seed=1``; a value with a character unsafe in a folder name
+    (a path's ``/``) or a name over 80 characters is cut and tagged with a hash of the overrides. The
+    full parameters are in every result's manifest.
+    """
+    changed = overrides(params)
+    if not changed:
+        return ""
+    text = ",".join(f"{key}={_label(value)}" for key, value in sorted(changed.items()))
+    safe = re.sub(r"[^A-Za-z0-9._+,=\-]", "_", text)
+    if safe != text or len(safe) > 80:
+        tag = hashlib.sha256(json.dumps(changed, sort_keys=True).encode()).hexdigest()[:8]
+        safe = f"{safe[:60]}~{tag}"
+    return safe
+
+
+def describe(params: NotebookParams) -> str:
+    """One line: the notebook, its profile and YAML, the overrides, and where its results go."""
+    yaml_file = paths.params_file(params.profile, params.notebook)
+    source = paths.relative_to_root(yaml_file) if yaml_file.is_file() else "no YAML: the schema's defaults"
+    changed = overrides(params, execution=True)
+    edits = ", ".join(f"{k}={json.dumps(v)}" for k, v in sorted(changed.items())) or "none"
+    where = paths.relative_to_root(paths.results_dir(params.profile, params.notebook, variant(params)))
+    return f"{params.notebook}: profile {params.profile} ({source}); overrides: {edits}; results: {where}/"
+
+
+def load(notebook: str, namespace: Mapping[str, Any]) -> NotebookParams:
+    """Inside a notebook: the parameters from the ``parameters`` cell (after papermill's injection), printed.
+
+    Usage: ``params = config.load("00_theory_checks", globals())``. Run by the runner (which sets
+    :data:`RESOLVED_VARIABLE`), the cell holds the resolved values and they are taken as they are.
+    Otherwise (JupyterLab, papermill by hand) the cell's ``profile`` selects that profile's YAML and
+    each value that differs from the default profile's (the cell as shipped) is an override on top.
     """
     schema = schema_for(notebook)
     values = {f.name: namespace[f.name] for f in dataclasses.fields(schema) if f.name in namespace}
-    return validate(notebook, values, allow_missing=False)
+    cell = validate(notebook, values, allow_missing=False)
+    if os.environ.get(RESOLVED_VARIABLE) == "1":
+        params = cell
+    else:
+        shipped = as_dict(canonical(notebook, "default"))
+        edited = {k: v for k, v in as_dict(cell).items() if k != "profile" and v != shipped[k]}
+        params = validate(notebook, {**as_dict(canonical(notebook, cell.profile)), **edited})
+    print(describe(params), flush=True)
+    return params
 
 
 def as_dict(params: NotebookParams) -> dict[str, Any]:

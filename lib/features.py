@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from lib import paths, results, wheels
+from lib import files, paths, wheels
 from lib.parameters import LAYER_NAMES
 
 POOLINGS = ("mean", "last", "max")
@@ -89,11 +89,28 @@ def _save_dequantised(gguf_dir: Path, gguf_file: str, destination: Path) -> None
     fresh.save_pretrained(staging, safe_serialization=True)
     tokenizer.save_pretrained(staging)
     _drop_gguf_record(staging)
-    try:
-        os.replace(staging, destination)
-    except OSError:  # another process converted it first: use its folder
-        if not (destination / "model.safetensors").is_file():
-            raise
+    _publish(staging, destination)
+
+
+def _publish(staging: Path, destination: Path) -> None:
+    """Rename a finished model folder into place; when another process got there first, use its folder.
+
+    Two processes converting the same model on first use both finish with a full staging folder; the
+    rename is atomic, so the second finds ``destination`` complete (``model.safetensors`` present),
+    drops its own copy and goes on with the winner's. A ``destination`` without weights is a leftover
+    of an interrupted older build (a rename never leaves one) and is replaced.
+    """
+    os.chmod(staging, 0o777 & ~files.umask())  # mkdtemp's 0700 would hide the model from other users
+    for _ in range(2):
+        try:
+            os.rename(staging, destination)
+            return
+        except OSError:
+            if (destination / "model.safetensors").is_file():
+                shutil.rmtree(staging, ignore_errors=True)
+                return
+            shutil.rmtree(destination, ignore_errors=True)
+    raise ModelUnavailableError(f"cannot move the built model {staging} to {destination}")
 
 
 def _convert_smollm2(destination: Path) -> None:
@@ -136,23 +153,41 @@ def _drop_gguf_record(folder: Path) -> None:
     config = json.loads(config_file.read_text())
     if config.get("quantization_config", {}).get("quant_method") == "gguf":
         del config["quantization_config"]
-        results.atomic_write_text(config_file, json.dumps(config, indent=2, sort_keys=True) + "\n")
+        files.atomic_write_text(config_file, json.dumps(config, indent=2, sort_keys=True) + "\n")
+
+
+def _hub_offline() -> bool:
+    return os.environ.get("HF_HUB_OFFLINE", "1") not in ("0", "false", "False")
+
+
+def _hub_unavailable(model_id: str) -> ModelUnavailableError:
+    return ModelUnavailableError(
+        f"model {model_id!r} has no local copy and the hub is off (HF_HUB_OFFLINE=1). Offline defaults: "
+        f"{', '.join(OFFLINE_DEFAULTS)}. For the paper profile, run with HF_HUB_OFFLINE=0 on a machine that "
+        f"reaches the hub, or pass a local folder holding a transformers checkpoint."
+    )
 
 
 def _hub_folder(model_id: str) -> Path:
     from huggingface_hub import snapshot_download
     from huggingface_hub.errors import LocalEntryNotFoundError
 
-    offline = os.environ.get("HF_HUB_OFFLINE", "1") not in ("0", "false", "False")
     try:
-        return Path(snapshot_download(model_id, local_files_only=offline, allow_patterns=["*.json", "*.safetensors",
-                                                                                        "*.txt", "*.model", "*.jinja"]))
+        return Path(snapshot_download(model_id, local_files_only=_hub_offline(),
+                                      allow_patterns=["*.json", "*.safetensors", "*.txt", "*.model", "*.jinja"]))
     except (LocalEntryNotFoundError, OSError) as error:
-        raise ModelUnavailableError(
-            f"model {model_id!r} has no local copy and the hub is off (HF_HUB_OFFLINE=1). Offline defaults: "
-            f"{', '.join(OFFLINE_DEFAULTS)}. For the paper profile, run with HF_HUB_OFFLINE=0 on a machine that "
-            f"reaches the hub, or pass a local folder holding a transformers checkpoint."
-        ) from error
+        raise _hub_unavailable(model_id) from error
+
+
+def _hub_config_file(model_id: str) -> Path:
+    """A hub model's ``config.json`` alone (local copy, or downloaded when the hub is on): never its weights."""
+    from huggingface_hub import hf_hub_download
+    from huggingface_hub.errors import EntryNotFoundError
+
+    try:
+        return Path(hf_hub_download(model_id, "config.json", local_files_only=_hub_offline()))
+    except (EntryNotFoundError, OSError) as error:
+        raise _hub_unavailable(model_id) from error
 
 
 #: A minimal chat template for tiny-llama (user turn, then the assistant's generation prompt).
@@ -186,12 +221,13 @@ def build_tiny_model(destination: Path, architecture: str) -> None:
                              eos_token_id=tokenizer.sep_token_id, pad_token_id=tokenizer.pad_token_id)
         model = LlamaForCausalLM(config)
     destination.parent.mkdir(parents=True, exist_ok=True)
-    staging = destination.with_name(destination.name + ".partial")
-    shutil.rmtree(staging, ignore_errors=True)
-    model.save_pretrained(staging)
-    tokenizer.save_pretrained(staging)
-    shutil.rmtree(destination, ignore_errors=True)
-    staging.rename(destination)  # atomic: a half-built folder is never read as a model
+    staging = Path(tempfile.mkdtemp(dir=destination.parent, prefix=f".{destination.name}.", suffix=".partial"))
+    try:
+        model.save_pretrained(staging)
+        tokenizer.save_pretrained(staging)
+        _publish(staging, destination)  # atomic: a half-built folder is never read as a model
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
 
 
 _CONVERTERS = {
@@ -207,6 +243,9 @@ def model_folder(name: str) -> Path:
     ``name`` is a registry name, a hub id, or a local folder. Converts SmolLM2 and Gemma-3-270M on first use.
     """
     if Path(name).is_dir():
+        if not (Path(name) / "config.json").is_file():
+            raise ModelUnavailableError(f"model folder {name!r} holds no config.json; a transformers checkpoint "
+                                        f"folder holds config.json, a tokenizer and *.safetensors weights")
         return Path(name)
     if name.startswith((".", "/", "~")) or name.count("/") > 1:
         raise ModelUnavailableError(f"model path {name!r} is not a folder holding a transformers checkpoint")
@@ -258,10 +297,34 @@ def load_causal_lm(folder: str | Path):
                                                 dtype=torch.float32)
 
 
+def _config_file(name: str) -> Path:
+    """The model's ``config.json`` without loading or downloading weights (a hub id fetches that file alone)."""
+    is_path = Path(name).is_dir() or name.startswith((".", "/", "~")) or name.count("/") > 1
+    if not is_path and REGISTRY.get(name, ModelSpec(name, "hub")).source == "hub":
+        return _hub_config_file(name)
+    return model_folder(name) / "config.json"
+
+
 def n_layers(name: str) -> int:
-    """Transformer layers L of the model (hidden states have L + 1 entries: embeddings first)."""
-    config = json.loads((model_folder(name) / "config.json").read_text())
+    """Transformer layers L of the model (hidden states have L + 1 entries: embeddings first), from its config."""
+    config = json.loads(_config_file(name).read_text())
     return int(config.get("num_hidden_layers", config.get("n_layer", 0)))
+
+
+def check_model(name: str, layer: int | str | None = None) -> None:
+    """Before any compute: ``name`` is a usable model and, when given, ``layer`` is one of its layers.
+
+    Reads ``config.json`` only (a hub id: that one file; offline and not cached: :class:`ModelUnavailableError`),
+    never the weights. The GGUF-converted offline models are known names; until their first use converts them
+    their layer count is unknown here and :func:`resolve_layer` checks it right after the conversion.
+    """
+    spec = REGISTRY.get(name)
+    if spec is not None and spec.source.endswith("-gguf") and not (paths.MODELS_DIR / name / "config.json").is_file():
+        return
+    if layer is None:
+        _config_file(name)
+    else:
+        resolve_layer(name, layer)
 
 
 def mid_layer(name: str) -> int:
@@ -300,7 +363,7 @@ def weights_hash(name: str) -> str:
 
 @cache
 def _file_hash(path: str, size: int, mtime_ns: int) -> str:
-    return results.sha256_file(Path(path))
+    return files.sha256_file(Path(path))
 
 
 # --------------------------------------------------------------------------- extraction
@@ -445,9 +508,9 @@ def _write_cache(folder: Path, layers: Sequence[int], n_total: int, states: np.n
     (folder / "manifest.json").unlink(missing_ok=True)
     for layer, array in zip(layers, states, strict=True):
         buffer = _npy_bytes(array)
-        results.atomic_write_bytes(folder / f"layer_{layer:03d}.npy", buffer)
+        files.atomic_write_bytes(folder / f"layer_{layer:03d}.npy", buffer)
         sizes[layer] = len(buffer)
-    results.atomic_write_text(folder / "manifest.json", json.dumps(
+    files.atomic_write_text(folder / "manifest.json", json.dumps(
         {"n_layers": n_total, "shape": list(states.shape[1:]), "sizes": sizes}))
 
 

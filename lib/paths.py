@@ -1,7 +1,9 @@
 """Every path the companion reads or writes, built in one place, relative to the repo root.
 
 Layout (DESIGN.md): ``params/<profile>/<notebook>.yaml`` in, ``results/<profile>/<notebook>/``
-and ``figures/<profile>/<notebook>/`` out, executed notebooks under ``build/<profile>/``.
+and ``figures/<profile>/<notebook>/`` out, executed notebooks under ``build/<profile>/``. A run whose
+parameters differ from the YAML (``--set``, an edited parameters cell) is a *variant*: its outputs go
+to ``<notebook>@<overrides>`` beside the canonical folder, never into it (:func:`run_name`).
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 PROFILES: tuple[str, ...] = ("smoke", "default", "paper")
+VARIANT_SEPARATOR = "@"
 
 
 def _find_repo_root() -> Path:
@@ -53,14 +56,25 @@ def params_file(profile: str, notebook: str) -> Path:
     return PARAMS_DIR / check_profile(profile) / f"{notebook}.yaml"
 
 
-def results_dir(profile: str, notebook: str) -> Path:
-    """Where a notebook's logged results live."""
-    return RESULTS_DIR / check_profile(profile) / notebook
+def run_name(notebook: str, variant: str = "") -> str:
+    """The folder and stamp name of a run: the notebook's, or ``<notebook>@<variant>`` for a variant."""
+    return f"{notebook}{VARIANT_SEPARATOR}{variant}" if variant else notebook
 
 
-def figures_dir(profile: str, notebook: str) -> Path:
+def split_run_name(name: str) -> tuple[str, str]:
+    """``(notebook, variant)`` of a name written by :func:`run_name` (variant ``""``: canonical)."""
+    notebook, _, variant = name.partition(VARIANT_SEPARATOR)
+    return notebook, variant
+
+
+def results_dir(profile: str, notebook: str, variant: str = "") -> Path:
+    """Where a notebook's logged results live (a variant's beside the canonical folder)."""
+    return RESULTS_DIR / check_profile(profile) / run_name(notebook, variant)
+
+
+def figures_dir(profile: str, notebook: str, variant: str = "") -> Path:
     """Where a notebook's figures and tables live."""
-    return FIGURES_DIR / check_profile(profile) / notebook
+    return FIGURES_DIR / check_profile(profile) / run_name(notebook, variant)
 
 
 def figures_index(profile: str) -> Path:
@@ -78,14 +92,14 @@ def build_dir(profile: str) -> Path:
     return BUILD_DIR / check_profile(profile)
 
 
-def executed_notebook(profile: str, notebook: str) -> Path:
+def executed_notebook(profile: str, notebook: str, variant: str = "") -> Path:
     """The executed ``.ipynb`` written by the runner."""
-    return build_dir(profile) / f"{notebook}.ipynb"
+    return build_dir(profile) / f"{run_name(notebook, variant)}.ipynb"
 
 
-def run_stamp(profile: str, notebook: str) -> Path:
+def run_stamp(profile: str, notebook: str, variant: str = "") -> Path:
     """The runner's completion stamp; present only after a successful execution."""
-    return build_dir(profile) / f"{notebook}.done.json"
+    return build_dir(profile) / f"{run_name(notebook, variant)}.done.json"
 
 
 def audit_file(reference: str, audited: str) -> Path:

@@ -2,7 +2,10 @@
 
 A result ``results/<profile>/<notebook>/<name>.{json,parquet}`` is complete only when its
 sidecar ``<name>.<ext>.manifest.json`` exists, is written *after* the data, and records the
-data's SHA-256: a half-written or interrupted result never reads as done.
+data's SHA-256: a half-written or interrupted result never reads as done. It is current when its
+manifest carries the run's parameter hash and the hash of the ``lib`` sources its notebook runs
+(:mod:`lib.sources`). Parameters that differ from the profile's YAML write to the variant folder
+``results/<profile>/<notebook>@<overrides>/`` (:func:`lib.config.variant`), never the canonical one.
 """
 
 from __future__ import annotations
@@ -15,7 +18,6 @@ import os
 import platform
 import re
 import subprocess
-import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, fields
@@ -27,7 +29,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from lib import config, parameters, paths
+from lib import config, parameters, paths, sources
+from lib.files import atomic_write_bytes, atomic_write_text, sha256_file  # also used from here by callers
 
 _TRACKED_PACKAGES = (
     "numpy", "scipy", "pandas", "scikit-learn", "statsmodels", "matplotlib", "seaborn",
@@ -39,29 +42,7 @@ class IncompleteResultError(RuntimeError):
     """A result is missing, has no manifest, or its bytes do not match its manifest."""
 
 
-# --------------------------------------------------------------------------- atomic writes
-
-
-def atomic_write_bytes(path: Path, data: bytes) -> Path:
-    """Write ``data`` to ``path`` through a temp file in the same folder and an atomic rename."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
-
-
-def atomic_write_text(path: Path, text: str) -> Path:
-    """Atomically write UTF-8 text."""
-    return atomic_write_bytes(path, text.encode("utf-8"))
+# --------------------------------------------------------------------------- JSON
 
 
 def _json_default(obj: Any) -> Any:
@@ -77,15 +58,6 @@ def _json_default(obj: Any) -> Any:
 def to_json(obj: Any) -> str:
     """Deterministic JSON (sorted keys, numpy scalars and arrays converted)."""
     return json.dumps(obj, indent=2, sort_keys=True, default=_json_default, allow_nan=True)
-
-
-def sha256_file(path: Path) -> str:
-    """SHA-256 of a file's bytes."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 # --------------------------------------------------------------------------- environment facts
@@ -193,7 +165,10 @@ class Run:
     def __init__(self, params: parameters.NotebookParams) -> None:
         self.params = params
         self.params_hash = config.params_hash(params)
-        self.directory = paths.results_dir(params.profile, params.notebook)
+        self.variant = config.variant(params)
+        self.directory = paths.results_dir(params.profile, params.notebook, self.variant)
+        self.code = sources.of_file(paths.notebook_script(params.notebook))
+        self.code_hash = sources.digest(self.code)
         self.started = datetime.now(UTC)
         self._t0 = time.perf_counter()
 
@@ -209,6 +184,9 @@ class Run:
             "profile": self.params.profile,
             "params": config.as_dict(self.params),
             "params_hash": self.params_hash,
+            "variant": self.variant,
+            "code_hash": self.code_hash,
+            "code": [sources.name(f) for f in self.code],
             "seeds": config.seeds_of(self.params),
             "git": git_state(),
             "packages": package_versions(),
@@ -236,11 +214,12 @@ class Run:
         return self._commit(self.path(f"{name}.parquet"), buffer.getvalue())
 
     def is_current(self, result: Path) -> bool:
-        """True when ``result`` is complete and was computed with these parameters."""
+        """True when ``result`` is complete and was computed with these parameters and this ``lib`` code."""
         try:
-            return read_manifest(result)["params_hash"] == self.params_hash
+            manifest = read_manifest(result)
         except IncompleteResultError:
             return False
+        return manifest["params_hash"] == self.params_hash and manifest.get("code_hash") == self.code_hash
 
     def table(self, name: str, compute: Callable[[], pd.DataFrame]) -> tuple[pd.DataFrame, Path]:
         """The logged table ``name``: reused when current, else computed and logged.
@@ -282,26 +261,18 @@ def start(params: parameters.NotebookParams) -> Run:
     return Run(params)
 
 
-def lib_sources_hash() -> str:
-    """SHA-256 over every ``lib/**/*.py`` (path and bytes)."""
-    digest = hashlib.sha256()
-    for source in sorted(paths.LIB_DIR.rglob("*.py")):
-        digest.update(source.relative_to(paths.LIB_DIR).as_posix().encode())
-        digest.update(source.read_bytes())
-    return digest.hexdigest()
-
-
 def shared_table(func: Callable[..., pd.DataFrame], *args: Any, **kwargs: Any) -> pd.DataFrame:
     """``func(*args, **kwargs)`` computed once for every notebook that asks for it.
 
     Two notebooks that log the same simulation (00_theory_checks and E03 share the purity and chord
     tables) each keep their own logged copy with its manifest; the computation runs once, cached under
     ``cache/tables/`` keyed by the function, its arguments (``n_jobs`` excluded: it never changes a
-    result) and the ``lib`` sources. Written atomically, so a half-written table is never read.
+    result) and the sources it runs (its module and the ``lib`` modules that imports, transitively:
+    :func:`lib.sources.of_function`). Written atomically, so a half-written table is never read.
     """
     key = to_json({"func": f"{func.__module__}.{func.__qualname__}", "args": args,
                    "kwargs": {k: v for k, v in sorted(kwargs.items()) if k != "n_jobs"},
-                   "lib": lib_sources_hash()})
+                   "code": sources.digest(sources.of_function(func))})
     cached = paths.TABLES_CACHE_DIR / f"{func.__name__}-{hashlib.sha256(key.encode()).hexdigest()[:20]}.parquet"
     if cached.is_file():
         return pd.read_parquet(cached)
@@ -362,9 +333,9 @@ def claims_summary(table: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def complete_results(profile: str, notebook: str) -> list[Path]:
-    """Every complete result file of a notebook under a profile."""
-    directory = paths.results_dir(profile, notebook)
+def complete_results(profile: str, notebook: str, variant: str = "") -> list[Path]:
+    """Every complete result file of a notebook (or one of its variants) under a profile."""
+    directory = paths.results_dir(profile, notebook, variant)
     found = []
     for manifest in sorted(directory.glob("*.manifest.json")):
         result = manifest.with_name(manifest.name.removesuffix(".manifest.json"))
@@ -376,10 +347,21 @@ def complete_results(profile: str, notebook: str) -> list[Path]:
     return found
 
 
+def discard_results(profile: str, notebook: str, variant: str = "") -> None:
+    """Delete a folder's logged results, each manifest before its data (``--force``: recompute everything)."""
+    directory = paths.results_dir(profile, notebook, variant)
+    for manifest in sorted(directory.glob("*.manifest.json")):
+        manifest.unlink(missing_ok=True)
+        manifest.with_name(manifest.name.removesuffix(".manifest.json")).unlink(missing_ok=True)
+
+
 def gather_claims(profile: str) -> pd.DataFrame:
-    """Every notebook's complete ``claims.json`` under ``profile`` in one table (DESIGN.md, "Notebooks")."""
+    """Every notebook's complete ``claims.json`` under ``profile`` in one table (DESIGN.md, "Notebooks"); variants
+    are left out."""
     frames = []
     for path in sorted(paths.RESULTS_DIR.joinpath(paths.check_profile(profile)).glob("*/claims.json")):
+        if paths.split_run_name(path.parent.name)[1]:
+            continue  # a variant's claims are not the profile's
         try:
             frames.append(load_claims(path).assign(notebook=path.parent.name))
         except IncompleteResultError:

@@ -1,11 +1,15 @@
 """Batch execution of the notebooks with papermill (the command line is :mod:`lib.__main__`).
 
 A notebook runs under a profile when ``params/<profile>/<notebook>.yaml`` exists. It is skipped
-when its script, its resolved parameters and the ``lib`` sources hash as in the completion stamp
-``build/<profile>/<notebook>.done.json`` and every result the stamp lists is still complete.
-The stamp is written last and atomically, so an interrupted batch simply reruns what is
-missing; inside a notebook, :class:`lib.results.Run` reuses every result that is already
-complete, so the rerun resumes rather than restarts.
+when its script, its resolved parameters and the ``lib`` sources it runs (:mod:`lib.sources`) hash
+as in the completion stamp ``build/<profile>/<notebook>.done.json`` and every result the stamp
+lists is still complete. The stamp is written last and atomically, so an interrupted batch simply
+reruns what is missing; inside a notebook, :class:`lib.results.Run` reuses every result that is
+already complete and current, so the rerun resumes rather than restarts. ``force`` reruns and
+recomputes every result; with ``reuse`` it reruns but keeps the current ones.
+
+Parameters that differ from the profile's YAML (``--set``) make a variant: its results, figures,
+executed notebook and stamp are named ``<notebook>@<overrides>`` and never touch the canonical ones.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from lib import config, parallel, parameters, paths, plotting, progress, results
+from lib import config, features, parallel, parameters, paths, plotting, progress, results, sources
 
 DEFAULT_CELL_TIMEOUT_S = 3600
 
@@ -43,17 +47,18 @@ def discover(profile: str) -> list[str]:
 
 
 def fingerprint(params: parameters.NotebookParams) -> str:
-    """What a completed run must match to be skipped: script, parameters, lib sources."""
+    """What a completed run must match to be skipped: script, parameters, the lib sources the script runs."""
+    script = paths.notebook_script(params.notebook)
     digest = hashlib.sha256()
-    digest.update(paths.notebook_script(params.notebook).read_bytes())
+    digest.update(script.read_bytes())
     digest.update(config.params_hash(params).encode())
-    digest.update(results.lib_sources_hash().encode())
+    digest.update(sources.digest(sources.of_file(script)).encode())
     return digest.hexdigest()
 
 
-def _stamp(profile: str, notebook: str) -> dict[str, Any] | None:
+def _stamp(profile: str, notebook: str, variant: str = "") -> dict[str, Any] | None:
     try:
-        return json.loads(paths.run_stamp(profile, notebook).read_text())
+        return json.loads(paths.run_stamp(profile, notebook, variant).read_text())
     except (FileNotFoundError, json.JSONDecodeError):
         return None
 
@@ -70,16 +75,65 @@ def _stamp_is_current(stamp: dict[str, Any] | None, target: str) -> bool:
     return True
 
 
-def status(profile: str, notebook: str) -> str:
-    """``done`` (stamp matches and results complete), ``stale`` (run before, not current) or ``missing``."""
-    stamp = _stamp(profile, notebook)
+def _foreign_results(params: parameters.NotebookParams) -> list[str]:
+    """Results of the canonical folder whose manifest carries another parameter hash (or cannot be read)."""
+    expected, foreign = config.params_hash(params), []
+    for manifest in sorted(paths.results_dir(params.profile, params.notebook).glob("*.manifest.json")):
+        try:
+            if json.loads(manifest.read_text()).get("params_hash") != expected:
+                foreign.append(paths.relative_to_root(manifest))
+        except (OSError, ValueError):
+            foreign.append(paths.relative_to_root(manifest))
+    return foreign
+
+
+def status(profile: str, notebook: str, variant: str = "") -> str:
+    """``done`` (stamp matches and results complete), ``stale`` (run before, not current) or ``missing``.
+
+    A canonical folder holding a result computed with other parameters is stale whatever its stamp says;
+    a variant is judged by the parameters its stamp records.
+    """
+    stamp = _stamp(profile, notebook, variant)
     if stamp is None:
         return "missing"
     try:
-        current = fingerprint(config.resolve(notebook, profile))
-    except config.ConfigError:
+        params = config.validate(notebook, stamp["params"]) if variant else config.resolve(notebook, profile)
+    except (config.ConfigError, KeyError, TypeError):
         return "stale"
-    return "done" if _stamp_is_current(stamp, current) else "stale"
+    if config.variant(params) != variant:
+        return "stale"
+    return "done" if _is_done(params, stamp) else "stale"
+
+
+def _is_done(params: parameters.NotebookParams, stamp: dict[str, Any] | None) -> bool:
+    """The stamp is current and, for the canonical run, no result in its folder came from other parameters."""
+    if not _stamp_is_current(stamp, fingerprint(params)):
+        return False
+    return bool(config.variant(params)) or not _foreign_results(params)
+
+
+def variants(profile: str) -> list[tuple[str, str]]:
+    """``(notebook, variant)`` of every variant with results or a stamp under ``profile``, sorted."""
+    names = {p.name for p in paths.RESULTS_DIR.joinpath(paths.check_profile(profile)).glob("*@*") if p.is_dir()}
+    names |= {p.name.removesuffix(".done.json") for p in paths.build_dir(profile).glob("*@*.done.json")}
+    return sorted(paths.split_run_name(name) for name in names)
+
+
+def check_models(params: parameters.NotebookParams) -> None:
+    """Every model the parameters name exists and has their ``layer``, read from ``config.json`` only.
+
+    Raises :class:`lib.config.ConfigError` naming the parameter before any compute (an unknown hub id
+    offline fails at once with :class:`lib.features.ModelUnavailableError`'s message).
+    """
+    values = config.as_dict(params)
+    for field in parameters.MODEL_FIELDS:
+        names = values.get(field) or []
+        for name in names if isinstance(names, list) else [names]:
+            layer = values.get("layer") if field in parameters.LAYERED_MODEL_FIELDS else None
+            try:
+                features.check_model(name, layer)
+            except (ValueError, features.ModelUnavailableError) as error:
+                raise config.ConfigError(f"{params.notebook}: parameter {field!r} = {name!r}: {error}") from None
 
 
 def _failure_message(notebook: str, error: Exception) -> str:
@@ -101,7 +155,7 @@ def execute(params: parameters.NotebookParams, *, cell_timeout_s: int, log_outpu
 
     notebook = jupytext.read(paths.notebook_script(params.notebook))
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    output = paths.executed_notebook(params.profile, params.notebook)
+    output = paths.executed_notebook(params.profile, params.notebook, config.variant(params))
     output.parent.mkdir(parents=True, exist_ok=True)
     with progress.running(params.notebook, progress.cell_labels(notebook)) as kernel_options:
         papermill.execute_notebook(
@@ -118,30 +172,37 @@ def execute(params: parameters.NotebookParams, *, cell_timeout_s: int, log_outpu
 
 
 def run_one(
-    params: parameters.NotebookParams, *, force: bool, cell_timeout_s: int, log_output: bool
+    params: parameters.NotebookParams, *, force: bool, cell_timeout_s: int, log_output: bool, reuse: bool = False
 ) -> Outcome:
-    """Run one validated notebook unless it is already done; never raises on notebook failure."""
-    name, profile = params.notebook, params.profile
+    """Run one validated notebook unless it is already done; never raises on notebook failure.
+
+    ``force``: run even when up to date, recomputing every result (``reuse`` too: keep the current ones).
+    """
+    name, profile, variant = params.notebook, params.profile, config.variant(params)
+    label = paths.run_name(name, variant)
     target = fingerprint(params)
-    if not force and _stamp_is_current(_stamp(profile, name), target):
-        return Outcome(name, "skipped", 0.0, "up to date")
-    paths.run_stamp(profile, name).unlink(missing_ok=True)
+    if not force and _is_done(params, _stamp(profile, name, variant)):
+        return Outcome(label, "skipped", 0.0, "up to date")
+    paths.run_stamp(profile, name, variant).unlink(missing_ok=True)
+    if force and not reuse:
+        results.discard_results(profile, name, variant)
     start, started_at = time.perf_counter(), time.time()
     try:
         execute(params, cell_timeout_s=cell_timeout_s, log_output=log_output)
     except Exception as error:  # a failing notebook must not stop the batch
-        return Outcome(name, "failed", time.perf_counter() - start, _failure_message(name, error))
+        return Outcome(label, "failed", time.perf_counter() - start, _failure_message(label, error))
     seconds = time.perf_counter() - start
-    plotting.prune_outputs(profile, name, since=started_at)
-    produced = [paths.relative_to_root(p) for p in results.complete_results(profile, name)]
+    plotting.prune_outputs(profile, label, since=started_at)
+    produced = [paths.relative_to_root(p) for p in results.complete_results(profile, name, variant)]
     results.atomic_write_text(
-        paths.run_stamp(profile, name),
+        paths.run_stamp(profile, name, variant),
         results.to_json({
-            "fingerprint": target, "params": config.as_dict(params), "results": produced,
-            "seconds": round(seconds, 3), "finished": datetime.now(UTC).isoformat(),
+            "fingerprint": target, "params": config.as_dict(params), "params_hash": config.params_hash(params),
+            "variant": variant, "code_hash": sources.digest(sources.of_file(paths.notebook_script(name))),
+            "results": produced, "seconds": round(seconds, 3), "finished": datetime.now(UTC).isoformat(),
         }),
     )
-    return Outcome(name, "ran", seconds)
+    return Outcome(label, "ran", seconds)
 
 
 def run_batch(
@@ -150,17 +211,19 @@ def run_batch(
     overrides: Mapping[str, Any] | None = None,
     *,
     force: bool = False,
+    reuse: bool = False,
     jobs: int = 1,
     cell_timeout_s: int = DEFAULT_CELL_TIMEOUT_S,
     log_output: bool = True,
 ) -> list[Outcome]:
-    """Validate every notebook's parameters first (ConfigError before any compute), then run."""
+    """Validate every notebook's parameters and models first (ConfigError before any compute), then run."""
     from tqdm.auto import tqdm
 
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
     # Kernels inherit the environment: each takes its share of the cores (lib.parallel.configure_threads).
     os.environ[parallel.CONCURRENT_JOBS_VARIABLE] = str(jobs)
+    os.environ[config.RESOLVED_VARIABLE] = "1"  # the injected parameters are final (config.load)
     for variable in parallel.THREAD_VARIABLES:
         os.environ[variable] = str(parallel.threads_per_process(jobs))
     os.environ.setdefault("TQDM_MININTERVAL", str(progress.KERNEL_BAR_INTERVAL_S))  # kernels' bars in the log
@@ -172,6 +235,8 @@ def run_batch(
             f"available: {', '.join(available) or 'none'}"
         )
     resolved = [config.resolve(n, profile, overrides) for n in (notebooks or available)]
+    for params in resolved:
+        check_models(params)
     outcomes: list[Outcome] = []
     with (
         tqdm(total=len(resolved), desc=f"notebooks ({profile})", unit="nb", mininterval=0, disable=None) as bar,
@@ -179,7 +244,7 @@ def run_batch(
         ThreadPoolExecutor(jobs) as pool,
     ):
         futures = [
-            pool.submit(run_one, p, force=force, cell_timeout_s=cell_timeout_s, log_output=log_output)
+            pool.submit(run_one, p, force=force, reuse=reuse, cell_timeout_s=cell_timeout_s, log_output=log_output)
             for p in resolved
         ]
         for future in futures:

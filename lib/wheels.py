@@ -9,7 +9,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from lib import results
+from lib import files
 
 
 class WheelUnavailableError(RuntimeError):
@@ -32,7 +32,7 @@ _VERIFIED: dict[tuple[str, int, int], str] = {}
 def _check_sha(path: Path, spec: str, expected: str | None) -> None:
     key = (str(path), path.stat().st_size, path.stat().st_mtime_ns)
     if key not in _VERIFIED:
-        _VERIFIED[key] = results.sha256_file(path)
+        _VERIFIED[key] = files.sha256_file(path)
     if expected is not None and _VERIFIED[key] != expected:
         raise WheelUnavailableError(f"{path} has SHA-256 {_VERIFIED[key]}, not the pinned {expected} of {spec}; "
                                     f"delete it and fetch again")

@@ -91,3 +91,37 @@ def test_parameters_cell_holds_the_default_profile(notebook):
     from_cell = config.load(notebook, namespace)
     assert config.as_dict(from_cell) == config.as_dict(config.resolve(notebook, "default"))
     assert set(namespace) - {"__builtins__"} == set(config.as_dict(from_cell))
+
+
+def test_the_cells_profile_selects_its_yaml_and_edited_values_override_it(monkeypatch, capsys):
+    monkeypatch.delenv(config.RESOLVED_VARIABLE, raising=False)
+    cell = config.as_dict(config.resolve("E01_regimes", "default"))  # the cell as shipped
+    smoke = config.load("E01_regimes", {**cell, "profile": "smoke"})
+    assert smoke == config.resolve("E01_regimes", "smoke")
+    assert "profile smoke (params/smoke/E01_regimes.yaml); overrides: none; results: results/smoke/E01_regimes/" \
+        in capsys.readouterr().out
+    edited = config.load("E01_regimes", {**cell, "profile": "smoke", "seed": 4, "layer": 1})
+    assert edited == config.resolve("E01_regimes", "smoke", {"seed": 4, "layer": 1})
+    assert 'overrides: layer=1, seed=4; results: results/smoke/E01_regimes@layer=1,seed=4/' in capsys.readouterr().out
+
+
+def test_the_runners_resolved_values_are_taken_as_they_are(monkeypatch):
+    monkeypatch.setenv(config.RESOLVED_VARIABLE, "1")
+    smoke = config.as_dict(config.resolve("E01_regimes", "smoke"))
+    shipped = config.as_dict(config.resolve("E01_regimes", "default"))
+    changed = next(k for k in smoke if k != "profile" and smoke[k] != shipped[k])
+    values = {**smoke, changed: shipped[changed]}  # --set back to the default profile's value
+    assert config.as_dict(config.load("E01_regimes", values))[changed] == shipped[changed]
+
+
+def test_variants_are_named_by_their_overrides():
+    def variant(**overrides):
+        return config.variant(config.resolve("E01_regimes", "default", overrides))
+
+    assert variant() == "" and variant(n_jobs=2, recompute=False) == ""  # execution keys change no result
+    assert variant(seed=1, layer=3) == "layer=3,seed=1"
+    assert variant(seed=config.resolve("E01_regimes", "default").seed) == ""  # the YAML's own value
+    assert variant(models=["minilm"]) == "models=minilm"
+    named = variant(models=["/data/my model"])
+    assert named.startswith("models=_data_my_model~") and len(named) == 30
+    assert named != variant(models=["/data/my_model"])

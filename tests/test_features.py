@@ -1,6 +1,7 @@
 """lib.features: real offline models, batched extraction, pooling and the content-keyed cache."""
 
 import json
+import threading
 import time
 
 import numpy as np
@@ -181,7 +182,7 @@ def test_parse_layer_reads_an_index_or_keeps_the_name():
 def test_tiny_random_models_build_offline_and_reproducibly(tmp_path, monkeypatch, name, chat):
     monkeypatch.setattr(features.paths, "MODELS_DIR", tmp_path)
     folder = features.model_folder(name)
-    assert folder == tmp_path / name and not (tmp_path / f"{name}.partial").exists()
+    assert folder == tmp_path / name and [p.name for p in tmp_path.iterdir()] == [name]  # no staging left
     states = features.compute_hidden_states(name, TEXTS[:2], chat_template=chat, progress=False)
     assert states.shape == (3, 2, 32) and np.isfinite(states).all()
     features._load.cache_clear()
@@ -201,3 +202,52 @@ def test_token_states_are_every_real_token_in_text_order():
     np.testing.assert_allclose(states[1, owner == 1], alone.numpy(), atol=1e-5)
     with pytest.raises(ValueError, match="layers"):
         features.token_states("minilm", TEXTS, layers=[7])
+
+
+def test_concurrent_first_builds_leave_one_folder_and_the_loser_uses_it(tmp_path):
+    destination = tmp_path / "tiny-bert"
+    errors: list[BaseException] = []
+
+    def build() -> None:
+        try:
+            features._build_tiny(destination, "bert")
+        except BaseException as error:  # reported below
+            errors.append(error)
+
+    workers = [threading.Thread(target=build) for _ in range(2)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    assert errors == [] and [p.name for p in tmp_path.iterdir()] == ["tiny-bert"]
+    weights = destination / "model.safetensors"
+    inode = weights.stat().st_ino
+    features._build_tiny(destination, "bert")  # a later loser: the winner's files stay where they are
+    assert weights.stat().st_ino == inode and [p.name for p in tmp_path.iterdir()] == ["tiny-bert"]
+    assert destination.stat().st_mode & 0o777 != 0o700  # not mkdtemp's private mode
+
+
+def test_a_folder_without_a_checkpoint_fails_in_one_clear_line(tmp_path, capsys):
+    from lib.__main__ import main
+
+    with pytest.raises(features.ModelUnavailableError, match="holds no config.json"):
+        features.n_layers(str(tmp_path))
+    assert main(["deltab", "--reference", "minilm", "--audited", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: model folder '{tmp_path}' holds no config.json") and "Traceback" not in err
+
+
+def test_check_model_reads_the_config_only(monkeypatch, tmp_path):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    features.check_model("minilm", "last")
+    features.check_model("smollm2-135m", 30)
+    with pytest.raises(ValueError, match=r"layer=31 is not a layer of 'smollm2-135m'; allowed: .* 0…30"):
+        features.check_model("smollm2-135m", 31)
+    start = time.perf_counter()
+    with pytest.raises(features.ModelUnavailableError, match="Offline defaults: minilm, smollm2-135m"):
+        features.check_model("no-such-org/no-such-model", "mid")
+    assert time.perf_counter() - start < 5
+    (tmp_path / "config.json").write_text(json.dumps({"num_hidden_layers": 4}))  # no weights: not read
+    features.check_model(str(tmp_path), 4)
+    with pytest.raises(ValueError, match="allowed: 'mid', 'last' or an integer 0…4"):
+        features.check_model(str(tmp_path), 5)

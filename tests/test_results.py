@@ -3,11 +3,12 @@
 import dataclasses
 import json
 import os
+import shutil
 
 import pandas as pd
 import pytest
 
-from lib import config, results
+from lib import config, paths, results
 
 
 def _params(**values):
@@ -32,9 +33,10 @@ def test_manifest_records_provenance(sandbox):
     run = results.start(_params(seed=3))
     path = run.save_json("numbers", {"a": 1})
     manifest = results.read_manifest(path)
-    assert manifest["file"] == "results/smoke/00_theory_checks/numbers.json"
-    assert manifest["params"]["seed"] == 3 and manifest["seeds"] == {"seed": 3}
+    assert manifest["file"] == "results/smoke/00_theory_checks@seed=3/numbers.json"  # not the YAML's: a variant
+    assert manifest["params"]["seed"] == 3 and manifest["seeds"] == {"seed": 3} and manifest["variant"] == "seed=3"
     assert manifest["params_hash"] == config.params_hash(run.params)
+    assert "lib/results.py" in manifest["code"] and manifest["code_hash"] == run.code_hash
     for key in ("git", "packages", "cpu_count", "started", "finished", "wall_time_s", "sha256"):
         assert key in manifest
     assert manifest["packages"]["numpy"]
@@ -62,9 +64,43 @@ def test_cached_table_is_reused_then_recomputed_when_parameters_change(sandbox):
     first, path = results.start(_params()).table("t", compute)
     again, _ = results.start(_params(n_jobs=2)).table("t", compute)  # execution-only key
     assert len(calls) == 1 and again.equals(first)
-    changed, _ = results.start(_params(seed=9)).table("t", compute)
+    changed, variant = results.start(_params(seed=9)).table("t", compute)
     assert len(calls) == 2 and changed.x.item() == 2
-    assert json.loads(results.manifest_path(path).read_text())["params"]["seed"] == 9
+    assert variant.parent.name == "00_theory_checks@seed=9" and json.loads(
+        results.manifest_path(variant).read_text())["params"]["seed"] == 9
+    assert json.loads(results.manifest_path(path).read_text())["params"]["seed"] == 0  # the canonical one untouched
+    params = config.validate("00_theory_checks", {"profile": "smoke", "seed": 9})
+    (sandbox / "params" / "smoke").mkdir(parents=True)
+    (sandbox / "params" / "smoke" / "00_theory_checks.yaml").write_text("seed: 9\n")
+    assert results.start(params).table("t", compute)[1] == path  # now what the YAML gives: the canonical folder
+    assert len(calls) == 3
+
+
+def test_a_code_change_recomputes_what_the_notebook_imports_and_nothing_else(sandbox, monkeypatch):
+    shutil.copytree(paths.LIB_DIR, sandbox / "lib", ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(paths, "LIB_DIR", sandbox / "lib")
+    (sandbox / "notebooks").mkdir()
+    script = "from lib import config, results\nfrom lib import stats\n"
+    (sandbox / "notebooks" / "00_theory_checks.py").write_text(script)
+    calls = []
+
+    def compute():
+        calls.append(1)
+        return {"n": len(calls)}
+
+    def log():
+        return results.start(_params()).json("r", compute)[0]["n"]
+
+    assert log() == 1 and log() == 1
+    (sandbox / "lib" / "kstar" / "protocol.py").write_text("# edited\n", encoding="utf-8")  # not imported by it
+    (sandbox / "lib" / "bias_shift" / "audit.py").write_text("# edited\n", encoding="utf-8")
+    assert log() == 1
+    with open(sandbox / "lib" / "stats.py", "a") as handle:  # imported directly
+        handle.write("# edited\n")
+    assert log() == 2
+    with open(sandbox / "lib" / "files.py", "a") as handle:  # imported through lib.results
+        handle.write("# edited\n")
+    assert log() == 3 and log() == 3
 
 
 def test_recompute_false_never_computes(sandbox):
@@ -109,6 +145,25 @@ def test_shared_table_computes_once_per_content(sandbox):
     assert other.b.iloc[0] == 3
 
 
+def test_shared_table_is_keyed_by_the_sources_its_function_runs(sandbox, monkeypatch):
+    shutil.copytree(paths.LIB_DIR, sandbox / "lib", ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(paths, "LIB_DIR", sandbox / "lib")
+    calls = []
+
+    def simulate(a):
+        calls.append(a)
+        return pd.DataFrame({"a": [a]})
+
+    results.shared_table(simulate, 1)
+    (sandbox / "lib" / "kstar" / "protocol.py").write_text("# edited\n", encoding="utf-8")  # this module never runs it
+    results.shared_table(simulate, 1)
+    assert calls == [1]
+    with open(sandbox / "lib" / "config.py", "a") as handle:  # imported here through lib.results
+        handle.write("# edited\n")
+    results.shared_table(simulate, 1)
+    assert calls == [1, 1]
+
+
 def test_claims_carry_a_kind_and_refuse_unknown_ones():
     assert results.claim("a", "s", "x", "1", 1.0, "within 0 of 1").kind == "paper"
     assert results.claim("b", "s", "x", "-", 1.0, ">= 1", kind="sanity").kind == "sanity"
@@ -123,3 +178,23 @@ def test_claims_summary_counts_the_kinds_apart():
     assert results.claims_summary(table).splitlines() == [
         "paper claims (reproduction): 1 of 2 hold",
         "sanity claims (by construction, not counted as reproduction): 1 of 1 hold"]
+
+
+def test_written_files_take_the_users_umask(sandbox):
+    previous = os.umask(0o022)
+    try:
+        path = results.atomic_write_text(sandbox / "out" / "shared.txt", "x")
+        assert path.stat().st_mode & 0o777 == 0o644  # not mkstemp's 0600
+        os.umask(0o077)
+        assert results.atomic_write_text(sandbox / "out" / "private.txt", "x").stat().st_mode & 0o777 == 0o600
+    finally:
+        os.umask(previous)
+
+
+def test_a_variants_figures_go_beside_the_canonical_ones(sandbox):
+    from lib import plotting
+
+    _, source = results.start(_params(seed=3)).table("t", lambda: pd.DataFrame({"x": [1]}))
+    plotting.save_table(pd.DataFrame({"x": [1]}), "tab", "A table.", [source])
+    assert (sandbox / "figures" / "smoke" / "00_theory_checks@seed=3" / "tab.md").is_file()
+    assert not (sandbox / "figures" / "smoke" / "00_theory_checks").exists()

@@ -28,18 +28,89 @@ def _stamp(root: Path) -> Path:
     return root / "build" / "smoke" / "ZZ_tiny.done.json"
 
 
-def test_run_skip_override_and_list(repo):
+def _manifest(root: Path, folder: str = "ZZ_tiny", name: str = "first.json") -> Path:
+    return root / "results" / "smoke" / folder / f"{name}.manifest.json"
+
+
+def test_run_skip_force_and_list(repo):
     first = run_cli(repo, "run", "--profile", "smoke", "--quiet")
     assert first.returncode == 0, first.stderr
     assert "ran  ZZ_tiny" in first.stdout and _stamp(repo).is_file()
-    assert (repo / "build" / "smoke" / "ZZ_tiny.ipynb").is_file()
+    executed = json.loads((repo / "build" / "smoke" / "ZZ_tiny.ipynb").read_text())
+    outputs = [o for cell in executed["cells"] if cell["cell_type"] == "code" for o in cell.get("outputs", [])]
+    assert "ZZ_tiny: profile smoke (params/smoke/ZZ_tiny.yaml); overrides: none; results: results/smoke/ZZ_tiny/" \
+        in "".join(outputs[0]["text"])  # the first output says what runs and where it goes
     assert "done" in run_cli(repo, "list").stdout
     assert "skipped  ZZ_tiny" in run_cli(repo, "run", "--profile", "smoke", "--quiet").stdout
-    assert "ran  ZZ_tiny" in run_cli(repo, "run", "--profile", "smoke", "--quiet", "--force").stdout
+    before = _manifest(repo).read_text()
+    reused = run_cli(repo, "run", "--profile", "smoke", "--quiet", "--force", "--reuse")
+    assert "ran  ZZ_tiny" in reused.stdout and _manifest(repo).read_text() == before
+    forced = run_cli(repo, "run", "--profile", "smoke", "--quiet", "--force")
+    assert "ran  ZZ_tiny" in forced.stdout and _manifest(repo).read_text() != before  # recomputed
+    assert run_cli(repo, "run", "--profile", "smoke", "--reuse").returncode == 2
+
+
+def test_overrides_write_a_variant_and_never_touch_the_canonical_run(repo):
+    assert run_cli(repo, "run", "--profile", "smoke", "--quiet").returncode == 0
+    canonical = {p: p.read_bytes() for p in [_stamp(repo), *(repo / "results/smoke/ZZ_tiny").iterdir()]}
     changed = run_cli(repo, "run", "--profile", "smoke", "--quiet", "--set", "seed=5")
-    assert "ran  ZZ_tiny" in changed.stdout
-    assert json.loads((repo / "results/smoke/ZZ_tiny/first.json").read_text()) == {"seed": 5}
-    assert "stale" in run_cli(repo, "list").stdout  # the YAML says seed 0, the last run used 5
+    assert "ran  ZZ_tiny@seed=5" in changed.stdout, changed.stderr
+    assert json.loads((repo / "results/smoke/ZZ_tiny@seed=5/first.json").read_text()) == {"seed": 5}
+    assert results_params(repo, "ZZ_tiny@seed=5")["seed"] == 5
+    failed = run_cli(repo, "run", "--profile", "smoke", "--quiet", "--set", "fail=true")
+    assert failed.returncode == 1 and "ZZ_tiny@fail=true: cell" in failed.stderr
+    assert {p: p.read_bytes() for p in canonical} == canonical  # the stamp and results of the YAML's run stay
+    assert sorted(p.name for p in (repo / "results/smoke/ZZ_tiny").iterdir()) == sorted(p.name for p in canonical
+                                                                                        if p != _stamp(repo))
+    listing = run_cli(repo, "list").stdout
+    main, _, variants = listing.partition("variants")
+    assert "ZZ_tiny" in main and "done" in main and "stale" not in main
+    assert "smoke     ZZ_tiny@fail=true  missing" in variants and "smoke     ZZ_tiny@seed=5  done" in variants
+    assert "skipped  ZZ_tiny@seed=5" in run_cli(repo, "run", "--profile", "smoke", "--quiet", "--set", "seed=5").stdout
+
+
+def results_params(root: Path, folder: str) -> dict:
+    return json.loads(_manifest(root, folder).read_text())["params"]
+
+
+def test_a_canonical_result_of_other_parameters_is_stale(repo):
+    assert run_cli(repo, "run", "--profile", "smoke", "--quiet").returncode == 0
+    manifest = _manifest(repo, name="second.json")
+    content = json.loads(manifest.read_text())
+    manifest.write_text(json.dumps({**content, "params_hash": "0" * 64}))  # written by other parameters
+    assert "stale" in run_cli(repo, "list").stdout
+    rerun = run_cli(repo, "run", "--profile", "smoke", "--quiet")
+    assert "ran  ZZ_tiny" in rerun.stdout and "done" in run_cli(repo, "list").stdout
+    assert json.loads(manifest.read_text())["params_hash"] != "0" * 64
+
+
+def test_a_code_change_reruns_what_it_touches_and_nothing_else(repo):
+    assert run_cli(repo, "run", "--profile", "smoke", "--quiet").returncode == 0
+    before = _manifest(repo).read_text()
+    with open(repo / "lib" / "stats.py", "a") as handle:  # ZZ_tiny never imports it
+        handle.write("# edited\n")
+    assert "skipped  ZZ_tiny" in run_cli(repo, "run", "--profile", "smoke", "--quiet").stdout
+    with open(repo / "lib" / "files.py", "a") as handle:  # lib.results imports it
+        handle.write("# edited\n")
+    assert "stale" in run_cli(repo, "list").stdout
+    assert "ran  ZZ_tiny" in run_cli(repo, "run", "--profile", "smoke", "--quiet").stdout
+    after = json.loads(_manifest(repo).read_text())
+    assert after["code_hash"] != json.loads(before)["code_hash"] and "lib/files.py" in after["code"]
+
+
+def test_unknown_models_and_layers_fail_before_any_compute(tmp_path):
+    root = tiny_repository(tmp_path)
+    start = time.monotonic()
+    layer = run_cli(root, "run", "E01_regimes", "--profile", "smoke", "--set", "layer=9")
+    assert layer.returncode == 2
+    assert "E01_regimes: parameter 'models' = 'tiny-bert': layer=9 is not a layer of 'tiny-bert'" in layer.stderr
+    model = run_cli(root, "run", "E01_regimes", "--profile", "smoke", "--set", "models=[no-org/no-model]")
+    assert model.returncode == 2 and "'no-org/no-model' has no local copy and the hub is off" in model.stderr
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    folder = run_cli(root, "run", "A01_audit_your_model", "--profile", "smoke", "--set", f"model={empty}")
+    assert folder.returncode == 2 and "holds no config.json" in folder.stderr
+    assert not (root / "build").exists() and time.monotonic() - start < 60
 
 
 def test_a_successful_run_removes_outputs_the_notebook_no_longer_writes(repo):
