@@ -49,8 +49,8 @@ profile = "default"  # smoke | default | paper
 recompute = True  # false: redraw figures from logged results only
 seed = 0  # unused: the paper's seeds are the pool seed, the sweep seed 0 and seeds below
 n_jobs = 1  # worker processes (-1: all cores); results do not depend on it
-models = ["smollm2-135m"]  # the reference model (w = 0), exactly one
-tuned_model = None  # the tuned checkpoint (w = 1) sharing the reference's chat template; None: format axis only
+models = ["smollm2-135m"]  # the reference model (weights 0), exactly one
+tuned_model = None  # the tuned checkpoint (weights 1) sharing the reference's chat template; None: format axis only
 extra_pairs = []  # further [base, tuned] pairs for A.3.1's ratios
 tasks = ["bbc_topic", "rt_sentiment", "rt_subjectivity", "debate_moderator", "dreaddit_stress", "discrim_question", "word_valence"]  # task pools (A.1.3)
 cap = 300  # texts per split of a pool
