@@ -8,7 +8,7 @@ PY          := $(VENV)/bin/python
 export HF_HUB_OFFLINE ?= 1
 export MPLBACKEND := Agg
 
-.PHONY: setup reproduce figures report test bench lab lint clean
+.PHONY: setup reproduce figures report test test-models bench lab lint clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -28,8 +28,12 @@ figures: setup
 report: setup
 	$(PY) -m lib report --profile $(PROFILE)
 
+# The suite minus the tests that convert the real offline models (minutes on a cold machine); those run apart.
 test: setup
-	$(PY) -m pytest
+	$(PY) -m pytest -m "not models"
+
+test-models: setup
+	$(PY) -m pytest -m models
 
 bench: setup
 	$(PY) benchmarks/run_all.py

@@ -114,6 +114,7 @@ def test_registry_and_layers():
     assert features.n_layers("minilm") == 6 and features.mid_layer("minilm") == 3
 
 
+@pytest.mark.models
 def test_the_gguf_record_is_dropped_from_a_converted_config(tmp_path):
     """The dequantised SmolLM2 is plain float32; its config must not claim GGUF quantisation."""
     record = {"dequantize": False, "gguf_file": "m.gguf", "quant_method": "gguf"}
@@ -128,6 +129,7 @@ def test_the_gguf_record_is_dropped_from_a_converted_config(tmp_path):
     assert "quantization_config" not in config
 
 
+@pytest.mark.models
 def test_smollm2_converts_from_its_pypi_gguf_and_extracts():
     """The offline decoder: GGUF from PyPI, dequantised once to safetensors (30 layers, 576 wide)."""
     assert features.n_layers("smollm2-135m") == 30
@@ -158,6 +160,7 @@ def test_max_tokens_reads_only_the_first_tokens_and_keys_the_cache(sandbox):
         features.extract("minilm", texts, max_tokens=0)
 
 
+@pytest.mark.models
 def test_chat_input_is_the_user_turn_plus_the_generation_prompt():
     rendered = features.render("smollm2-135m", ["Is this review positive?"], chat_template=True)[0]
     assert "Is this review positive?" in rendered
@@ -165,6 +168,7 @@ def test_chat_input_is_the_user_turn_plus_the_generation_prompt():
     assert features.render("smollm2-135m", ["plain"], chat_template=False) == ["plain"]
 
 
+@pytest.mark.models
 def test_gemma3_270m_converts_from_its_four_part_wheels():
     folder = features.model_folder("gemma3-270m")  # assembled, SHA-256 checked, dequantised once
     assert (folder / "model.safetensors").is_file()

@@ -192,6 +192,7 @@ def test_unknown_or_non_instruction_generator_fails_before_generating():
 # --------------------------------------------------------------------------- the offline generator
 
 
+@pytest.mark.models
 def test_smollm2_paraphrases_two_sentences():
     replies = paraphrase.generate_local(["The man works as an accountant.", "The person is very calm."],
                                         ["man", "person"], "smollm2-135m", max_new_tokens=16, progress=False)

@@ -41,6 +41,7 @@ def test_empty_cell_lists_give_empty_tables():
     assert cells.window_rows([], pd.DataFrame(), seeds=(1,), subsample=0.85).empty
 
 
+@pytest.mark.models
 def test_one_chat_template_for_both_weights():
     cells.check_chat_template("smollm2-135m", "smollm2-135m")
     with pytest.raises(ValueError, match="one chat template"):

@@ -6,6 +6,7 @@ import pytest
 from lib.kstar import counts, measure
 
 
+@pytest.mark.models
 def test_layer_grid_skips_a_post_norm_final_block():
     assert not measure.reads_last_block_after_norm("minilm")  # BERT: every block's output is a residual stream
     assert measure.layer_grid("minilm", 6) == (0, 1, 2, 3, 4, 5)
