@@ -10,7 +10,7 @@ from __future__ import annotations
 from lib import parameters
 from lib.bias_probes import schemas as bias_probes_schemas  # noqa: F401  (paper 000: 00, E01–E11)
 from lib.bias_shift import schemas as bias_shift_schemas  # noqa: F401  (paper 001: D01, D02)
-from lib.kstar import schemas as kstar_schemas  # noqa: F401  (paper 002: K01–K03)
+from lib.kstar import schemas as kstar_schemas  # noqa: F401  (paper 002: K01–K06)
 
 #: Notebook name → its parameter schema.
 SCHEMAS = parameters.REGISTERED
