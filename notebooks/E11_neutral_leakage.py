@@ -34,7 +34,6 @@
 # `stereotype_leakage` (figure and table), `leaky_purity` (figure and table), `claims`.
 
 # %%
-import re
 
 import numpy as np
 from IPython.display import display
@@ -228,21 +227,19 @@ claims = [
           independence.detection_z.abs().max(), "<= 3.5", kind="sanity"),
     claim("neutral_detections", "E11; Sec. V-E", "share of neutral-only audits detected at 1.4·σ₀",
           "0", independence.detection_detected.mean(), "<= 0.05"),
-    *[claim(f"stereotype_auc_{re.sub(r'[^0-9a-z]+', '_', row.model.lower()).strip('_')}", "E11; WinoBias [74]",
-            f"{row.model}: AUC of the held-out gender probe on neutral sentences, WinoBias female- vs "
-            f"male-stereotyped occupations ({row.n_female_professions} vs {row.n_male_professions} professions; "
-            f"profession-permutation p = {row.perm_p:.2g})",
-            "not stated (measured, not assumed away)", row.auc, ">= 0", kind="sanity")
-      for row in leakage.itertuples(index=False)],
     claim("leaky_excess", "E11; Thm 3",
           f"mean (measured − Eq. 8 at ŝ) at the largest leak rate {leaky.leak.max():g} (realised share "
           f"{top_leak.leak_realised.mean():.2f}) over models × purities",
           "exceeds Eq. 8 when neutral texts carry the label", top_leak.excess.mean(), "> 0"),
     claim("leaky_gain", "E11", f"mean AUC gain of leak {leaky.leak.max():g} over leak 0 on the same draws",
           "> 0 (qualitative)", (paired.auc - paired.auc_0).mean(), "> 0"),
-    claim("leak0_vs_eq8", "Thm 3; E2", "mean (measured − Eq. 8 at ŝ) at leak 0 (E02's draw) over models × purities",
-          "≈ 0 (zero free parameters)", no_leak.excess.mean(), "within 0.05 of 0"),
+    claim("leak0_vs_eq8", "Thm 3; E2", "largest |measured − Eq. 8 at ŝ| at leak 0 (E02's draw) over models × purities "
+          "(0.05 chosen, as in E02: the paper gives no tolerance)", "≈ 0 (zero free parameters)",
+          no_leak.excess.abs().max(), "<= 0.05"),
 ]
+# Measured, not assumed away (the paper states no value, so these are reported, not claims): how well the held-out
+# gender probe separates neutral sentences about WinoBias female- vs male-stereotyped occupations.
+display(leakage[["model", "auc", "perm_p", "n_female_professions", "n_male_professions"]])
 claims_table, claims_file = run.record_claims(claims)
 plotting.save_table(claims_table, "claims", "E11 neutral leakage (paper 000, E11): the paper's value beside the value "
                     "measured on the models named in the parameters.", [claims_file])
