@@ -34,7 +34,6 @@
 # `stereotype_leakage` (figure and table), `leaky_purity` (figure and table), `claims`.
 
 # %%
-
 import numpy as np
 from IPython.display import display
 from matplotlib import pyplot as plt
