@@ -41,7 +41,7 @@ profile = "default"  # smoke | default | paper
 recompute = True  # false: redraw figures from logged results only
 seed = 0  # unused: each model's seed is in its name, the probes use probe_seed
 n_jobs = 1  # worker processes for the probe fits (-1: all cores); results do not depend on it
-models = ["transformer-d64-L2-s0", "transformer-d128-L1-s0", "gru-d64-L1-s0", "gru-d128-L1-s0"]  # '<arch>-d<width>-L<depth>-s<seed>'
+architectures = ["transformer-d64-L2-s0", "transformer-d128-L1-s0", "gru-d64-L1-s0", "gru-d128-L1-s0"]  # '<arch>-d<width>-L<depth>-s<seed>'
 updates = 1000  # training updates per model (paper: ~30,000)
 checkpoints = [500]  # updates at which the tracked queries are read (Table 39)
 tracked = ["threshold8_target", "parity2_target", "threshold8_control"]  # queries read at every checkpoint
@@ -59,7 +59,7 @@ prop7_n = 3000  # samples of Proposition 7's example
 # %%
 params = config.load("K04_synthetic_world", globals())
 factor_world = world.FactorWorld()  # Table 35, rebuilt (lib.kstar.world)
-specs = synthetic.check_plan(params.models, params.tracked, params.checkpoints, params.updates, factor_world)
+specs = synthetic.check_plan(params.architectures, params.tracked, params.checkpoints, params.updates, factor_world)
 run = results.start(params)
 plotting.use_style()
 

@@ -214,7 +214,7 @@ def test_concurrent_first_builds_leave_one_folder_and_the_loser_uses_it(tmp_path
 
     def build() -> None:
         try:
-            features._build_tiny(destination, "bert")
+            features.build_tiny_model(destination, "bert")
         except BaseException as error:  # reported below
             errors.append(error)
 
@@ -226,7 +226,7 @@ def test_concurrent_first_builds_leave_one_folder_and_the_loser_uses_it(tmp_path
     assert errors == [] and [p.name for p in tmp_path.iterdir()] == ["tiny-bert"]
     weights = destination / "model.safetensors"
     inode = weights.stat().st_ino
-    features._build_tiny(destination, "bert")  # a later loser: the winner's files stay where they are
+    features.build_tiny_model(destination, "bert")  # a later loser: the winner's files stay where they are
     assert weights.stat().st_ino == inode and [p.name for p in tmp_path.iterdir()] == ["tiny-bert"]
     assert destination.stat().st_mode & 0o777 != 0o700  # not mkdtemp's private mode
 

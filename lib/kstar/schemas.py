@@ -76,7 +76,7 @@ class SyntheticWorld(NotebookParams):
     default trains four small models for a 2-core CPU budget of about 20 minutes.
     """
 
-    models: tuple[str, ...] = param(("transformer-d64-L2-s0", "transformer-d128-L1-s0", "gru-d64-L1-s0",
+    architectures: tuple[str, ...] = param(("transformer-d64-L2-s0", "transformer-d128-L1-s0", "gru-d64-L1-s0",
                                      "gru-d128-L1-s0"),
                                     doc="'<arch>-d<width>-L<depth>-s<seed>', arch transformer or gru (A.3.4)")
     updates: int = param(1_000, ge=1, doc="training updates per model (paper: ~30,000)")

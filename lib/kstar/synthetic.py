@@ -34,7 +34,7 @@ def check_plan(model_names: Sequence[str], tracked: Sequence[str], checkpoints: 
     parse or repeat, tracked queries not in the pool, checkpoints beyond the last update."""
     specs = [models.parse_spec(name) for name in model_names]
     if not specs or len({s.name for s in specs}) != len(specs):
-        raise ValueError(f"models={list(model_names)!r}; allowed: one or more distinct model names")
+        raise ValueError(f"architectures={list(model_names)!r}; allowed: one or more distinct architecture names")
     for name in tracked:
         world.query(name)
     late = sorted(c for c in checkpoints if c > updates)
