@@ -86,6 +86,10 @@ def partial_agreement(readings: pd.DataFrame, tasks: pd.DataFrame, models: Seque
         ka = tasks[tasks.model == a].set_index("task").kstar
         kb = tasks[tasks.model == b].set_index("task").kstar
         shared = ka.index.intersection(kb.index).intersection(text.index)
+        if len(shared) < 3:  # a partial rank correlation needs three tasks; fewer shared tasks: nothing to order
+            rows += [{"model_a": a, "model_b": b, "control": control, "rho": np.nan, "partial_rho": np.nan}
+                     for control in [*controls, "log k* (invariance)"]]
+            continue
         rho = stats.spearman(ka[shared], kb[shared])
         for control in controls:
             rows.append({"model_a": a, "model_b": b, "control": control, "rho": rho,
