@@ -198,7 +198,7 @@ for colour, student in enumerate(params.students):
     mine = primary[primary.student == student]
     panel, censored = mine[mine.in_panel], mine[mine.censored & np.isfinite(mine.kstar)]
     ax.scatter(panel.kstar, panel.n_star, color=f"C{colour}", label=student)
-    ax.scatter(censored.kstar, censored.n_star, color=f"C{colour}", marker="v", facecolors="none",
+    ax.scatter(censored.kstar, censored.n_star, edgecolors=f"C{colour}", marker="v", facecolors="none",
                label=f"{student} (censored: N* ≤ first budget)" if len(censored) else None)
     a = fits["endpoint"]["intercepts"].get(student)
     if a is not None and len(panel):
