@@ -204,7 +204,11 @@ for colour, student in enumerate(params.students):
     if a is not None and len(panel):
         grid = np.geomspace(panel.kstar.min(), panel.kstar.max(), 20)
         ax.plot(grid, 10 ** (a + fits["endpoint"]["b"] * np.log10(grid)), color=f"C{colour}", lw=1)
-ax.set(xscale="log", yscale="log", xlabel="k*_t (reference model)", ylabel="N* (labels)",
+if (np.isfinite(primary.kstar) & np.isfinite(primary.n_star)).any():  # log axes need a finite point
+    ax.set(xscale="log", yscale="log")
+else:
+    ax.text(0.5, 0.5, "no finite (k*, N*) pair", ha="center", transform=ax.transAxes)
+ax.set(xlabel="k*_t (reference model)", ylabel="N* (labels)",
        title=f"b = {fits['endpoint']['b']:.2f} on {fits['endpoint']['n_obs']} observations")
 ax.legend(fontsize=6)
 plotting.save_figure(fig, "label_requirement_panel", "Label requirement N* against the reference count k*_t (paper "
