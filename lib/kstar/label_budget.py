@@ -151,9 +151,9 @@ def _fit(frame: pd.DataFrame) -> tuple[float, dict[str, float]]:
     if not (within.abs() > 1e-12).any():
         return math.nan, {}
     dummies = pd.get_dummies(frame.student, dtype=float)
-    design = pd.concat([frame.x.rename("b"), dummies], axis=1)
-    fitted = sm.OLS(frame.y, design).fit()
-    return float(fitted.params["b"]), {s: float(fitted.params[s]) for s in dummies.columns}
+    design = np.column_stack([frame.x.to_numpy(), dummies.to_numpy()])  # positional: a student may be named "b"
+    params = sm.OLS(frame.y.to_numpy(), design).fit().params
+    return float(params[0]), {s: float(v) for s, v in zip(dummies.columns, params[1:], strict=True)}
 
 
 def separate_slopes(n_star_values, kstar, student, task) -> dict[str, float]:
