@@ -49,6 +49,12 @@ from lib.kstar import counts, measure, protocol, sae_measure
 
 MODES = ("zero", "mean")  #: ablation values: 0, or the training-split mean of each coordinate
 RANDOM_SEEDS = (0, 1, 2, 3, 4)  #: equal-size random coordinate sets per support (a choice: A.2.6's seeds were lost)
+GENERATION_COLUMNS = ("condition", "set_seed", "mode", "set_size", "edit_norm", "margin_mean", "margin_change",
+                      "behaviour_auroc", "replies_changed", "reply_logprob_change", "n_prompts")  #: generation_table's
+SUMMARY_COLUMNS = ("support_size", "ceiling", "tau", "se", "tolerance", "count", "ceiling_zero", "count_zero",
+                   "ceiling_mean", "count_mean", "random_ceiling", "random_ceiling_min", "random_ceiling_max",
+                   "random_count", "random_overlap", "support_only", "random_only", "recovery_ablated",
+                   "random_recovery", "recovery_support_only", "sufficient", "necessary")  #: after the labels
 _MEASURE = ("condition", "set_seed", "mode", "operation", "set_size", "overlap", "seed", "n_test_pos", "n_test_neg",
             "path", "size", "auroc")
 
@@ -117,6 +123,11 @@ def random_sets(n_features: int, size: int, exclude, seeds: Sequence[int] = RAND
         rng = np.random.default_rng([seed, zlib.crc32(key.encode())])
         out.append(tuple(int(j) for j in np.sort(rng.choice(pool, size=int(size), replace=False))))
     return out
+
+
+def set_key(model: str, task: str, decision: str) -> str:
+    """The key that seeds a decision's random sets, shared by the feature-space and the in-model ablation."""
+    return f"{model}/{task}/{decision}"
 
 
 def supports(sweep: pd.DataFrame, frac: float = protocol.FRAC) -> pd.DataFrame:
@@ -231,7 +242,7 @@ def summary_table(rows: pd.DataFrame, frac: float = protocol.FRAC, z: float = 1.
                     "sufficient": row["support_only"] >= tau - z * se,
                     "necessary": row["ceiling_mean"] < tau - z * se})
         out.append(row)
-    return pd.DataFrame(out)
+    return pd.DataFrame(out, columns=[*labels, *SUMMARY_COLUMNS])
 
 
 def model_ablation_rows(model: str, task_pools: dict, support_table: pd.DataFrame, *, max_tokens: int | None,
@@ -250,7 +261,7 @@ def model_ablation_rows(model: str, task_pools: dict, support_table: pd.DataFram
         frames.append(ablation_searches(
             states[:n_train], decision.y_train.astype(int), states[n_train:], decision.y_test.astype(int),
             [int(j) for j in row.support], seeds=seeds, subsample=subsample, random_seeds=random_seeds,
-            key=f"{model}/{row.task}/{row.decision}", labels=labels, n_jobs=n_jobs))
+            key=set_key(model, row.task, row.decision), labels=labels, n_jobs=n_jobs))
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["model", *_MEASURE])
 
 
@@ -478,7 +489,7 @@ def generation_table(name: str, texts: Sequence[str], labels, block: int, suppor
                      "behaviour_auroc": float(stats.auroc(labels, margin)),
                      "replies_changed": float(np.mean([a != b for a, b in zip(replies, base_replies, strict=True)])),
                      "reply_logprob_change": float(np.mean(reply_lp - base_reply_lp)), "n_prompts": len(prompts)})
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=list(GENERATION_COLUMNS))
 
 
 def hook_check(name: str, block: int, coords, values, texts: Sequence[str]) -> dict[str, float]:

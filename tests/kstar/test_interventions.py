@@ -38,7 +38,8 @@ def test_ablate_writes_zero_or_the_mean_exactly_at_the_chosen_columns():
     means = X.mean(axis=0)
     zero, mean = iv.ablate(X, [1, 3], "zero"), iv.ablate(X, [3, 1], "mean", means)
     assert np.all(zero[:, [1, 3]] == 0) and np.array_equal(zero[:, [0, 2]], X[:, [0, 2]])
-    assert np.array_equal(mean[:, [1, 3]], np.tile(means[[1, 3]], (3, 1))) and np.array_equal(mean[:, [0, 2]], X[:, [0, 2]])
+    assert np.array_equal(mean[:, [1, 3]], np.tile(means[[1, 3]], (3, 1)))
+    assert np.array_equal(mean[:, [0, 2]], X[:, [0, 2]])
     assert np.array_equal(X, np.arange(12.0).reshape(3, 4) + 1)  # the input is not modified
 
 
