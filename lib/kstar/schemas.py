@@ -142,6 +142,25 @@ class SaeCorrespondence(NotebookParams):
     composition_seeds: tuple[int, ...] = param((0, 1, 2, 3, 4), ge=0, doc="random dictionaries per decision (A.2.5)")
 
 
+@register("K07_support_interventions")
+@dataclass(frozen=True)
+class SupportInterventions(KstarParams):
+    """K07: ablating a selected support in feature space and inside the model (A.2.6, reconstructed)."""
+
+    tasks: tuple[str, ...] = param(("rt_sentiment", "rt_subjectivity", "dreaddit_stress", "word_valence"),
+                                   choices=TASKS, doc="task pools whose supports are ablated (A.1.3)")
+    random_seeds: tuple[int, ...] = param((0, 1, 2, 3, 4), ge=0, doc="equal-size random coordinate sets per support")
+    generator: str = param("smollm2-135m", doc="the causal LM ablated during generation (one of models)")
+    generation_task: str = param("rt_sentiment", choices=TASKS, doc="the task whose support is ablated in the model")
+    instruction: str = param("Is the sentiment of this movie review positive or negative? Answer with one word."
+                             "\n\n{text}", doc="the user turn; {text} takes the test text")
+    continuations: tuple[str, ...] = param(("Positive", "Negative"), doc="fixed answers scored by the model: "
+                                           "the positive class first")
+    n_prompts: int = param(48, ge=2, doc="balanced test texts read during generation")
+    max_new_tokens: int = param(8, ge=1, doc="greedy reply length")
+    batch_size: int = param(16, ge=1, doc="prompts per forward pass")
+
+
 @register("K08_label_budget")
 @dataclass(frozen=True)
 class LabelBudget(KstarParams):

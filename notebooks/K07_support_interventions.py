@@ -1,0 +1,258 @@
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # K07 · Interventions on a selected support: sufficient, not necessary, and what the model does without it
+#
+# **Paper 002**, App. A.2.6 and Sec. 5 (statement 5). A.2.6 asks "whether removing a selected support changes
+# the behavior that the class decision describes, and whether equally large edits in other directions leave
+# the behavior intact". Only its findings survived the extraction: "selected residual coordinates are
+# sufficient but not necessary for harmfulness readability", and "selected language features drive
+# reply-language adaptation in Gemma-2-9B-IT". Its procedure, edit sizes, seeds and tables were lost, so the
+# procedure here is a reconstruction with fixed seeds (`lib.kstar.interventions` states every choice):
+#
+# - **feature space**: each decision's residual support S (the smallest qualifying candidate of the
+#   preliminary sweep at the task's best block, mean pooling: A.1.6 and A.1.10's rule) is zero- and
+#   mean-ablated, Algorithm 1 is rerun on the ablated features over the A.1.6 seeds, and the ceiling and
+#   count are re-measured against equal-size random coordinate sets; the support alone is refitted for
+#   sufficiency. Zero and mean ablation coincide exactly in feature space (a constant column standardises to
+#   zeros), which the sanity claim checks;
+# - **inside the model**: a forward hook on the generator's decoder block replaces coordinates S of the
+#   block's output (every position, prompt and generated) by 0 or by their training means; the output change
+#   is read from the model itself — the log-odds of two fixed answers and greedy replies — against the same
+#   random sets.
+#
+# Offline default: MiniLM and SmolLM2-135M on four binary task pools (300 texts per split, 128 tokens);
+# SmolLM2-135M-Instruct is ablated while it answers a sentiment question about Rotten Tomatoes reviews. The
+# paper's harmfulness pools and Gemma-2-9B-IT are not offline; a gap to the paper is reported, not tuned away.
+#
+# Writes: `decisions`, `sweep`, `supports`, `ablation_searches`, `ablation` (table), `ablation_ceilings` (figure),
+# `generation` (table), `generation_change` (figure), `hook_check`, `claims`.
+
+# %%
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from IPython.display import display
+
+from lib import config, plotting, results
+from lib.kstar import interventions, measure
+from lib.results import claim
+
+# %% tags=["parameters"]
+profile = "default"  # smoke | default | paper
+recompute = True  # false: redraw figures from logged results only
+seed = 0  # unused: the seeds below are named by what they seed
+n_jobs = 1  # worker processes (-1: all cores); results do not depend on it
+models = ["minilm", "smollm2-135m"]  # registry names, hub ids or local checkpoint folders
+tasks = ["rt_sentiment", "rt_subjectivity", "dreaddit_stress", "word_valence"]  # task pools (A.1.3)
+cap = 300  # texts per split of a pool
+max_classes = 5  # one-vs-rest decisions per multiclass task
+pool_seed = 0  # seed of the pools, shared by all models
+max_tokens = 128  # input truncation in tokens (paper: 768)
+grid_size = 6  # probed blocks per model, an even sweep over depth
+sweep_poolings = ["mean", "last"]  # representations of the preliminary sweep
+seeds = [1, 2, 3, 4, 5]  # probe seeds of the re-measurement (A.1.6)
+subsample = 0.85  # share of each training class kept per seed
+frac = 0.95  # threshold factor of Eq. 4
+min_positives = 5  # positives per split a decision needs
+readable_ceiling = 0.9  # readability flag: ceilings at or below are flagged
+random_seeds = [0, 1, 2, 3, 4]  # equal-size random coordinate sets per support
+generator = "smollm2-135m"  # the causal LM ablated while it answers (one of models)
+generation_task = "rt_sentiment"  # the binary task whose support is ablated inside the model
+instruction = "Is the sentiment of this movie review positive or negative? Answer with one word.\n\n{text}"  # user turn
+continuations = ["Positive", "Negative"]  # fixed answers scored by the model, the positive class first
+n_prompts = 48  # balanced test texts read during generation
+max_new_tokens = 8  # greedy reply length
+batch_size = 16  # prompts per forward pass
+
+# %%
+params = config.load("K07_support_interventions", globals())
+measure.check_models(params.models)
+if params.generator not in params.models:
+    raise config.ConfigError(f"generator={params.generator!r} is not one of models={list(params.models)}")
+if params.generation_task not in params.tasks:
+    raise config.ConfigError(f"generation_task={params.generation_task!r} is not one of tasks={list(params.tasks)}")
+if "{text}" not in params.instruction or len(params.continuations) != 2:
+    raise config.ConfigError(f"instruction={params.instruction!r}, continuations={list(params.continuations)!r}; "
+                             "allowed: an instruction with a {text} slot and exactly two continuations")
+run = results.start(params)
+plotting.use_style()
+task_pools = measure.pools(params.tasks, cap=params.cap, seed=params.pool_seed, max_classes=params.max_classes)
+pool_args = {"tasks": params.tasks, "cap": params.cap, "pool_seed": params.pool_seed,
+             "max_classes": params.max_classes, "max_tokens": params.max_tokens, "min_positives": params.min_positives}
+
+# %% [markdown]
+# ## Class decisions, the preliminary sweep and the supports (A.1.3, A.1.6, A.1.10)
+
+# %%
+decisions, decisions_file = run.table("decisions", lambda: measure.decisions_table(task_pools, params.min_positives))
+sweep, sweep_file = run.table("sweep", lambda: pd.concat([results.shared_table(
+    measure.sweep_table, model, grid_size=params.grid_size, poolings=params.sweep_poolings, n_jobs=params.n_jobs,
+    **pool_args) for model in params.models], ignore_index=True))
+supports, supports_file = run.table("supports", lambda: interventions.supports(sweep, params.frac))
+display(decisions)
+display(supports.drop(columns="support"))
+plotting.save_table(supports.drop(columns="support").round(4), "supports", "Residual supports (paper 002, A.1.6, "
+                    "A.1.10's rule): per class decision, the task's best block in mean pooling, the sweep ceiling over "
+                    "every representation, τ and the size of the smallest qualifying candidate (∞: none; such "
+                    "decisions are not ablated).", [supports_file, sweep_file, decisions_file])
+
+# %% [markdown]
+# ## Feature space: ablate the support, re-measure ceiling and count, against equal-size random sets
+
+# %%
+searches, searches_file = run.table("ablation_searches", lambda: pd.concat([interventions.model_ablation_rows(
+    model, task_pools, supports, max_tokens=params.max_tokens, min_positives=params.min_positives, seeds=params.seeds,
+    subsample=params.subsample, random_seeds=params.random_seeds, n_jobs=params.n_jobs) for model in params.models],
+    ignore_index=True))
+ablation, ablation_file = run.table("ablation", lambda: interventions.summary_table(searches, params.frac))
+shown = ablation[["model", "task", "block", "support_size", "ceiling", "tau", "tolerance", "count", "ceiling_mean",
+                  "count_mean", "random_ceiling", "random_ceiling_min", "random_count", "support_only", "random_only",
+                  "sufficient", "necessary"]]
+display(shown)
+plotting.save_table(shown.round(4), "ablation", "Support ablation in feature space (paper 002, A.2.6, reconstructed): "
+                    "per decision, the ceiling C (largest dense AUROC over the probe seeds at the support's block), τ, "
+                    "the tolerance 1.96·s.e.(C) and the count; after mean-ablating the support (zero ablation is "
+                    "identical) the ceiling and count; after equal-size random ablations the median and lowest ceiling "
+                    "and the median count; the support alone and the random sets alone (median AUROC); sufficient: "
+                    "the support alone reaches τ − tolerance; necessary: ablating it drops C below τ − tolerance.",
+                    [ablation_file, searches_file])
+
+# %%
+fig, axes = plt.subplots(1, 2, figsize=(11, 3.8), sharey=True)
+x = np.arange(len(ablation))
+names = [f"{m[:8]}·{t}" for m, t in zip(ablation.model, ablation.task, strict=True)]
+for ax in axes:
+    ax.scatter(x, ablation.tau, marker="_", s=300, color="k", label="τ")
+    ax.set_xticks(x, names, rotation=40, ha="right", fontsize=7)
+axes[0].scatter(x - 0.15, ablation.ceiling, color="k", label="C (nothing ablated)")
+axes[0].scatter(x, ablation.ceiling_mean, color="C3", label="support ablated")
+axes[0].errorbar(x + 0.15, ablation.random_ceiling, yerr=[ablation.random_ceiling - ablation.random_ceiling_min,
+                 ablation.random_ceiling_max - ablation.random_ceiling], fmt="o", color="C7",
+                 label="random ablated (median, range)")
+axes[0].set(ylabel="test AUROC (refit)", title="remove the set: is it necessary?")
+axes[1].scatter(x - 0.1, ablation.support_only, color="C3", label="support alone")
+axes[1].scatter(x + 0.1, ablation.random_only, color="C7", label="random set alone (median)")
+axes[1].set(title="keep only the set: is it sufficient?")
+for ax in axes:
+    ax.legend(fontsize=7)
+plotting.save_figure(fig, "ablation_ceilings", "Support ablation in feature space (paper 002, A.2.6, reconstructed): "
+                     "left, the ceiling with nothing, the support, or an equal-size random set mean-ablated and the "
+                     "probe refitted; right, the AUROC of the support alone and of random sets alone; bars: τ.",
+                     [ablation_file, searches_file])
+
+# %% [markdown]
+# ## Inside the model: ablate the support while the generator answers
+#
+# The hook sits on the generator's decoder block that the support was read from; the margin is
+# log p(first continuation) − log p(second) after the chat prompt; the reply log-probability is that of the
+# unablated greedy reply, per token.
+
+# %%
+held = supports[(supports.model == params.generator) & (supports.task == params.generation_task)
+                & supports.has_support]
+picked = held.iloc[0] if len(held) else None
+pool = task_pools[params.generation_task]
+n_train = len(pool.texts_train)
+if picked is not None:
+    decision = next(d for d in pool.decisions(params.min_positives) if d.name == picked.decision)
+    prompts = interventions.balanced_indices(decision.y_test, params.n_prompts)
+    block, support = int(picked.block), [int(j) for j in picked.support]
+    X_train = measure.representations(params.generator, pool, [block], ("mean",),
+                                      max_tokens=params.max_tokens)["mean"][0][:n_train]
+    print(f"{params.generator}: {params.generation_task} ({picked.decision}), block {block}, |S| = {len(support)}")
+else:
+    print(f"{params.generator} holds no support for {params.generation_task}: nothing is ablated inside the model")
+generation, generation_file = run.table("generation", lambda: pd.DataFrame(columns=interventions.GENERATION_COLUMNS)
+                                        if picked is None else interventions.generation_table(
+    params.generator, [pool.texts_test[i] for i in prompts], decision.y_test[prompts].astype(int), block, support,
+    X_train, instruction=params.instruction, continuations=params.continuations, random_seeds=params.random_seeds,
+    key=interventions.set_key(params.generator, params.generation_task, picked.decision), max_tokens=params.max_tokens,
+    max_new_tokens=params.max_new_tokens, batch_size=params.batch_size))
+hook, hook_file = run.json("hook_check", lambda: {} if picked is None else interventions.hook_check(
+    params.generator, block, support, interventions.ablation_values(support, "mean", X_train.mean(axis=0)),
+    [pool.texts_test[i] for i in prompts[:4]]))
+display(generation)
+plotting.save_table(generation.round(4), "generation", f"Ablation inside {params.generator} while it answers "
+                    f"(paper 002, A.2.6, reconstructed): per condition and mode, the coordinates edited, the mean "
+                    "edit norm on the block's pooled training states, the mean answer margin log p(c₊) − log p(c₋), its "
+                    "mean absolute change from the unablated model, the AUROC of the margin against the labels, the "
+                    "share of greedy replies that change and the change in per-token log-probability of the unablated "
+                    "reply.", [generation_file, supports_file])
+
+# %%
+fig, axes = plt.subplots(1, 2, figsize=(10, 3.4))
+edited = generation[generation.condition != "none"]
+for ax, column, label in zip(axes, ["margin_change", "replies_changed"], ["mean |Δ margin| (nats)",
+                                                                          "share of replies changed"], strict=True):
+    for offset, (mode, part) in zip((-0.2, 0.2), edited.groupby("mode", sort=False), strict=False):
+        colours = ["C3" if c == "support" else "C7" for c in part.condition]
+        ax.bar(np.arange(len(part)) + offset, part[column], 0.4, color=colours, alpha=1.0 if mode == "mean" else 0.5,
+               label=f"{mode} ablation")
+        ax.set_xticks(np.arange(len(part)), [c if c == "support" else f"random {s}" for c, s in
+                                             zip(part.condition, part.set_seed, strict=True)], fontsize=7)
+    ax.set(ylabel=label)
+    if len(edited):
+        ax.legend(fontsize=7)
+plotting.save_figure(fig, "generation_change", f"Output change of {params.generator} with its "
+                     f"{params.generation_task} support (red) or an equal-size random coordinate set (grey) ablated at "
+                     "the support's block (paper 002, A.2.6, reconstructed): change of the answer margin and share of "
+                     "greedy replies changed; solid: mean ablation, light: zero ablation.", [generation_file])
+
+# %% [markdown]
+# ## Claims — paper value beside measured value
+#
+# Tolerances: the support was selected on the sweep's fit (full training split, seed 0) and is re-measured on
+# other subsamples, so "reaches τ" is read within the test split's own resolution, 1.96 Hanley–McNeil s.e. of C
+# (A.1.8), per decision; the median over the readable decisions (C > 0.90: A.1.6 restricts analyses that need
+# reliable readability to those) must clear it. The in-model claim compares the support with
+# every random set: exceeding the largest of five is a rank test at level 1/6.
+
+# %%
+readable = ablation[ablation.ceiling > params.readable_ceiling]
+support_ablated = searches[(searches.condition == "support") & (searches.operation == "ablate")]
+zero_vs_mean = np.abs(support_ablated[support_ablated["mode"] == "zero"].auroc.to_numpy()
+                      - support_ablated[support_ablated["mode"] == "mean"].auroc.to_numpy())
+by_mode = generation[generation["mode"] == "mean"]
+random_max = by_mode[by_mode.condition == "random"].margin_change.max()
+support_change = by_mode[by_mode.condition == "support"].margin_change.max()
+claims = [
+    claim("support_sufficient", "A.2.6; Sec. 5 (5)", "selected residual coordinates are sufficient: median over "
+          "readable decisions of A(S alone) − (τ − 1.96·s.e.(C)), refitted on the A.1.6 seeds (paper: harmfulness, its "
+          "tables lost; here four offline tasks)", "sufficient (>= 0)",
+          (readable.support_only - readable.tau + readable.tolerance).median(), ">= 0", paper="002"),
+    claim("support_not_necessary", "A.2.6; Sec. 5 (5)", "selected residual coordinates are not necessary: median "
+          "over readable decisions of C(S mean-ablated, refit) − (τ − 1.96·s.e.(C))", "not necessary (>= 0)",
+          (readable.ceiling_mean - readable.tau + readable.tolerance).median(), ">= 0", paper="002"),
+    claim("support_drives_output", "A.2.6; Sec. 5 (5)", f"selected features drive the reply (paper: language features "
+          f"of Gemma-2-9B-IT; here {params.generator}'s {params.generation_task} coordinates): mean |Δ answer margin| "
+          "under mean ablation of S over the largest of the equal-size random sets (> 1: S moves the output more "
+          "than every random edit)", "> 1", support_change / random_max if random_max > 0 else np.nan, "> 1",
+          paper="002"),
+    claim("zero_equals_mean_refit", "A.2.6 (reconstruction)", "zero and mean ablation give identical refits in "
+          "feature space (a constant column standardises to zeros, Eq. 6): largest |ΔAUROC| over every candidate",
+          "0", zero_vs_mean.max() if zero_vs_mean.size else np.nan, "<= 0", paper="002", kind="sanity"),
+    claim("hook_exact", "A.2.6 (reconstruction)", "the hook writes exactly the ablation values at S and leaves every "
+          "other coordinate of the block output untouched: largest deviation of either",
+          "0", max(hook.get("max_outside", np.nan), hook.get("max_inside", np.nan)), "<= 0", paper="002",
+          kind="sanity"),
+]
+claims_table, claims_file = run.record_claims(claims)
+plotting.save_table(claims_table, "claims", "K07 (paper 002, A.2.6, reconstructed): the paper's finding beside the "
+                    "measured value; kind 'sanity' holds by construction and is not counted as reproduction.",
+                    [claims_file])
+
+# %% [markdown]
+# Each row gives the paper's finding, the measured value and whether it holds; `holds = False` marks a finding
+# not reproduced here, reported as measured. The tasks, models, edit and output readings are offline stand-ins
+# for the paper's harmfulness and reply-language experiments, whose procedure was lost.
+
+# %%
+display(claims_table[["id", "kind", "statement", "paper_value", "measured", "comparison", "holds"]])
+print(results.claims_summary(claims_table))
