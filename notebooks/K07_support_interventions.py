@@ -27,7 +27,7 @@
 #   is read from the model itself — the log-odds of two fixed answers and greedy replies — against the same
 #   random sets.
 #
-# Offline default: MiniLM and SmolLM2-135M on four binary task pools (300 texts per split, 128 tokens);
+# Offline default: MiniLM and SmolLM2-135M on four task pools (300 texts per split, 128 tokens);
 # SmolLM2-135M-Instruct is ablated while it answers a sentiment question about Rotten Tomatoes reviews. The
 # paper's harmfulness pools and Gemma-2-9B-IT are not offline; a gap to the paper is reported, not tuned away.
 #
@@ -50,7 +50,7 @@ recompute = True  # false: redraw figures from logged results only
 seed = 0  # unused: the seeds below are named by what they seed
 n_jobs = 1  # worker processes (-1: all cores); results do not depend on it
 models = ["minilm", "smollm2-135m"]  # registry names, hub ids or local checkpoint folders
-tasks = ["rt_sentiment", "rt_subjectivity", "dreaddit_stress", "word_valence"]  # task pools (A.1.3)
+tasks = ["bbc_topic", "rt_sentiment", "rt_subjectivity", "word_valence"]  # task pools (A.1.3)
 cap = 300  # texts per split of a pool
 max_classes = 5  # one-vs-rest decisions per multiclass task
 pool_seed = 0  # seed of the pools, shared by all models
@@ -67,7 +67,7 @@ generator = "smollm2-135m"  # the causal LM ablated while it answers (one of mod
 generation_task = "rt_sentiment"  # the binary task whose support is ablated inside the model
 instruction = "Is the sentiment of this movie review positive or negative? Answer with one word.\n\n{text}"  # user turn
 continuations = ["Positive", "Negative"]  # fixed answers scored by the model, the positive class first
-n_prompts = 48  # balanced test texts read during generation
+n_prompts = 40  # balanced test texts read during generation
 max_new_tokens = 8  # greedy reply length
 batch_size = 16  # prompts per forward pass
 
@@ -151,8 +151,8 @@ plotting.save_figure(fig, "ablation_ceilings", "Support ablation in feature spac
 # ## Inside the model: ablate the support while the generator answers
 #
 # The hook sits on the generator's decoder block that the support was read from; the margin is
-# log p(first continuation) − log p(second) after the chat prompt; the reply log-probability is that of the
-# unablated greedy reply, per token.
+# log p(first continuation) − log p(second), their first tokens at the first reply position after the chat
+# prompt, read from the same greedy generation pass as the replies.
 
 # %%
 held = supports[(supports.model == params.generator) & (supports.task == params.generation_task)
@@ -182,9 +182,8 @@ display(generation)
 plotting.save_table(generation.round(4), "generation", f"Ablation inside {params.generator} while it answers "
                     f"(paper 002, A.2.6, reconstructed): per condition and mode, the coordinates edited, the mean "
                     "edit norm on the block's pooled training states, the mean answer margin log p(c₊) − log p(c₋), its "
-                    "mean absolute change from the unablated model, the AUROC of the margin against the labels, the "
-                    "share of greedy replies that change and the change in per-token log-probability of the unablated "
-                    "reply.", [generation_file, supports_file])
+                    "mean absolute change from the unablated model, the AUROC of the margin against the labels and the "
+                    "share of greedy replies that change.", [generation_file, supports_file])
 
 # %%
 fig, axes = plt.subplots(1, 2, figsize=(10, 3.4))

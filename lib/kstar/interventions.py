@@ -29,9 +29,9 @@ Inside the model — behaviour (:func:`ablation_hook`, :func:`generation_table`)
 block ℓ replaces coordinates S of the block's output at every position (prompt and generated tokens) by 0
 or by the training means of the mean-pooled features. Block ℓ's output is the hidden state the features
 pool (A.1.2, "Layer convention"), so the edit acts on the coordinates the probe read. The output change is
-read from the model itself (no external scorer): the log-probabilities of two fixed answer continuations
-(their log-odds margin, its mean absolute change and its AUROC against the labels) and greedy replies
-(the share that change, and the change in per-token log-probability of the unablated reply).
+read from the model itself (no external scorer): the log-probabilities of two fixed answers' first tokens
+at the first reply position (their log-odds margin, its mean absolute change and its AUROC against the
+labels) and greedy replies (the share that change), all from one generation pass per condition.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ from lib.kstar import counts, measure, protocol, sae_measure
 MODES = ("zero", "mean")  #: ablation values: 0, or the training-split mean of each coordinate
 RANDOM_SEEDS = (0, 1, 2, 3, 4)  #: equal-size random coordinate sets per support (a choice: A.2.6's seeds were lost)
 GENERATION_COLUMNS = ("condition", "set_seed", "mode", "set_size", "edit_norm", "margin_mean", "margin_change",
-                      "behaviour_auroc", "replies_changed", "reply_logprob_change", "n_prompts")  #: generation_table's
+                      "behaviour_auroc", "replies_changed", "n_prompts")  #: generation_table's
 SUMMARY_COLUMNS = ("support_size", "ceiling", "tau", "se", "tolerance", "count", "ceiling_zero", "count_zero",
                    "ceiling_mean", "count_mean", "random_ceiling", "random_ceiling_min", "random_ceiling_max",
                    "random_count", "random_overlap", "support_only", "random_only", "recovery_ablated",
@@ -351,52 +351,29 @@ def _left_padded(sequences: Sequence[Sequence[int]], pad_id: int):
     return ids, mask
 
 
-def continuation_logprobs(model, prompts: Sequence[Sequence[int]], continuations: Sequence[Sequence[int]], pad_id: int,
-                          batch_size: int = 16) -> np.ndarray:
-    """Σ log p(continuation tokens | prompt) per pair, teacher-forced (token ids in, one value per pair).
-
-    Left padding with explicit position ids (positions count real tokens only), so a row's value does not
-    depend on its batch; logits are kept only for the last max|continuation| + 1 positions.
-    """
-    import torch
-
-    if len(prompts) != len(continuations):
-        raise ValueError(f"{len(prompts)} prompts but {len(continuations)} continuations; allowed: one per prompt")
-    if any(len(p) == 0 for p in prompts):
-        raise ValueError("a prompt holds no tokens; allowed: prompts of one or more tokens")
-    out = np.zeros(len(prompts))
-    for start in range(0, len(prompts), batch_size):
-        stop = min(start + batch_size, len(prompts))
-        conts = [list(continuations[i]) for i in range(start, stop)]
-        ids, mask = _left_padded([list(prompts[i]) + conts[i - start] for i in range(start, stop)], pad_id)
-        keep = max(len(c) for c in conts) + 1
-        positions = (mask.cumsum(-1) - 1).clamp(min=0)
-        with torch.inference_mode():
-            logits = model(input_ids=ids, attention_mask=mask, position_ids=positions, logits_to_keep=keep).logits
-        logp = torch.log_softmax(logits.float(), dim=-1)  # position t predicts token t + 1
-        for row, cont in enumerate(conts):
-            for j, token in enumerate(cont):
-                out[start + row] += float(logp[row, keep - 1 - len(cont) + j, token])
-    return out
-
-
 def greedy_replies(model, prompts: Sequence[Sequence[int]], *, max_new_tokens: int, pad_id: int, eos_ids: Sequence[int],
-                   batch_size: int = 16) -> list[tuple[int, ...]]:
-    """Greedy replies (token ids, cut after the first end-of-sequence token) to each prompt, left-padded batches."""
+                   score_tokens: Sequence[int] = (), batch_size: int = 16) -> tuple[list[tuple[int, ...]], np.ndarray]:
+    """Greedy replies to each prompt (token ids, cut after the first end-of-sequence token; left-padded
+    batches) and log p(token | prompt) of each of ``score_tokens`` at the first reply position, from the
+    same forward pass (raw logits): an array (prompts × len(score_tokens))."""
     import torch
 
     if isinstance(max_new_tokens, bool) or not isinstance(max_new_tokens, int) or max_new_tokens < 1:
         raise ValueError(f"max_new_tokens={max_new_tokens!r}; allowed: an integer >= 1")
-    replies = []
+    if any(len(p) == 0 for p in prompts):
+        raise ValueError("a prompt holds no tokens; allowed: prompts of one or more tokens")
+    replies, scores = [], []
     for start in range(0, len(prompts), batch_size):
         ids, mask = _left_padded(prompts[start:start + batch_size], pad_id)
         with torch.inference_mode():
             out = model.generate(input_ids=ids, attention_mask=mask, max_new_tokens=max_new_tokens, do_sample=False,
-                                 pad_token_id=int(pad_id), eos_token_id=list(eos_ids))
-        for row in out[:, ids.shape[1]:].tolist():
+                                 pad_token_id=int(pad_id), eos_token_id=list(eos_ids), output_logits=True,
+                                 return_dict_in_generate=True)
+        scores.append(torch.log_softmax(out.logits[0].float(), dim=-1)[:, list(score_tokens)].numpy())
+        for row in out.sequences[:, ids.shape[1]:].tolist():
             ends = [i for i, token in enumerate(row) if token in eos_ids]
             replies.append(tuple(row[: ends[0] + 1] if ends else row))
-    return replies
+    return replies, np.concatenate(scores)
 
 
 def balanced_indices(y, n: int) -> np.ndarray:
@@ -428,9 +405,9 @@ def generation_table(name: str, texts: Sequence[str], labels, block: int, suppor
     random set (the sets of :func:`ablation_searches` for the same ``key``) ablated (zero, mean). Mean values:
     the column means of ``X_train`` (the block's mean-pooled training states). Columns: condition, set_seed,
     mode, set_size, edit_norm (mean over ``X_train``'s rows of ‖x_S − v_S‖), margin_mean (log p(c₊) −
-    log p(c₋) of the two ``continuations``), margin_change (mean |Δ margin| from none), behaviour_auroc
-    (AUROC of the margin against ``labels``), replies_changed (share of greedy replies that differ),
-    reply_logprob_change (mean change of the unablated reply's per-token log-probability).
+    log p(c₋) of the first tokens of the two ``continuations`` at the first reply position), margin_change
+    (mean |Δ margin| from none), behaviour_auroc (AUROC of the margin against ``labels``), replies_changed
+    (share of greedy replies that differ from the unablated ones).
     """
     if "{text}" not in instruction:
         raise ValueError(f"instruction={instruction!r} has no '{{text}}' placeholder")
@@ -455,7 +432,10 @@ def generation_table(name: str, texts: Sequence[str], labels, block: int, suppor
            for t in texts]
     rendered = features.render(str(folder), [instruction.format(text=t) for t in cut], chat_template=True)
     prompts = [tokenizer(r, add_special_tokens=False)["input_ids"] for r in rendered]
-    answers = [tokenizer(c, add_special_tokens=False)["input_ids"] for c in continuations]
+    answers = [tokenizer(c, add_special_tokens=False)["input_ids"][0] for c in continuations]
+    if answers[0] == answers[1]:
+        raise ValueError(f"continuations={list(continuations)!r} start with the same token; allowed: different first "
+                         "tokens (the margin reads them)")
     eos = model.generation_config.eos_token_id
     eos_ids = [int(e) for e in (eos if isinstance(eos, list) else [eos if eos is not None else tokenizer.eos_token_id])]
     pad_id = int(tokenizer.pad_token_id)
@@ -464,7 +444,7 @@ def generation_table(name: str, texts: Sequence[str], labels, block: int, suppor
     sets += [("random", r, s) for r, s in zip(random_seeds, random_sets(d, chosen.size, chosen, random_seeds, key),
                                                strict=True)]
     conditions = [("none", -1, "none", None)] + [(c, r, m, s) for c, r, s in sets for m in MODES]
-    base_margin = base_replies = base_reply_lp = None
+    base_margin = base_replies = None
     rows = []
     for condition, set_seed, mode, cols in conditions:
         if cols is None:
@@ -474,21 +454,17 @@ def generation_table(name: str, texts: Sequence[str], labels, block: int, suppor
             hooked = ablation_hook(model, block, cols, values)
             edit = float(np.linalg.norm(X_train[:, list(cols)] - values, axis=1).mean())
         with hooked:
-            margin = (continuation_logprobs(model, prompts, [answers[0]] * len(prompts), pad_id, batch_size)
-                      - continuation_logprobs(model, prompts, [answers[1]] * len(prompts), pad_id, batch_size))
-            replies = greedy_replies(model, prompts, max_new_tokens=max_new_tokens, pad_id=pad_id, eos_ids=eos_ids,
-                                     batch_size=batch_size)
-            reference = base_replies if base_replies is not None else replies
-            lengths = np.array([max(len(r), 1) for r in reference])
-            reply_lp = continuation_logprobs(model, prompts, reference, pad_id, batch_size) / lengths
+            replies, first = greedy_replies(model, prompts, max_new_tokens=max_new_tokens, pad_id=pad_id,
+                                            eos_ids=eos_ids, score_tokens=answers, batch_size=batch_size)
+        margin = first[:, 0] - first[:, 1]
         if base_margin is None:
-            base_margin, base_replies, base_reply_lp = margin, replies, reply_lp
+            base_margin, base_replies = margin, replies
         rows.append({"condition": condition, "set_seed": set_seed, "mode": mode, "set_size": 0 if cols is None else
                      len(cols), "edit_norm": edit, "margin_mean": float(margin.mean()),
                      "margin_change": float(np.abs(margin - base_margin).mean()),
                      "behaviour_auroc": float(stats.auroc(labels, margin)),
                      "replies_changed": float(np.mean([a != b for a, b in zip(replies, base_replies, strict=True)])),
-                     "reply_logprob_change": float(np.mean(reply_lp - base_reply_lp)), "n_prompts": len(prompts)})
+                     "n_prompts": len(prompts)})
     return pd.DataFrame(rows, columns=list(GENERATION_COLUMNS))
 
 

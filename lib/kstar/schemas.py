@@ -147,7 +147,7 @@ class SaeCorrespondence(NotebookParams):
 class SupportInterventions(KstarParams):
     """K07: ablating a selected support in feature space and inside the model (A.2.6, reconstructed)."""
 
-    tasks: tuple[str, ...] = param(("rt_sentiment", "rt_subjectivity", "dreaddit_stress", "word_valence"),
+    tasks: tuple[str, ...] = param(("bbc_topic", "rt_sentiment", "rt_subjectivity", "word_valence"),
                                    choices=TASKS, doc="task pools whose supports are ablated (A.1.3)")
     random_seeds: tuple[int, ...] = param((0, 1, 2, 3, 4), ge=0, doc="equal-size random coordinate sets per support")
     generator: str = param("smollm2-135m", doc="the causal LM ablated during generation (one of models)")
@@ -156,7 +156,7 @@ class SupportInterventions(KstarParams):
                              "\n\n{text}", doc="the user turn; {text} takes the test text")
     continuations: tuple[str, ...] = param(("Positive", "Negative"), doc="fixed answers scored by the model: "
                                            "the positive class first")
-    n_prompts: int = param(48, ge=2, doc="balanced test texts read during generation")
+    n_prompts: int = param(40, ge=2, doc="balanced test texts read during generation")
     max_new_tokens: int = param(8, ge=1, doc="greedy reply length")
     batch_size: int = param(16, ge=1, doc="prompts per forward pass")
 

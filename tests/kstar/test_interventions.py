@@ -126,15 +126,15 @@ def test_the_hook_changes_the_block_output_exactly_at_the_chosen_coordinates(tin
     assert check["max_outside"] == 0 and check["max_inside"] == 0 and check["logit_change"] > 0
 
 
-def test_continuation_logprobs_match_an_unbatched_forward_pass(tiny):
+def test_first_reply_logprobs_of_left_padded_batches_match_an_unbatched_forward_pass(tiny):
     _, model = tiny
-    prompts, conts = [[5, 6, 7], [8, 9, 10, 11, 12]], [[20, 21], [22]]
-    batched = iv.continuation_logprobs(model, prompts, conts, pad_id=0, batch_size=2)
-    for prompt, cont, value in zip(prompts, conts, batched, strict=True):
+    prompts, tokens = [[5, 6, 7], [8, 9, 10, 11, 12]], [20, 21]
+    replies, scores = iv.greedy_replies(model, prompts, max_new_tokens=2, pad_id=0, eos_ids=[102], score_tokens=tokens)
+    for prompt, reply, row in zip(prompts, replies, scores, strict=True):
         with torch.inference_mode():
-            logp = torch.log_softmax(model(input_ids=torch.tensor([prompt + cont])).logits[0], -1)
-        direct = sum(float(logp[len(prompt) - 1 + j, t]) for j, t in enumerate(cont))
-        assert value == pytest.approx(direct, abs=1e-4)
+            logp = torch.log_softmax(model(input_ids=torch.tensor([prompt])).logits[0, -1], -1)
+        assert row == pytest.approx(logp[tokens].numpy(), abs=1e-4)
+        assert reply[0] == int(logp.argmax()) and 1 <= len(reply) <= 2
 
 
 def test_hook_rejects_a_block_or_coordinate_the_model_lacks(tiny):
@@ -154,7 +154,7 @@ def test_generation_table_reads_no_change_without_an_edit_and_a_change_with_one(
                                 key="t", max_new_tokens=3, batch_size=4)
     assert list(table.condition) == ["none", "support", "support", "random", "random"]
     base = table.iloc[0]
-    assert base.margin_change == 0 and base.replies_changed == 0 and base.reply_logprob_change == 0
+    assert base.margin_change == 0 and base.replies_changed == 0
     assert (table.margin_change.iloc[1:] > 0).all()
     assert table.set_size.iloc[1:].eq(16).all()
     with pytest.raises(ValueError, match="placeholder"):
