@@ -8,6 +8,7 @@ workers or the scheduling order.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
@@ -44,8 +45,6 @@ def configure_threads(concurrent_jobs: int | None = None) -> int:
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     for variable in THREAD_VARIABLES:
         os.environ.setdefault(variable, str(threads))
-    import sys
-
     if "torch" in sys.modules:  # already loaded: its pool size can still be set at run time
         torch = sys.modules["torch"]
         if torch.get_num_threads() != int(os.environ["OMP_NUM_THREADS"]):

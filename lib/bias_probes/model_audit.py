@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from lib import features, parallel, probes, stats
-from lib.bias_probes import estimators, prompts, purity, theory
+from lib.bias_probes import estimators, prompts, purity, simulate, theory
 
 
 def grid_states(model: str, layers: str | Sequence[int] = "all", pooling: str = "mean",
@@ -335,9 +335,9 @@ class GapItem:
 
 
 def _ramp_gap(probe, X_train: np.ndarray, y_train: np.ndarray, X_test: np.ndarray, y_test: np.ndarray) -> float:
-    """Test − train ramp risk clip(1 − y·f, 0, 1) of a fitted probe (the bounded loss of Theorem 1)."""
+    """Test − train ramp risk of a fitted probe (:func:`simulate.ramp_risk`, the bounded loss of Theorem 1)."""
     def risk(X: np.ndarray, y: np.ndarray) -> float:
-        return float(np.clip(1.0 - (2.0 * y - 1) * probe.decision_function(X), 0.0, 1.0).mean())
+        return float(simulate.ramp_risk((2.0 * y - 1) * probe.decision_function(X)))
     return risk(X_test, y_test) - risk(X_train, y_train)
 
 

@@ -244,7 +244,7 @@ def detection_boundary(
 # --------------------------------------------------------------------------- generalisation gap
 
 
-def _ramp_risk(margins: np.ndarray) -> np.ndarray:
+def ramp_risk(margins: np.ndarray) -> np.ndarray:
     """Mean ramp loss clip(1 − y·f, 0, 1): 1-Lipschitz, in [0, 1], above the 0–1 loss."""
     return np.clip(1.0 - margins, 0.0, 1.0).mean(axis=-1)
 
@@ -278,7 +278,7 @@ def _gap_cell(cell: GapCell, seed: int) -> dict:
         expected = train.marked.mean() * train.oracle_direction / 2
         signs = rng.choice([-1.0, 1.0], size=(64, cell.n))
         rows.append({
-            "erm_gap": _ramp_risk(test_sign * (test.X @ w)) - _ramp_risk(train_sign * (train.X @ w)),
+            "erm_gap": ramp_risk(test_sign * (test.X @ w)) - ramp_risk(train_sign * (train.X @ w)),
             "weight_norm": np.linalg.norm(w),
             "radius": np.linalg.norm(train.X, axis=1).max(),
             "uniform_deviation": np.linalg.norm((train_sign[:, None] * train.X).mean(0) - expected),
@@ -415,7 +415,7 @@ def _curvature_gap_cell(cell: CurvatureGapCell, seed: int) -> dict:
         test_margins = (2.0 * test.y - 1) * ((test.X - mean) @ w)
         rows.append({
             "uniform_deviation": np.linalg.norm((sign[:, None] * (train.X - mean)).mean(0) - expected),
-            "erm_gap": _ramp_risk(test_margins) - _ramp_risk(sign * ((train.X - mean) @ w)),
+            "erm_gap": ramp_risk(test_margins) - ramp_risk(sign * ((train.X - mean) @ w)),
             "radius": np.linalg.norm(train.X - mean, axis=1).max(),
             "probe_auc": stats.auroc(test.y, (test.X - mean) @ w),
         })
