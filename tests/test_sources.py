@@ -47,3 +47,22 @@ def test_a_lib_function_runs_its_module_closure():
 
     names = [sources.name(p) for p in sources.of_function(stats.auroc)]
     assert "lib/stats.py" in names and "lib/kstar/protocol.py" not in names
+
+
+def test_the_registry_brings_only_the_notebooks_own_papers_schema(tmp_path, monkeypatch):
+    root = _lib(tmp_path, monkeypatch, {
+        "config.py": "from lib import schemas\n",
+        "schemas.py": "from lib.pa import schemas as a\nfrom lib.pb import schemas as b\n",
+        "pa/__init__.py": "", "pa/schemas.py": "", "pa/tool.py": "from lib import config\n",
+        "pb/__init__.py": "", "pb/schemas.py": "",
+    })
+    script = tmp_path / "notebook.py"
+    script.write_text("from lib import config\nfrom lib.pa import tool\n")
+    names = [sources.name(p) for p in sources.of_file(script)]
+    assert "lib/pa/schemas.py" in names and "lib/pb/schemas.py" not in names
+    before = sources.digest(sources.of_file(script))
+    (root / "pb" / "schemas.py").write_text("# another paper's parameters\n")
+    assert sources.digest(sources.of_file(script)) == before
+    (root / "pa" / "schemas.py").write_text("# this paper's parameters\n")
+    assert sources.digest(sources.of_file(script)) != before
+    assert "lib/pb/schemas.py" in [sources.name(p) for p in sources.closure(["lib.config"])]  # no paper: all
