@@ -28,8 +28,12 @@
 #   random sets.
 #
 # Offline default: MiniLM and SmolLM2-135M on four task pools (300 texts per split, 128 tokens);
-# SmolLM2-135M-Instruct is ablated while it answers a sentiment question about Rotten Tomatoes reviews. The
-# paper's harmfulness pools and Gemma-2-9B-IT are not offline; a gap to the paper is reported, not tuned away.
+# SmolLM2-135M-Instruct is ablated while it answers whether a BBC news article is about the topic of the
+# first bbc_topic decision holding a support. A sentiment question was the first choice, but under `default`
+# SmolLM2's rt_sentiment count is ∞ (no candidate up to 128 coordinates reaches τ, so there is no support to
+# ablate) and its word_valence ceiling (0.78) is below the 0.90 readability flag (`supports` table): the topic
+# decisions are the readable ones with a support. The paper's harmfulness pools and Gemma-2-9B-IT are not
+# offline; a gap to the paper is reported, not tuned away.
 #
 # Writes: `decisions`, `sweep`, `supports`, `ablation_searches`, `ablation` (table), `ablation_ceilings` (figure),
 # `generation` (table), `generation_change` (figure), `hook_check`, `claims`.
@@ -64,9 +68,9 @@ min_positives = 5  # positives per split a decision needs
 readable_ceiling = 0.9  # readability flag: ceilings at or below are flagged
 random_seeds = [0, 1, 2, 3, 4]  # equal-size random coordinate sets per support
 generator = "smollm2-135m"  # the causal LM ablated while it answers (one of models)
-generation_task = "rt_sentiment"  # the binary task whose support is ablated inside the model
-instruction = "Is the sentiment of this movie review positive or negative? Answer with one word.\n\n{text}"  # user turn
-continuations = ["Positive", "Negative"]  # fixed answers scored by the model, the positive class first
+generation_task = "bbc_topic"  # the task whose support (its first decision holding one) is ablated inside the model
+instruction = "Is this news article about {decision}? Answer Yes or No.\n\n{text}"  # user turn, filled per decision
+continuations = ["Yes", "No"]  # fixed answers scored by the model, the positive class first
 n_prompts = 40  # balanced test texts read during generation
 max_new_tokens = 8  # greedy reply length
 batch_size = 16  # prompts per forward pass
@@ -172,7 +176,7 @@ else:
 generation, generation_file = run.table("generation", lambda: pd.DataFrame(columns=interventions.GENERATION_COLUMNS)
                                         if picked is None else interventions.generation_table(
     params.generator, [pool.texts_test[i] for i in prompts], decision.y_test[prompts].astype(int), block, support,
-    X_train, instruction=params.instruction, continuations=params.continuations, random_seeds=params.random_seeds,
+    X_train, instruction=params.instruction.replace("{decision}", picked.decision), continuations=params.continuations, random_seeds=params.random_seeds,
     key=interventions.set_key(params.generator, params.generation_task, picked.decision), max_tokens=params.max_tokens,
     max_new_tokens=params.max_new_tokens, batch_size=params.batch_size))
 hook, hook_file = run.json("hook_check", lambda: {} if picked is None else interventions.hook_check(

@@ -151,10 +151,10 @@ class SupportInterventions(KstarParams):
                                    choices=TASKS, doc="task pools whose supports are ablated (A.1.3)")
     random_seeds: tuple[int, ...] = param((0, 1, 2, 3, 4), ge=0, doc="equal-size random coordinate sets per support")
     generator: str = param("smollm2-135m", doc="the causal LM ablated during generation (one of models)")
-    generation_task: str = param("rt_sentiment", choices=TASKS, doc="the task whose support is ablated in the model")
-    instruction: str = param("Is the sentiment of this movie review positive or negative? Answer with one word."
-                             "\n\n{text}", doc="the user turn; {text} takes the test text")
-    continuations: tuple[str, ...] = param(("Positive", "Negative"), doc="fixed answers scored by the model: "
+    generation_task: str = param("bbc_topic", choices=TASKS, doc="the task whose support is ablated in the model")
+    instruction: str = param("Is this news article about {decision}? Answer Yes or No.\n\n{text}",
+                             doc="the user turn; {text} takes the test text, {decision} the decision's name")
+    continuations: tuple[str, ...] = param(("Yes", "No"), doc="fixed answers scored by the model: "
                                            "the positive class first")
     n_prompts: int = param(40, ge=2, doc="balanced test texts read during generation")
     max_new_tokens: int = param(8, ge=1, doc="greedy reply length")
