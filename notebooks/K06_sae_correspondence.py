@@ -156,6 +156,9 @@ plotting.save_table(rates.round(4), "pass_rates", "Correspondence pass rates (pa
 
 # %%
 tested = tests[tests.status == "tested"].astype({"passed": bool, "z": float})
+held_by = sae_supports[sae_supports.has_support].groupby(["task", "decision"]).model.nunique()
+print(f"decisions with an SAE support in every model: {int((held_by == len(params.models)).sum())} of "
+      f"{sae_supports.groupby(['task', 'decision']).ngroups}; correspondence tests run: {len(tested)}")
 fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
 axes[0].hist(tested.z.clip(-5, 20), bins=30, color="C0")
 axes[0].set(xlabel="z (clipped to [−5, 20])", ylabel="tests", title=f"{len(tested)} tests")
@@ -242,7 +245,11 @@ plotting.save_table(claims_table, "claims", "K06 (paper 002, A.1.10, A.2.4-A.2.5
 # Each row gives the paper's value, the measured value and whether it holds. The offline run has one model
 # pair (the paper 28), four tasks with few decisions each (the paper's intents number 19-20) and small
 # offline SAEs; the pooled rate therefore rests on few tests, and the composition test on five decisions per
-# model, whose one-sided Wilcoxon p cannot go below 1/32 per model.
+# model, whose one-sided Wilcoxon p cannot go below 1/32 per model. A correspondence test needs the same
+# decision to hold an SAE support in both models; where none does (the `default` run of 2026-12-01: MiniLM's
+# SAE supports cover the five bbc_topic decisions, SmolLM2's only rt_subjectivity, its bbc_topic SAE counts
+# being ∞ at its SAE layer), nothing is matched and the three correspondence claims read NaN: not measured,
+# which is not the same as not reproduced.
 
 # %%
 display(claims_table[["id", "kind", "statement", "paper_value", "measured", "comparison", "holds"]])
