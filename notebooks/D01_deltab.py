@@ -46,7 +46,7 @@ from lib.bias_shift import audit, checkpoints, evaluation, output_bias, sentence
 from lib.results import claim
 
 # %% tags=["parameters"]
-profile = "default"  # smoke | default | paper
+profile = "default"  # smoke | default | paper | extended
 recompute = True  # false: redraw figures from logged results only
 seed = 0  # training, generation, template-subset and bootstrap seed
 n_jobs = -1  # worker processes (-1: all cores); results do not depend on it
