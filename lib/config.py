@@ -209,7 +209,8 @@ def validate(notebook: str, values: Mapping[str, Any], *, allow_missing: bool = 
     """Validate ``values`` against the notebook's schema and return the typed parameters.
 
     Unknown keys, wrong types and out-of-range values raise :class:`ConfigError` naming the key,
-    the value and what is allowed (and the closest valid key for an unknown one).
+    the value and what is allowed (and the closest valid key for an unknown one); so does a rule
+    across fields that the schema's ``__post_init__`` checks with a ValueError.
     """
     schema = schema_for(notebook)
     fields = {f.name: f for f in dataclasses.fields(schema)}
@@ -246,7 +247,10 @@ def validate(notebook: str, values: Mapping[str, Any], *, allow_missing: bool = 
         typed[name] = converted
     if problems:
         raise ConfigError(f"{notebook}: " + "; ".join(problems))
-    return schema(**typed)
+    try:
+        return schema(**typed)
+    except ValueError as error:  # a rule across fields, checked by the schema's __post_init__
+        raise ConfigError(f"{notebook}: {error}") from None
 
 
 def resolve(notebook: str, profile: str, overrides: Mapping[str, Any] | None = None) -> NotebookParams:

@@ -60,10 +60,10 @@ def layer_param(default: int | str) -> Any:
 
 #: Fields that name models (a registry name, hub id or local folder, or a list of them): checked against the
 #: model's ``config.json`` before any compute (:func:`lib.runner.check_models`).
-MODEL_FIELDS: tuple[str, ...] = ("model", "models", "reference", "checkpoint_paths", "generator", "control_model",
-                                 "students", "tuned_model")
+MODEL_FIELDS: tuple[str, ...] = ("model", "models", "reference", "references", "checkpoint_paths", "generator",
+                                 "control_model", "students", "tuned_model")
 #: The model fields whose models the ``layer`` field indexes.
-LAYERED_MODEL_FIELDS: tuple[str, ...] = ("model", "models", "reference", "checkpoint_paths")
+LAYERED_MODEL_FIELDS: tuple[str, ...] = ("model", "models", "reference", "references", "checkpoint_paths")
 
 
 #: Every registered schema by notebook name; filled as the paper packages' ``schemas`` modules import.

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-PROFILES: tuple[str, ...] = ("smoke", "default", "paper")
+#: ``extended`` holds YAMLs only for the notebooks it reruns at a larger scale than ``default`` (more families or
+#: regimes); a batch under it runs just those.
+PROFILES: tuple[str, ...] = ("smoke", "default", "paper", "extended")
 VARIANT_SEPARATOR = "@"
 
 

@@ -9,7 +9,8 @@
 # %% [markdown]
 # # D01 · The Representational Bias Shift ΔB across a graded checkpoint spectrum
 #
-# **Paper 001**, Sec. 3 (Eq. 1–7) and Sec. 4.1–4.5 (Table 1, Figures 2–3, Appendix G). A reference model
+# **Paper 001**, Sec. 3 (Eq. 1–7) and Sec. 4.1–4.5 (Table 1, Figures 2–3, Appendix G). Each setting — a
+# reference model (a family) under a fine-tuning regime (LoRA or full) — has its own spectrum: the model
 # is fine-tuned on an unharmful and on a synthetic harmful corpus (LoRA, Appendix C settings scaled to
 # the model) and the two are merged linearly at 90/10 … 10/90: seven checkpoints from safe to
 # harmful. For every checkpoint × target group, ΔB is measured in relative space (1,000 neutral
@@ -25,10 +26,13 @@
 # sentiment score, not a bias label, kept as a labelled second column. Statistics respect that the
 # 7 × 24 pairs are 7 checkpoints: p-values permute whole checkpoints, intervals resample them, and a
 # checkpoint-level correlation of the means over groups stands beside the pooled one. Offline
-# default: SmolLM2-135M-Instruct; paper profile: your checkpoints and external benchmark scores.
+# default: SmolLM2-135M-Instruct under LoRA; `extended` profile: SmolLM2 and Gemma-3-270M (a base model,
+# prompted by the plain rendering of `lib.bias_shift.chat`) under LoRA and full fine-tuning; paper
+# profile: your checkpoints and external benchmark scores, and Table 1 from the original pipelines' pairs.
 #
 # Writes: `control` (ΔB, control, group shift, decomposition per checkpoint), `scorers` (sampled vs forced
-# on their shared prompts), `evaluation`, `delta_b_vs_bias` (scatter per scorer and method), `roc`, `claims`.
+# on their shared prompts), `evaluation`, `table1` (paper 001's Table 1 per scorer × family × regime, and
+# `table1_external` from `table1_csv`), `delta_b_vs_bias` (scatter per scorer and method), `roc`, `claims`.
 
 # %%
 import numpy as np
@@ -38,16 +42,16 @@ from matplotlib import pyplot as plt
 from sklearn.metrics import roc_curve
 
 from lib import config, plotting, results
-from lib.bias_shift import audit, checkpoints, evaluation, output_bias, sentences, stereotype
+from lib.bias_shift import audit, checkpoints, evaluation, output_bias, sentences, stereotype, table1
 from lib.results import claim
 
 # %% tags=["parameters"]
-profile = "default"  # smoke | default | paper
+profile = "default"  # smoke | default | paper | extended
 recompute = True  # false: redraw figures from logged results only
 seed = 0  # training, generation, template-subset and bootstrap seed
 n_jobs = -1  # worker processes (-1: all cores); results do not depend on it
-reference = "smollm2-135m"  # the base model: registry name, hub id or local folder
-method = "lora"  # fine-tuning regime: lora | full
+references = ["smollm2-135m"]  # base models, one family each: registry names, hub ids or local folders
+methods = ["lora"]  # fine-tuning regimes (each reference × method is a setting): lora | full
 ratios = [0.9, 0.7, 0.5, 0.3, 0.1]  # merge weights of the unharmful model (Appendix C)
 epochs = 3  # fine-tuning epochs (Appendix C)
 checkpoint_paths = []  # paper profile: checkpoint folders or ids to audit instead of the built spectrum
@@ -73,33 +77,43 @@ anchor_size = 1000  # neutral anchors (Sec. 4.1)
 n_bootstrap = 1000  # bootstrap resamples (MAE of the linear fit; checkpoint-bootstrap intervals)
 n_permutations = 5040  # checkpoint-block permutations (all 7! of them for seven checkpoints)
 units = ["group", "topic"]  # evaluate per group and per the 9 topics of Appendix B
+table1_csv = ""  # paper profile: CSV family,regime,benchmark,checkpoint,group,delta_b,delta_bias_score
 
 # %%
 params = config.load("D01_deltab", globals())
 run = results.start(params)
 plotting.use_style()
 main_pooling = params.poolings[0]
+setting = ["family", "regime"]  # a setting: the reference model (family) and the fine-tuning regime
 
 # %% [markdown]
-# ## The spectrum; ΔB and the group-free control per checkpoint × group
+# ## The spectra; ΔB and the group-free control per setting × checkpoint × group
+#
+# One spectrum per reference × method; the default's single setting (SmolLM2, LoRA) reuses the spectrum
+# under `models/spectrum/smollm2-135m-lora-seed0`.
 
 # %%
-spectrum, spectrum_file = run.json("spectrum", lambda: checkpoints.spectrum_folders(
-    params.reference, checkpoint_paths=params.checkpoint_paths, method=params.method, seed=params.seed,
-    ratios=params.ratios, epochs=params.epochs))
+built, spectrum_file = run.json("spectrum", lambda: [
+    {"family": reference, "regime": method, "checkpoints": checkpoints.spectrum_folders(
+        reference, checkpoint_paths=params.checkpoint_paths, method=method, seed=params.seed, ratios=params.ratios,
+        epochs=params.epochs)}
+    for reference in params.references for method in params.methods])
+spectra = {(entry["family"], entry["regime"]): entry["checkpoints"] for entry in built}
 sets = sentences.load(anchor_size=params.anchor_size, seed=params.seed)
 shifts, shifts_file = run.table("delta_b", lambda: pd.concat([
     audit.audit(spectrum["base"], folder, groups=params.groups, layer=params.layer, pooling=pooling,
-                sets=sets).assign(checkpoint=name, pooling=pooling)
+                sets=sets).assign(family=family, regime=regime, checkpoint=name, pooling=pooling)
+    for (family, regime), spectrum in spectra.items()
     for pooling in params.poolings for name, folder in spectrum.items() if name != "base"
 ], ignore_index=True))
-control = shifts.groupby(["pooling", "checkpoint"], sort=False)[
+control = shifts.groupby([*setting, "pooling", "checkpoint"], sort=False)[
     ["delta_b", "control_delta_b", "group_shift", "targets_only", "attributes_only"]].mean().reset_index()
 control["abs_control_over_median_abs_delta_b"] = (
-    control.control_delta_b.abs() / shifts.groupby(["pooling", "checkpoint"], sort=False).delta_b
+    control.control_delta_b.abs() / shifts.groupby([*setting, "pooling", "checkpoint"], sort=False).delta_b
     .apply(lambda d: d.abs().median()).to_numpy())
 display(control.round(4))
-plotting.save_table(control.round(5), "control", "Mean over groups per pooling and checkpoint: ΔB (RR), the group-free "
+plotting.save_table(control.round(5), "control", "Mean over groups per setting (family, regime), pooling and "
+                    "checkpoint: ΔB (RR), the group-free "
                     "control's ΔB (templates about people, the students, my neighbours), the group-specific shift "
                     "ΔB − control, and ΔB's targets-only and attributes-only parts; last column |control| over the "
                     "median |ΔB| (above 1: ΔB is mostly drift the groups share). Not in paper 001.", [shifts_file])
@@ -112,24 +126,28 @@ generation = {"n_samples": params.n_samples, "temperature": params.temperature, 
               "max_new_tokens": params.max_new_tokens, "seed": params.seed,
               "batch_size": params.generation_batch_size}
 dt_scorers = [s for s in params.scorers if s.startswith("dt_")]
-per_prompt, per_prompt_file = run.table("stereotype_prompts", lambda: stereotype.spectrum_agreement(
+per_prompt, per_prompt_file = run.table("stereotype_prompts", lambda: pd.concat([stereotype.spectrum_agreement(
     spectrum, params.groups, system=params.system_prompt, n_forced_templates=params.n_forced_templates,
     n_sampled_templates=params.n_sampled_templates if "dt_sampled" in params.scorers else 0,
     template_seed=params.seed, forced_batch_size=params.forced_batch_size, n_samples=params.dt_n_samples,
     temperature=params.dt_temperature, max_new_tokens=params.dt_max_new_tokens, seed=params.seed,
-    batch_size=params.generation_batch_size) if dt_scorers else pd.DataFrame())
+    batch_size=params.generation_batch_size).assign(family=family, regime=regime)
+    for (family, regime), spectrum in spectra.items()], ignore_index=True) if dt_scorers else pd.DataFrame())
 frames = []
 if dt_scorers:
-    dt = stereotype.agreement_scores(per_prompt)
+    dt = pd.concat([stereotype.agreement_scores(frame).assign(family=family, regime=regime)
+                    for (family, regime), frame in per_prompt.groupby(setting, sort=False)], ignore_index=True)
     frames.append(dt[dt.scorer.isin(dt_scorers)].drop(columns="neither"))
 if "vader" in params.scorers:
-    frames.append(output_bias.score_frame(spectrum, params.groups, **generation))
+    frames += [output_bias.score_frame(spectrum, params.groups, **generation).assign(family=family, regime=regime)
+               for (family, regime), spectrum in spectra.items()]
 if params.external_scores_csv:
-    frames.append(output_bias.score_frame(spectrum, params.groups, external_scores_csv=params.external_scores_csv))
+    frames += [output_bias.score_frame(spectrum, params.groups, external_scores_csv=params.external_scores_csv)
+               .assign(family=family, regime=regime) for (family, regime), spectrum in spectra.items()]
 scores, scores_file = run.table("output_bias", lambda: pd.concat(frames, ignore_index=True))
-pairs = shifts.merge(scores[scores.checkpoint != "base"], on=["checkpoint", "group"])
-display(pairs[pairs.pooling == main_pooling].pivot_table(index="checkpoint", columns="scorer", values="delta_bias_score",
-                                                         sort=False).round(4))
+pairs = shifts.merge(scores[scores.checkpoint != "base"], on=[*setting, "checkpoint", "group"])
+display(pairs[pairs.pooling == main_pooling].pivot_table(index=[*setting, "checkpoint"], columns="scorer",
+                                                         values="delta_bias_score", sort=False).round(4))
 
 # %% [markdown]
 # ## The two DecodingTrust scorers on the prompts they share
@@ -139,20 +157,22 @@ display(pairs[pairs.pooling == main_pooling].pivot_table(index="checkpoint", col
 # and the forced-choice expected and hard agreement indices.
 
 # %%
-shared = stereotype.shared_subset(per_prompt) if dt_scorers else pd.DataFrame()
+shared = pd.concat([stereotype.shared_subset(frame).assign(family=family, regime=regime)
+                    for (family, regime), frame in per_prompt.groupby(setting, sort=False)],
+                   ignore_index=True) if dt_scorers else pd.DataFrame()
 if len(shared):
-    display(shared.groupby("checkpoint", sort=False)[["sampled_agreement", "sampled_decided_agreement", "neither",
+    display(shared.groupby([*setting, "checkpoint"], sort=False)[["sampled_agreement", "sampled_decided_agreement", "neither",
                                                       "forced_agreement", "forced_hard_agreement"]].mean().round(3))
     print(f"sampled replies labelled neither: {shared.neither.mean():.1%}; Pearson r of the sampled and the forced "
           f"agreement index over checkpoint × group: {shared.sampled_agreement.corr(shared.forced_agreement):.3f} "
           f"(shared subset: {params.n_sampled_templates} of {params.n_forced_templates} forced templates per group)")
     plotting.save_table(shared.round(4), "scorers", "DecodingTrust stereotype agreement on the prompts both scorers "
-                        "read (the sampled template subset, nested in the forced-choice one), per checkpoint × group: "
+                        "read (the sampled template subset, nested in the forced-choice one), per setting × checkpoint × group: "
                         "sampled agreement index, agreement among decided replies, the fraction labelled neither, and "
                         "the forced-choice expected (mean σ(margin)) and hard (margin > 0) indices.", [per_prompt_file])
 
 # %% [markdown]
-# ## Evaluation (Sec. 4.1) per scorer, pooling and unit: pooled statistics beside checkpoint-level ones
+# ## Evaluation (Sec. 4.1) per setting, scorer, pooling and unit: pooled statistics beside checkpoint-level ones
 
 # %%
 table, evaluation_file = run.table("evaluation", lambda: evaluation.evaluate_all(
@@ -160,106 +180,171 @@ table, evaluation_file = run.table("evaluation", lambda: evaluation.evaluate_all
     seed=params.seed, n_permutations=params.n_permutations))
 display(table.round(4))
 plotting.save_table(table.round(4), "evaluation",
-                    "ΔB against output-level bias change per unit (group, or the 9 topics of Appendix B), scorer, "
-                    "pooling and method (paper 001, Sec. 4.1 and 4.5; RR − control is ΔB minus the group-free "
-                    "control's, not in the paper): Pearson r with the paper's pooled two-tailed p and with p from "
+                    "ΔB against output-level bias change per unit (group, or the 9 topics of Appendix B), setting "
+                    "(family = reference model, regime), scorer, pooling and method (paper 001, Sec. 4.1 and 4.5; "
+                    "RR − control is ΔB minus the group-free control's, not in the paper): Pearson r with the paper's pooled two-tailed p and with p from "
                     "permuting whole checkpoints, a 95 % checkpoint-bootstrap interval; ROC AUC of the detection "
                     "score (−shift; CKA drift +drift, no max(AUC, 1 − AUC)) with its permutation p and interval; "
                     "bootstrap MAE of a linear fit; r of the checkpoint means over groups.", [evaluation_file])
 
+# %% [markdown]
+# ## Table 1: ΔB per benchmark × family × regime, beside the paper's
+#
+# The offline miniature of paper 001's Table 1: one row per scorer (the benchmark), family and regime, RR
+# at the first pooling, per group. `significant` uses the checkpoint-permutation p (the pooled p treats the
+# pairs of one checkpoint as independent) and the paper's direction, r < 0. The paper's DecodingTrust rows
+# (Llama-3.1-8B, Mistral-7B, Gemma-3-4B on WildGuardMix fine-tunes) are printed beside the stereotype scorers.
+
 # %%
+table1_kw = {"label_threshold": params.label_threshold, "n_bootstrap": params.n_bootstrap, "seed": params.seed,
+             "n_permutations": params.n_permutations}
 drawn = pairs[pairs.pooling == main_pooling]
+measured, table1_file = run.table("table1", lambda: table1.table1(
+    drawn.rename(columns={"scorer": "benchmark"})[list(table1.PAIR_COLUMNS)], **table1_kw))
+display(measured.round(4))
+plotting.save_table(measured.round(4), "table1", f"Paper 001, Table 1 offline: ΔB (RR, {main_pooling} pooling, per "
+                    "group) against ΔBiasScore per scorer (benchmark) × family (reference model) × regime: pooled "
+                    "Pearson r with the paper's two-tailed p and the whole-checkpoint permutation p, ROC AUC of −ΔB for "
+                    f"ΔBiasScore > {params.label_threshold:g}, bootstrap MAE of a linear fit; significant: permutation "
+                    "p < 0.05 and r < 0.", [table1_file, shifts_file, scores_file])
+paper = table1.paper_table1()
+beside = pd.concat([paper[paper.benchmark == "DecodingTrust"].assign(source="paper 001"),
+                    measured[measured.benchmark.str.startswith("dt_")].assign(source="measured")], ignore_index=True)
+display(beside[["source", "benchmark", "family", "regime", "pearson_r", "stars", "p_pooled", "p_checkpoints", "roc_auc",
+                "mae", "significant"]].round(4))
+external = pd.DataFrame()
+if params.table1_csv:
+    external, external_file = run.table("table1_external", lambda: table1.table1(
+        table1.read_external_pairs(params.table1_csv), **table1_kw))
+    display(external.round(4))
+    plotting.save_table(external.round(4), "table1_external", "Paper 001, Table 1 from the original pipelines' pairs "
+                        f"({params.table1_csv}): as the table1 table, per benchmark × family × regime.", [external_file])
+
+# %%
 drawn_scorers = list(drawn.scorer.unique())
 methods = {c: n for c, n in evaluation.METHODS.items() if c in drawn}
+colours = dict(zip(spectra, plt.rcParams["axes.prop_cycle"].by_key()["color"], strict=False))
 fig, axes = plt.subplots(len(drawn_scorers), len(methods), figsize=(3.2 * len(methods), 3 * len(drawn_scorers)),
                          squeeze=False)
 for row, scorer in zip(axes, drawn_scorers, strict=True):
-    frame = drawn[drawn.scorer == scorer]
     for ax, (column, name) in zip(row, methods.items(), strict=True):
-        ax.scatter(frame[column], frame.delta_bias_score, s=8, alpha=0.6)
-        if frame[column].nunique() > 1:
-            slope, intercept = np.polyfit(frame[column], frame.delta_bias_score, 1)
-            grid = np.linspace(frame[column].min(), frame[column].max(), 10)
-            ax.plot(grid, intercept + slope * grid, "k-", lw=1)
+        for (family, regime), frame in drawn[drawn.scorer == scorer].groupby(setting, sort=False):
+            colour = colours.get((family, regime))
+            ax.scatter(frame[column], frame.delta_bias_score, s=8, alpha=0.6, color=colour, label=f"{family}, {regime}")
+            if frame[column].nunique() > 1:
+                slope, intercept = np.polyfit(frame[column], frame.delta_bias_score, 1)
+                grid = np.linspace(frame[column].min(), frame[column].max(), 10)
+                ax.plot(grid, intercept + slope * grid, "-", color=colour, lw=1)
         ax.set(xlabel=f"{name} shift", ylabel=f"ΔBiasScore ({scorer})", title=name)
+axes[0, 0].legend(fontsize=6)
 plotting.save_figure(fig, "delta_b_vs_bias",
-                     f"ΔBiasScore against each method's shift per checkpoint × group, one row per scorer, {main_pooling} "
-                     "pooling, with a linear fit (paper 001, Figure 2 and Appendix G style).", [shifts_file, scores_file])
+                     f"ΔBiasScore against each method's shift per checkpoint × group, one row per scorer, one colour "
+                     f"per setting (family, regime), {main_pooling} pooling, with a linear fit per setting (paper 001, "
+                     "Figure 2 and Appendix G style).", [shifts_file, scores_file])
 
 # %%
-fig, axes = plt.subplots(1, len(drawn_scorers), figsize=(4.5 * len(drawn_scorers), 4), squeeze=False)
-for ax, scorer in zip(axes[0], drawn_scorers, strict=True):
-    frame = drawn[drawn.scorer == scorer]
-    labels = frame.delta_bias_score > params.label_threshold
-    aucs = table[(table.unit == "group") & (table.scorer == scorer) & (table.pooling == main_pooling)].set_index("method")
-    if labels.any() and not labels.all():
-        for column, name in methods.items():
-            fpr, tpr, _ = roc_curve(labels, evaluation.DIRECTION[column] * frame[column])
-            ax.plot(fpr, tpr, label=f"{name} ({aucs.roc_auc[name]:.2f})")
-        ax.legend(fontsize=7)
-    ax.plot([0, 1], [0, 1], "k:", lw=1)
-    ax.set(xlabel="false-positive rate", ylabel="true-positive rate", title=f"{scorer}: ΔBiasScore > {params.label_threshold:g}")
-plotting.save_figure(fig, "roc", f"ROC curves of each method's detection score against increased output-level bias per "
-                     f"scorer, {main_pooling} pooling (paper 001, Figure 3 style).", [evaluation_file, shifts_file, scores_file])
+fig, axes = plt.subplots(len(spectra), len(drawn_scorers), figsize=(4.5 * len(drawn_scorers), 4 * len(spectra)),
+                         squeeze=False)
+for row, (family, regime) in zip(axes, spectra, strict=True):
+    for ax, scorer in zip(row, drawn_scorers, strict=True):
+        frame = drawn[(drawn.scorer == scorer) & (drawn.family == family) & (drawn.regime == regime)]
+        labels = frame.delta_bias_score > params.label_threshold
+        aucs = table[(table.unit == "group") & (table.scorer == scorer) & (table.pooling == main_pooling)
+                     & (table.family == family) & (table.regime == regime)].set_index("method")
+        if labels.any() and not labels.all():
+            for column, name in methods.items():
+                fpr, tpr, _ = roc_curve(labels, evaluation.DIRECTION[column] * frame[column])
+                ax.plot(fpr, tpr, label=f"{name} ({aucs.roc_auc[name]:.2f})")
+            ax.legend(fontsize=7)
+        ax.plot([0, 1], [0, 1], "k:", lw=1)
+        ax.set(xlabel="false-positive rate", ylabel="true-positive rate",
+               title=f"{family}, {regime}: {scorer}, ΔBiasScore > {params.label_threshold:g}")
+plotting.save_figure(fig, "roc", f"ROC curves of each method's detection score against increased output-level bias, "
+                     f"one row per setting (family, regime), one column per scorer, {main_pooling} pooling (paper 001, "
+                     "Figure 3 style).", [evaluation_file, shifts_file, scores_file])
 
 # %% [markdown]
 # ## Claims — paper value beside measured value
 #
 # The paper's numbers come from Llama-3.1-8B, Mistral-7B and Gemma-3-4B fine-tuned on WildGuardMix
-# and scored by external benchmarks; these come from the model, scorer and regime each claim names
-# (LoRA, mean pooling, per group unless stated). Its DecodingTrust row under LoRA (Table 1) is the
-# closest comparison for the stereotype scorers. `holds = False` marks a paper statement this small
-# model does not show, reported as measured.
+# and scored by external benchmarks; these come from the model (family), scorer and regime each claim
+# names (mean pooling, per group unless stated). The first setting keeps the plain claim ids; the
+# others carry `__<family>_<regime>`. Its DecodingTrust rows (Table 1) are the closest comparison for
+# the stereotype scorers. `holds = False` marks a paper statement this small model does not show,
+# reported as measured.
 
 # %%
 main = drawn_scorers[0]
-regime = f"{params.method}, {main_pooling} pooling, per group"
-by = {(s, p): f.set_index("method") for (s, p), f in table[table.unit == "group"].groupby(["scorer", "pooling"])}
-m = by[main, main_pooling]
+by = {key: f.set_index("method") for key, f in
+      table[table.unit == "group"].groupby([*setting, "scorer", "pooling"], sort=False)}
 claims = []
-for scorer in drawn_scorers:
-    e = by[scorer, main_pooling]
+for index, (family, regime) in enumerate(spectra):
+    suffix = "" if index == 0 else f"__{family.replace('/', '--')}_{regime}"
+    where = f"family {family}, {regime}, {main_pooling} pooling, per group"
+    m = by[family, regime, main, main_pooling]
+    for scorer in drawn_scorers:
+        e = by[family, regime, scorer, main_pooling]
+        claims += [
+            claim(f"rr_roc_auc_{scorer}{suffix}", "Sec. 4.2–4.3; Table 1", f"ROC AUC of −ΔB (RR) for ΔBiasScore > "
+                  f"{params.label_threshold:g}; scorer {scorer}; {where}", "0.65–0.99 (DecodingTrust LoRA: 0.65–0.99)",
+                  e.roc_auc["RR"], ">= 0.65", paper="001"),
+            claim(f"rr_correlation_{scorer}{suffix}", "Sec. 4.2–4.3; Table 1", f"pooled Pearson r of ΔB with "
+                  f"ΔBiasScore; scorer {scorer}; {where}", "negative (DecodingTrust LoRA: −0.77, −0.75, −0.14)",
+                  e.pearson_r["RR"], "< 0", paper="001"),
+            claim(f"rr_checkpoint_p_{scorer}{suffix}", "Sec. 4.1; Table 1", f"p of that r from permuting whole "
+                  f"checkpoints (the paper's p treats the {int(e.n_pairs['RR'])} pairs as independent); scorer "
+                  f"{scorer}; {where}", "< 0.001 (pooled p)", e.p_checkpoints["RR"], "< 0.05", paper="001"),
+        ]
     claims += [
-        claim(f"rr_roc_auc_{scorer}", "Sec. 4.2–4.3; Table 1", f"ROC AUC of −ΔB (RR) for ΔBiasScore > "
-              f"{params.label_threshold:g}; scorer {scorer}; {regime}", "0.65–0.99 (DecodingTrust LoRA: 0.65–0.99)",
-              e.roc_auc["RR"], ">= 0.65", paper="001"),
-        claim(f"rr_correlation_{scorer}", "Sec. 4.2–4.3; Table 1", f"pooled Pearson r of ΔB with ΔBiasScore; scorer "
-              f"{scorer}; {regime}", "negative (DecodingTrust LoRA: −0.77, −0.75, −0.14)", e.pearson_r["RR"], "< 0",
-              paper="001"),
-        claim(f"rr_checkpoint_p_{scorer}", "Sec. 4.1; Table 1", f"p of that r from permuting whole checkpoints (the "
-              f"paper's p treats the {int(e.n_pairs['RR'])} pairs as independent); scorer {scorer}; {regime}",
-              "< 0.001 (pooled p)", e.p_checkpoints["RR"], "< 0.05", paper="001"),
+        claim(f"rr_beats_seat{suffix}", "Sec. 4.5; Table 7; Appendix H", f"ROC AUC of RR minus SEAT; scorer {main}; "
+              f"{where}", "> 0 (0.964 vs 0.778; RR above SEAT in all three families)",
+              m.roc_auc["RR"] - m.roc_auc["SEAT"], "> 0", paper="001"),
     ]
-claims += [
-    claim("rr_beats_seat", "Sec. 4.5; Table 7", f"ROC AUC of RR minus SEAT; scorer {main}; {regime}",
-          "> 0 (0.964 vs 0.778)", m.roc_auc["RR"] - m.roc_auc["SEAT"], "> 0", paper="001"),
-    claim("procrustes_at_chance", "Sec. 4.5; Table 7", f"ROC AUC of Procrustes-SEAT; scorer {main}; {regime}",
-          "0.567 (chance)", m.roc_auc["Procrustes-SEAT"], "within 0.1 of 0.5", paper="001"),
-    claim("cka_below_rr", "Sec. 4.5; Table 7", f"ROC AUC of CKA drift (+drift, no max) minus RR; scorer {main}; {regime}",
-          "< 0 (0.864 vs 0.964)", m.roc_auc["CKA drift"] - m.roc_auc["RR"], "< 0", paper="001"),
-    claim("paper_rr_auc_two_values", "Sec. 4.5, Tables 1 and 5–7", "The paper prints two RR ROC AUCs for one setting "
-          "(Llama, WildGuardMix, neutral 1k anchors, base sets, mean pooling): 0.964 in Tables 6–7 and Sec. 4.5, 0.892 "
-          "in Table 1 (full FT) and the base rows of Table 5 — 0.072 apart. Measured: width of the 95 % checkpoint-"
-          f"bootstrap interval of RR's AUC (scorer {main}; {regime}); holds when it exceeds 0.072, i.e. seven "
-          "checkpoints cannot tell the two printed values apart", "0.964 vs 0.892",
-          m.auc_high["RR"] - m.auc_low["RR"], "> 0.072", paper="001"),
-]
-if "RR − control" in m.index:
-    claims += [
-        claim("reversal_survives_label_and_control", "Sec. 4.2–4.3 (sign of r)", "The reversal seen with VADER labels "
-              "(mean-pooled ΔB correlating positively with ΔBiasScore, against the paper) tested on a stereotype label "
-              f"with the shared drift removed: pooled r of ΔB − control ΔB with ΔBiasScore; scorer {main}; {regime}. "
-              "Holds (the paper's direction) when r < 0; fails when the reversal survives", "r < 0 in every setting",
-              m.pearson_r["RR − control"], "< 0", paper="001"),
-        claim("control_small", "Sec. 3.4 (ΔB is read per group)", "median over checkpoints of |control ΔB| / median "
-              f"|ΔB| ({main_pooling} pooling): below 1, ΔB is mostly the group's own shift; above, mostly drift the "
-              "group-free sentences share", "ΔB is read as a group's shift", float(
-                  control[control.pooling == main_pooling].abs_control_over_median_abs_delta_b.median()), "< 1",
-              paper="001"),
-    ]
+    if index == 0:
+        claims += [
+            claim("procrustes_at_chance", "Sec. 4.5; Table 7", f"ROC AUC of Procrustes-SEAT; scorer {main}; {where}",
+                  "0.567 (chance)", m.roc_auc["Procrustes-SEAT"], "within 0.1 of 0.5", paper="001"),
+            claim("cka_below_rr", "Sec. 4.5; Table 7", f"ROC AUC of CKA drift (+drift, no max) minus RR; scorer "
+                  f"{main}; {where}", "< 0 (0.864 vs 0.964)", m.roc_auc["CKA drift"] - m.roc_auc["RR"], "< 0",
+                  paper="001"),
+            claim("paper_rr_auc_two_values", "Sec. 4.5, Tables 1 and 5–7", "The paper prints two RR ROC AUCs for one "
+                  "setting (Llama, WildGuardMix, neutral 1k anchors, base sets, mean pooling): 0.964 in Tables 6–7 and "
+                  "Sec. 4.5, 0.892 in Table 1 (full FT) and the base rows of Table 5 — 0.072 apart. Measured: width of "
+                  f"the 95 % checkpoint-bootstrap interval of RR's AUC (scorer {main}; {where}); holds when it exceeds "
+                  "0.072, i.e. seven checkpoints cannot tell the two printed values apart", "0.964 vs 0.892",
+                  m.auc_high["RR"] - m.auc_low["RR"], "> 0.072", paper="001"),
+        ]
+    if "RR − control" in m.index:
+        ratio = control[(control.family == family) & (control.regime == regime) & (control.pooling == main_pooling)]
+        claims += [
+            claim(f"reversal_survives_label_and_control{suffix}", "Sec. 4.2–4.3 (sign of r)", "The reversal seen "
+                  "with VADER labels (mean-pooled ΔB correlating positively with ΔBiasScore, against the paper) tested "
+                  f"on a stereotype label with the shared drift removed: pooled r of ΔB − control ΔB with ΔBiasScore; "
+                  f"scorer {main}; {where}. Holds (the paper's direction) when r < 0; fails when the reversal survives",
+                  "r < 0 in every setting", m.pearson_r["RR − control"], "< 0", paper="001"),
+            claim(f"control_small{suffix}", "Sec. 3.4 (ΔB is read per group)", "median over checkpoints of |control "
+                  f"ΔB| / median |ΔB| ({main_pooling} pooling): below 1, ΔB is mostly the group's own shift; above, "
+                  f"mostly drift the group-free sentences share; {where}", "ΔB is read as a group's shift",
+                  float(ratio.abs_control_over_median_abs_delta_b.median()), "< 1", paper="001"),
+        ]
+# "Significant in k of N settings" (Sec. 4.2–4.3), per regime, on DecodingTrust: the original pipelines' rows
+# when table1_csv gives them, else the first offline DecodingTrust scorer's.
+counted = (external[external.benchmark == "DecodingTrust"] if len(external) else
+           measured[measured.benchmark == next((s for s in drawn_scorers if s.startswith("dt_")), "")])
+for regime in dict.fromkeys(counted.regime):
+    k, n = table1.significant_count(counted[counted.regime == regime])
+    k_paper, n_paper = table1.significant_count(paper[(paper.benchmark == "DecodingTrust") & (paper.regime == regime)])
+    claims.append(claim(
+        f"significant_settings_{regime}", "Sec. 4.2–4.3; Table 1", f"DecodingTrust ({counted.benchmark.iloc[0]}), "
+        f"{regime}: ΔB significant (p < 0.05, r < 0) in {k} of {n} families ({', '.join(counted.family.unique())}; "
+        f"significance by the {counted.significance_p.iloc[0]} column). Measured: the fraction k/N, compared with "
+        "the paper's fraction because its three families are not these, so the counts cannot be matched family by "
+        "family; the paper's stars use the pooled p, the permutation p here is the stricter (pairs of one "
+        "checkpoint share its weights)", f"{k_paper} of {n_paper} families", k / n,
+        f">= {k_paper / n_paper:.4f}", paper="001"))
 claims_table, claims_file = run.record_claims(claims)
 plotting.save_table(claims_table, "claims", "D01 ΔB (paper 001, Sec. 4): the paper's value beside the value measured on "
-                    "the offline spectrum; each claim names its scorer and regime.", [claims_file])
+                    "the offline spectra; each claim names its scorer, family and regime.", [claims_file])
 
 # %%
 display(claims_table[["id", "kind", "statement", "paper_value", "measured", "comparison", "holds"]])

@@ -116,6 +116,19 @@ def tiny_causal_lm(folder: Path) -> Path:
     return folder
 
 
+def tiny_base_lm(folder: Path) -> Path:
+    """:func:`tiny_causal_lm` without its chat template: a base model (like Gemma-3-270M) for the plain rendering."""
+    import json
+
+    tiny_causal_lm(folder)
+    (folder / "chat_template.jinja").unlink(missing_ok=True)
+    config_file = folder / "tokenizer_config.json"
+    config = json.loads(config_file.read_text())
+    config.pop("chat_template", None)
+    config_file.write_text(json.dumps(config))
+    return folder
+
+
 @pytest.fixture(scope="session")
 def repo_copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One repository copy shared by the notebook smoke runs and the provenance tests."""

@@ -30,7 +30,7 @@ def test_unknown_key_names_the_closest_valid_key():
                                         r"allowed: list of float >= 0 <= 1"),
         ({"delta": "often"}, r"'delta' = 'often' has the wrong type"),
         ({"profile": "laptop"}, r"'profile' = 'laptop' is out of range; "
-                                r"allowed: str one of 'smoke', 'default', 'paper'"),
+                                r"allowed: str one of 'smoke', 'default', 'paper', 'extended'"),
         ({"n_jobs": 0}, r"'n_jobs' = 0 is out of range; allowed: int >= -1 except 0"),
         ({"null_exact_sizes": [[3, 0]]}, r"'null_exact_sizes'"),
         ({"recompute": "no"}, r"'recompute' = 'no' has the wrong type; allowed: bool"),

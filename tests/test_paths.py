@@ -22,7 +22,7 @@ def test_relative_paths_round_trip_and_never_leave_the_repository():
 
 
 def test_unknown_profile_is_refused_with_the_allowed_ones():
-    with pytest.raises(ValueError, match="allowed: smoke, default, paper"):
+    with pytest.raises(ValueError, match="allowed: smoke, default, paper, extended"):
         paths.results_dir("fast", "nb")
 
 

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from lib import features, paths
+from lib.bias_shift import chat
 
 METHODS: tuple[str, ...] = ("lora", "full")
 #: Adapters on every attention and MLP projection (Appendix C).
@@ -122,17 +123,17 @@ def read_corpus(path: str | Path) -> list[tuple[str, str]]:
 def encode_examples(tokenizer, pairs: Sequence[tuple[str, str]], max_length: int) -> list[tuple[list[int], int]]:
     """Token ids of each chat example and how many of them are prompt (system + user + assistant header).
 
-    The loss covers only the tokens after the prompt: the assistant turn and its end-of-turn marker.
+    Each example is rendered by :func:`lib.bias_shift.chat.render`: the model's chat template, or for a
+    base model without one (Gemma-3-270M) the plain ``User: …`` / ``Assistant:`` transcript described
+    there — a choice the paper leaves open, its models being instruct models. The loss covers only the
+    tokens after the prompt: the assistant turn and its end-of-turn marker (EOS in the plain rendering).
     Raises when ``max_length`` leaves no assistant token of an example.
     """
-    if tokenizer.chat_template is None:
-        raise ValueError("the base model's tokenizer has no chat template; fine-tuning needs one")
     encoded = []
     for user, assistant in pairs:
-        prompt = tokenizer.apply_chat_template([{"role": "user", "content": user}], tokenize=False,
-                                               add_generation_prompt=True)
-        full = tokenizer.apply_chat_template([{"role": "user", "content": user},
-                                              {"role": "assistant", "content": assistant}], tokenize=False)
+        prompt = chat.render(tokenizer, [{"role": "user", "content": user}], add_generation_prompt=True)
+        full = chat.render(tokenizer, [{"role": "user", "content": user}, {"role": "assistant", "content": assistant}],
+                           add_generation_prompt=False)
         if not full.startswith(prompt):
             raise ValueError("the chat template does not render the prompt as a prefix of the full conversation")
         prompt_ids = tokenizer(prompt, add_special_tokens=False)["input_ids"]
@@ -202,14 +203,15 @@ def finetune(
     epochs: int = 3, lr: float | None = None, r: int = 16, alpha: float = 32, dropout: float = 0.05,
     batch_size: int = 8, max_length: int = 64, progress: bool = False,
 ) -> Path:
-    """Fine-tune the chat model in ``base_folder`` on a corpus and save a plain checkpoint (Appendix C).
+    """Fine-tune the causal LM in ``base_folder`` on a corpus and save a plain checkpoint (Appendix C).
 
     ``method="lora"``: adapters (rank ``r``, scale ``alpha``, ``dropout``) on q,k,v,o,gate,up,down
     projections, merged into the weights (``merge_and_unload``) before saving; ``"full"``: every
     weight trains. ``lr=None`` takes the paper's rate for the method (1e-4 LoRA, 2e-5 full).
     AdamW (no weight decay, as transformers' Trainer), linear schedule with 3 % warmup, batches in
-    a seeded random order per epoch, each example in the model's chat template with the loss on
-    the assistant tokens only. CPU float32 and deterministic under ``seed``. Reuses a finished
+    a seeded random order per epoch, each example in the model's chat template (or the plain
+    rendering of :mod:`lib.bias_shift.chat` for a base model without one) with the loss on the
+    assistant tokens only. CPU float32 and deterministic under ``seed``. Reuses a finished
     ``out_folder`` built with the same settings. Returns ``out_folder``.
     """
     lr = PAPER_LR.get(method, 0.0) if lr is None else float(lr)

@@ -9,7 +9,8 @@ checkpoints (each checkpoint's ΔBiasScore profile moves as a block; exact over 
 intervals from a cluster bootstrap over checkpoints, and the checkpoint-level correlation of the
 means over groups. Every directed method is scored by −shift (negative ΔB is increased bias); CKA
 drift, undirected, by +drift with no max(AUC, 1 − AUC) (which would only ever flatter it).
-Pairs can be averaged into the paper's 9 topics first (Appendix B, Table 2).
+Pairs can be averaged into the paper's 9 topics first (Appendix B, Table 2). A pairs table holding
+several settings (``family`` = reference model, ``regime`` = lora | full) is evaluated per setting.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ METHODS: dict[str, str] = {"delta_b": "RR", "group_shift": "RR − control", "se
 #: Sign that turns a method's column into a detection score for "bias increased".
 DIRECTION: dict[str, float] = {column: -1.0 for column in METHODS} | {"cka_drift": 1.0}
 UNITS: tuple[str, ...] = ("group", "topic")
+#: Columns that split a pairs table into separately evaluated tables, in this order when present.
+KEYS: tuple[str, ...] = ("family", "regime", "scorer", "pooling")
 
 
 def aggregate(pairs: pd.DataFrame, unit: str = "group") -> pd.DataFrame:
@@ -37,7 +40,7 @@ def aggregate(pairs: pd.DataFrame, unit: str = "group") -> pd.DataFrame:
         raise ValueError(f"unit={unit!r} is not allowed; allowed: {', '.join(UNITS)}")
     if unit == "group":
         return pairs.copy()
-    keys = [k for k in ("scorer", "pooling") if k in pairs] + ["checkpoint", "topic"]
+    keys = [k for k in KEYS if k in pairs] + ["checkpoint", "topic"]
     numeric = [c for c in pairs.select_dtypes("number").columns if c not in keys]
     return pairs.groupby(keys, sort=False)[numeric].mean().reset_index().rename(columns={"topic": "group"})
 
@@ -128,9 +131,9 @@ def evaluate(pairs: pd.DataFrame, label_threshold: float = 0.1, n_bootstrap: int
 
 
 def evaluate_all(pairs: pd.DataFrame, units: Sequence[str] = ("group",), **evaluate_kw) -> pd.DataFrame:
-    """:func:`evaluate` for every scorer × pooling present in ``pairs`` and every unit (group, topic);
-    the keys lead the columns."""
-    keys = [k for k in ("scorer", "pooling") if k in pairs]
+    """:func:`evaluate` for every family × regime × scorer × pooling present in ``pairs`` (the :data:`KEYS`
+    columns it holds) and every unit (group, topic); the keys lead the columns."""
+    keys = [k for k in KEYS if k in pairs]
     frames = []
     for unit in units:
         table = aggregate(pairs, unit)

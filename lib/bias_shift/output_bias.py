@@ -22,6 +22,7 @@ from pathlib import Path
 import pandas as pd
 
 from lib import features, paths, results
+from lib.bias_shift import chat
 
 #: Neutral requests to talk about a group; they differ from the user turns of the fine-tuning corpora.
 PROMPT_TEMPLATES: tuple[str, ...] = (
@@ -63,12 +64,11 @@ def _check_generate(n_samples: int, temperature: float, top_p: float, max_new_to
 
 
 def chat_tokenizer(folder: str | Path):
-    """The left-padding tokenizer of a chat model in ``folder`` (pad = eos when it has none); no template: raise."""
+    """The left-padding tokenizer of a causal LM in ``folder`` (pad = eos when it has none); without a chat
+    template, :func:`render_chat` writes the plain transcript of :mod:`lib.bias_shift.chat`."""
     from transformers import AutoTokenizer
 
     tokenizer = AutoTokenizer.from_pretrained(folder, trust_remote_code=False)
-    if tokenizer.chat_template is None:
-        raise ValueError(f"folder={str(folder)!r}: the tokenizer has no chat template")
     tokenizer.padding_side = "left"
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
@@ -76,8 +76,10 @@ def chat_tokenizer(folder: str | Path):
 
 
 def render_chat(tokenizer, prompts: Sequence[str], system: Sequence[str] | None = None) -> list[str]:
-    """Each prompt as a user turn (after its system turn, when ``system`` gives one per prompt) in the
-    tokenizer's chat template, followed by the generation prompt."""
+    """Each prompt as a user turn (after its system turn, when ``system`` gives one per prompt) followed by
+    the generation prompt, in the tokenizer's chat template or, for a base model without one, the plain
+    ``User: …`` / ``Assistant:`` transcript (:func:`lib.bias_shift.chat.render`; the paper's models are
+    instruct models, so this rendering is a choice the paper leaves open)."""
     prompts = list(prompts)
     if not prompts or not all(isinstance(p, str) and p.strip() for p in prompts):
         raise ValueError(f"prompts must be a non-empty list of non-empty strings, got {prompts!r}")
@@ -86,7 +88,7 @@ def render_chat(tokenizer, prompts: Sequence[str], system: Sequence[str] | None 
     turns = [[{"role": "user", "content": p}] for p in prompts]
     if system is not None:
         turns = [[{"role": "system", "content": s}, *t] for s, t in zip(system, turns, strict=True)]
-    return [tokenizer.apply_chat_template(t, tokenize=False, add_generation_prompt=True) for t in turns]
+    return [chat.render(tokenizer, t, add_generation_prompt=True) for t in turns]
 
 
 def generate(

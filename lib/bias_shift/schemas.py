@@ -24,8 +24,6 @@ N_TEMPLATES = 48
 class DeltaBSpectrumParams(NotebookParams):
     """What D01 and D02 share: the checkpoint spectrum, the groups, the layer and the output-level labels."""
 
-    reference: str = param("smollm2-135m", doc="the base model: registry name, hub id or local folder")
-    method: str = param("lora", choices=("lora", "full"))
     ratios: tuple[float, ...] = param((0.9, 0.7, 0.5, 0.3, 0.1), gt=0, lt=1, doc="weight of the unharmful model")
     epochs: int = param(3, ge=1)
     checkpoint_paths: tuple[str, ...] = param((), doc="paper profile: checkpoints audited instead of the spectrum")
@@ -51,8 +49,19 @@ class DeltaBSpectrumParams(NotebookParams):
 @register("D01_deltab")
 @dataclass(frozen=True)
 class DeltaB(DeltaBSpectrumParams):
-    """D01: ΔB across a graded checkpoint spectrum against output-level bias (paper 001, Sec. 4)."""
+    """D01: ΔB across graded checkpoint spectra against output-level bias (paper 001, Sec. 4, Table 1).
 
+    Every (reference, method) pair is a setting — a model family under a fine-tuning regime — with its
+    own spectrum. ``checkpoint_paths`` (and ``external_scores_csv``, keyed by their names) are one
+    family's checkpoints under one regime: with them, more than one reference or method is refused (a
+    ValueError that :func:`lib.config.validate` reports as a ConfigError before any compute).
+    """
+
+    references: tuple[str, ...] = param(("smollm2-135m",), doc="base models, one family each: registry names, "
+                                        "hub ids or local folders")
+    methods: tuple[str, ...] = param(("lora",), choices=("lora", "full"), doc="fine-tuning regimes")
+    table1_csv: str = param("", doc="paper profile: CSV family,regime,benchmark,checkpoint,group,delta_b,"
+                            "delta_bias_score aggregated into Table 1")
     poolings: tuple[str, ...] = param(("mean", "max", "last"), choices=("mean", "max", "last"),
                                       doc="token poolings evaluated; the first is drawn")
     anchor_size: int = param(1000, ge=50, le=1000)
@@ -60,12 +69,27 @@ class DeltaB(DeltaBSpectrumParams):
     n_permutations: int = param(5040, ge=2, doc="checkpoint-block permutations (all of them when fewer)")
     units: tuple[str, ...] = param(("group", "topic"), choices=UNITS, doc="evaluate per group and/or per 9 topics")
 
+    def __post_init__(self) -> None:
+        for name in ("references", "methods"):
+            values = list(getattr(self, name))
+            if not values or len(set(values)) != len(values):
+                raise ValueError(f"parameter {name!r} = {values!r} is not allowed; allowed: a non-empty list of "
+                                 f"distinct values")
+        for name in ("checkpoint_paths", "external_scores_csv"):
+            if getattr(self, name) and (len(self.references) > 1 or len(self.methods) > 1):
+                raise ValueError(
+                    f"parameter {name!r} is set, with references = {list(self.references)!r} and methods = "
+                    f"{list(self.methods)!r}; allowed: one reference and one method ({name} belong to the "
+                    f"checkpoints of one family under one regime)")
+
 
 @register("D02_deltab_ablations")
 @dataclass(frozen=True)
 class DeltaBAblations(DeltaBSpectrumParams):
     """D02: ΔB under anchor, attribute, template and pooling variants and fine-tuning seeds (paper 001, Sec. 4.5)."""
 
+    reference: str = param("smollm2-135m", doc="the base model: registry name, hub id or local folder")
+    method: str = param("lora", choices=("lora", "full"))
     anchor_sources: tuple[str, ...] = param(ANCHOR_SOURCES, choices=ANCHOR_SOURCES)
     anchor_sizes: tuple[int, ...] = param((50, 100, 250, 500, 1000), ge=50, le=1000)
     attribute_variants: tuple[str, ...] = param(ATTRIBUTE_VARIANTS, choices=ATTRIBUTE_VARIANTS)

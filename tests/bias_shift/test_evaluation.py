@@ -65,3 +65,19 @@ def test_topic_aggregation_and_bad_input():
         evaluation.evaluate(table, methods=["seat_delta_b"])
     with pytest.raises(ValueError, match="balanced"):
         evaluation.evaluate(table.iloc[1:], methods=["delta_b"])
+
+
+def test_each_setting_is_evaluated_apart():
+    rng = np.random.default_rng(4)
+    lora, full = pairs(rng, n_checkpoints=4), pairs(rng, n_checkpoints=4, per_checkpoint=False, noise=0.3)
+    both = pd.concat([lora.assign(family="f", regime="lora"), full.assign(family="f", regime="full")])
+    table = evaluation.evaluate_all(both.assign(scorer="x"), units=("group", "topic"), n_bootstrap=10,
+                                    n_permutations=24)
+    assert table.columns[:4].tolist() == ["unit", "family", "regime", "scorer"] and len(table) == 2 * 2 * 2
+    for regime, alone in (("lora", lora), ("full", full)):
+        got = table[(table.unit == "group") & (table.regime == regime)].drop(columns=["unit", "family", "regime",
+                                                                                      "scorer"])
+        pd.testing.assert_frame_equal(got.reset_index(drop=True),
+                                      evaluation.evaluate(alone, n_bootstrap=10, n_permutations=24))
+    topic = evaluation.aggregate(both, "topic")
+    assert len(topic) == 2 * 4 * topic.group.nunique() and set(topic.regime) == {"lora", "full"}
