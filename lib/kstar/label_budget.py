@@ -165,6 +165,10 @@ def separate_slopes(n_star_values, kstar, student, task) -> dict[str, float]:
     return out
 
 
+#: Fewest task clusters for which the bootstrap interval of b is reported (:func:`shared_exponent`).
+MIN_BOOTSTRAP_TASKS = 3
+
+
 def shared_exponent(n_star_values, kstar, student, task, *, n_boot: int = 2000, seed: int = 0,
                     level: float = 0.95) -> SharedExponent:
     """Eq. 57: log10 N*_tm = a_m + b·log10 k*_t + e_tm by OLS with one intercept per student and no global
@@ -173,7 +177,9 @@ def shared_exponent(n_star_values, kstar, student, task, *, n_boot: int = 2000, 
     Interval: percentile bootstrap over tasks (every observation of a resampled task kept together, since
     one k*_t enters all students' rows), ``n_boot`` replicates; replicates with no within-student
     variation are dropped (``n_boot_used``). The paper reports intervals ([0.44, 0.91]) without stating
-    how they were computed, so the task-cluster bootstrap is this companion's choice.
+    how they were computed, so the task-cluster bootstrap is this companion's choice. With fewer than
+    ``MIN_BOOTSTRAP_TASKS`` tasks no interval is given (NaN, ``n_boot_used`` 0): with two tasks every
+    replicate that can be fitted is the panel itself, and its percentile interval would have zero width.
     """
     if n_boot < 1 or not 0 < level < 1:
         raise ValueError(f"n_boot={n_boot!r}, level={level!r}; allowed: n_boot >= 1, 0 < level < 1")
@@ -181,8 +187,11 @@ def shared_exponent(n_star_values, kstar, student, task, *, n_boot: int = 2000, 
     b, intercepts = _fit(frame)
     if math.isnan(b):
         raise ValueError("no student has two distinct k* values; allowed: a panel with within-student variation")
-    rng = np.random.default_rng(seed)
     tasks = frame.task.unique()
+    slopes = separate_slopes(n_star_values, kstar, student, task)
+    if len(tasks) < MIN_BOOTSTRAP_TASKS:
+        return SharedExponent(b, intercepts, (math.nan, math.nan), slopes, len(frame), 0)
+    rng = np.random.default_rng(seed)
     by_task = {t: frame[frame.task == t] for t in tasks}
     draws = []
     for _ in range(n_boot):
@@ -192,5 +201,4 @@ def shared_exponent(n_star_values, kstar, student, task, *, n_boot: int = 2000, 
     used = draws[np.isfinite(draws)]
     tail = (1 - level) / 2 * 100
     interval = tuple(float(v) for v in np.percentile(used, [tail, 100 - tail])) if len(used) else (math.nan, math.nan)
-    return SharedExponent(b, intercepts, interval, separate_slopes(n_star_values, kstar, student, task),
-                          len(frame), len(used))
+    return SharedExponent(b, intercepts, interval, slopes, len(frame), len(used))

@@ -136,6 +136,13 @@ def test_shared_exponent_recovers_the_simulated_slope_and_ignores_student_offset
     assert shifted.b == pytest.approx(fit.b)  # a student-level offset enters a_m, never b
 
 
+def test_two_tasks_give_b_but_no_interval():
+    ns, ks, students, tasks = [40.0, 200.0, 46.0, 160.0], [32, 76, 32, 76], ["a", "a", "b", "b"], ["s", "d", "s", "d"]
+    fit = lb.shared_exponent(ns, ks, students, tasks, n_boot=100)
+    assert np.isfinite(fit.b) and fit.n_boot_used == 0
+    assert all(np.isnan(fit.interval))  # every fittable replicate would be the panel itself: zero width
+
+
 def test_shared_exponent_bad_input():
     ns, ks, students, tasks = _panel()
     with pytest.raises(ValueError, match="kstar has inf"):
