@@ -33,8 +33,13 @@ def fresh_clone(parent: Path) -> Path:
 
 
 def timed(command: list[str], cwd: Path) -> tuple[float, str]:
-    """Wall seconds and stdout of ``command`` run in ``cwd`` (the clone's ``lib`` shadows the installed one)."""
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "MPLBACKEND": "Agg", "PYTHONPATH": str(cwd)}
+    """Wall seconds and stdout of ``command`` run in ``cwd``.
+
+    ``python -m`` puts ``cwd`` first on ``sys.path``, so the clone's ``lib`` shadows the installed one; no
+    PYTHONPATH, which would also shadow the repository copies the tests run notebooks in.
+    """
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "MPLBACKEND": "Agg"}
+    env.pop("PYTHONPATH", None)
     start = time.perf_counter()
     done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True)
     seconds = time.perf_counter() - start
