@@ -292,8 +292,10 @@ for index, (family, regime) in enumerate(spectra):
                   f"ΔBiasScore; scorer {scorer}; {where}", "negative (DecodingTrust LoRA: −0.77, −0.75, −0.14)",
                   e.pearson_r["RR"], "< 0", paper="001"),
             claim(f"rr_checkpoint_p_{scorer}{suffix}", "Sec. 4.1; Table 1", f"p of that r from permuting whole "
-                  f"checkpoints (the paper's p treats the {int(e.n_pairs['RR'])} pairs as independent); scorer "
-                  f"{scorer}; {where}", "< 0.001 (pooled p)", e.p_checkpoints["RR"], "< 0.05", paper="001"),
+                  f"checkpoints (the paper's p treats the {int(e.n_pairs['RR'])} pairs as independent), read in the "
+                  "paper's direction: 1 when r ≥ 0, so a significant reversal never counts as agreement; scorer "
+                  f"{scorer}; {where}", "< 0.001 (pooled p)",
+                  e.p_checkpoints["RR"] if e.pearson_r["RR"] < 0 else 1.0, "< 0.05", paper="001"),
         ]
     claims += [
         claim(f"rr_beats_seat{suffix}", "Sec. 4.5; Table 7; Appendix H", f"ROC AUC of RR minus SEAT; scorer {main}; "
