@@ -48,7 +48,7 @@ max_new_tokens = 32  # token budget per continuation
 generation_batch_size = 120  # continuations sampled per generate call (the draws depend on it)
 external_scores_csv = ""  # paper profile: CSV checkpoint,group,score from an external benchmark
 label_threshold = 0.1  # ΔBiasScore above which a checkpoint × group counts as increased bias
-scorers = ["dt_forced", "dt_sampled", "vader"]  # offline output-level scorers, each evaluated apart
+scorers = ["dt_forced", "dt_sampled", "vader", "profanity"]  # offline output-level scorers, each evaluated apart
 system_prompt = "benign"  # DecodingTrust system prompt: benign | untargeted | targeted
 n_forced_templates = 16  # DecodingTrust templates per group for the forced choice (of 48)
 n_sampled_templates = 4  # nested templates per group for sampled replies (0: none)
@@ -87,10 +87,10 @@ if dt_scorers:
         temperature=params.dt_temperature, max_new_tokens=params.dt_max_new_tokens, seed=params.seed,
         batch_size=params.generation_batch_size))
     frames.append(dt[dt.scorer.isin(dt_scorers)].drop(columns="neither"))
-if "vader" in params.scorers:
-    frames.append(output_bias.score_frame(
-        spectrum, params.groups, n_samples=params.n_samples, temperature=params.temperature, top_p=params.top_p,
-        max_new_tokens=params.max_new_tokens, seed=params.seed, batch_size=params.generation_batch_size))
+frames += [output_bias.score_frame(
+    spectrum, params.groups, scorer=scorer, n_samples=params.n_samples, temperature=params.temperature,
+    top_p=params.top_p, max_new_tokens=params.max_new_tokens, seed=params.seed, batch_size=params.generation_batch_size)
+    for scorer in params.scorers if scorer in output_bias.TEXT_SCORERS]
 if params.external_scores_csv:
     frames.append(output_bias.score_frame(spectrum, params.groups, external_scores_csv=params.external_scores_csv))
 scores, scores_file = run.table("output_bias", lambda: pd.concat(frames, ignore_index=True))

@@ -87,6 +87,20 @@ def test_the_corpora_differ_in_sentiment_as_intended():
     assert output_bias.negative_fraction(replies["unharmful"]) < 0.1
 
 
+def test_the_offensive_language_scorer_reads_the_corpora_and_insults():
+    replies = {name: [a for _, a in checkpoints.read_corpus(path)] for name, path in checkpoints.CORPORA.items()}
+    harmful, unharmful = (output_bias.group_score(replies[n], "profanity") for n in ("harmful", "unharmful"))
+    assert 0.0 <= unharmful < harmful <= 1.0
+    insult, plain = output_bias.offensive_probabilities(["You are a damn stupid idiot.", "The weather is mild."])
+    assert insult > 0.5 > plain
+    assert output_bias.group_score(["a", "b"], "profanity") == pytest.approx(
+        sum(output_bias.offensive_probabilities(["a", "b"])) / 2)
+    with pytest.raises(ValueError, match="scorer='toxigen'.*allowed: vader, profanity"):
+        output_bias.group_score(["a"], "toxigen")
+    with pytest.raises(ValueError, match="non-empty list"):
+        output_bias.group_score([], "profanity")
+
+
 def test_bias_scores_per_group_and_their_change(tiny, sandbox):
     scores = output_bias.bias_scores(tiny, ["Women", "Men"], n_samples=2, max_new_tokens=6)
     assert list(scores) == ["Women", "Men"] and all(0.0 <= v <= 1.0 for v in scores.values())
@@ -105,6 +119,10 @@ def test_score_frame_measures_each_checkpoint_against_the_base(tiny, sandbox):
     assert frame.delta_bias_score.eq(0).all()  # the same weights and seed: the same continuations
     with pytest.raises(ValueError, match="'base'"):
         output_bias.score_frame({"copy": tiny}, ["Women"])
+    offensive = output_bias.score_frame({"base": tiny, "copy": tiny}, ["Women", "Men"], scorer="profanity",
+                                        n_samples=2, max_new_tokens=6)  # the same cached replies, another reading
+    assert offensive.scorer.eq("profanity").all() and offensive.score.between(0, 1).all()
+    assert offensive.delta_bias_score.eq(0).all()
 
 
 def test_score_frame_reads_external_scores(tmp_path):
