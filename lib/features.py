@@ -403,14 +403,42 @@ def render(name: str, texts: Sequence[str], chat_template: bool) -> list[str]:
             for t in texts]
 
 
+#: Padded tokens per forward pass (texts × the batch's longest): short texts share large batches, long
+#: ones small batches, so memory stays bounded while the per-call overhead of short texts is amortised.
+TOKEN_BUDGET = 8192
+#: Default cap on texts per forward pass (``batch_size``). On the 5,440 template prompts with MiniLM on 2
+#: cores, 256 took 8.2 s against 9.3 s at 32, 8.6 s at 128 and 8.8 s at 512 (one run each).
+MAX_BATCH_TEXTS = 256
+
+
+def length_batches(lengths: Sequence[int], max_texts: int, token_budget: int) -> list[np.ndarray]:
+    """Indices of the texts, sorted by token length (stable), cut into batches of at most ``max_texts`` texts
+    whose padded size (texts × longest) stays within ``token_budget``; a text longer than the budget is alone."""
+    if max_texts < 1 or token_budget < 1:
+        raise ValueError(f"max_texts={max_texts!r}, token_budget={token_budget!r}; allowed: integers >= 1")
+    order = np.argsort(np.asarray(lengths), kind="stable")
+    batches, start = [], 0
+    for end in range(1, len(order) + 1):
+        too_many = end - start > max_texts
+        too_big = (end - start) * int(lengths[order[end - 1]]) > token_budget and end - start > 1
+        if too_many or too_big:
+            batches.append(order[start:end - 1])
+            start = end - 1
+    if start < len(order):
+        batches.append(order[start:])
+    return batches
+
+
 def compute_hidden_states(
     name: str, texts: Sequence[str], *, pooling: str = "mean", dtype: str = "float32", chat_template: bool = False,
-    max_tokens: int | None = None, batch_size: int = 32, device: str | None = None, progress: bool = True,
+    max_tokens: int | None = None, batch_size: int = MAX_BATCH_TEXTS, device: str | None = None, progress: bool = True,
 ) -> np.ndarray:
     """Pooled hidden states of every layer, shape (L + 1, n_texts, d), float32, no cache.
 
-    Batches are sorted by token length (less padding); one forward pass per batch returns all
-    layers; padding is on the right so ``last`` is the last real token. ``max_tokens`` truncates
+    Texts are tokenised once, sorted by token length and cut into batches of at most ``batch_size``
+    texts and :data:`TOKEN_BUDGET` padded tokens (:func:`length_batches`: no padding beyond each
+    batch's longest); one forward pass per batch returns all layers; padding is on the right so
+    ``last`` is the last real token. ``max_tokens`` truncates
     each input to its first tokens (paper 002 reads 768; BERT-style encoders stop at 512).
     """
     _check(pooling, dtype, texts)
@@ -436,14 +464,14 @@ def _compute(name: str, prepared: Sequence[str], poolings: Sequence[str], layers
     model.to(device)
     tokenizer.padding_side = "right"
     truncation = {"truncation": True, "max_length": max_tokens} if max_tokens is not None else {}
-    lengths = [len(ids) for ids in tokenizer(list(prepared), add_special_tokens=True, **truncation)["input_ids"]]
-    order = np.argsort(lengths, kind="stable")
+    tokenized = tokenizer(list(prepared), add_special_tokens=True, **truncation)  # once: lengths and batches
+    lengths = np.array([len(ids) for ids in tokenized["input_ids"]])
     out: dict[str, np.ndarray] = {}
-    batches = range(0, len(order), batch_size)
     with torch.inference_mode():
-        for start in tqdm(batches, desc=f"extract {name}", disable=not progress, unit="batch"):
-            rows = order[start:start + batch_size]
-            encoded = tokenizer([prepared[i] for i in rows], return_tensors="pt", padding=True, **truncation).to(device)
+        for rows in tqdm(length_batches(lengths, batch_size, TOKEN_BUDGET), desc=f"extract {name}",
+                         disable=not progress, unit="batch"):
+            encoded = tokenizer.pad({key: [values[i] for i in rows] for key, values in tokenized.items()},
+                                    return_tensors="pt").to(device)
             hidden = model(**encoded, output_hidden_states=True).hidden_states
             chosen = hidden if layers is None else [hidden[layer] for layer in layers]
             for pooling in poolings:
@@ -524,8 +552,8 @@ def _npy_bytes(array: np.ndarray) -> bytes:
 
 def extract(
     name: str, texts: Sequence[str], *, pooling: str = "mean", layers: str | Sequence[int] = "all",
-    dtype: str = "float32", chat_template: bool = False, max_tokens: int | None = None, batch_size: int = 32,
-    device: str | None = None, progress: bool = True,
+    dtype: str = "float32", chat_template: bool = False, max_tokens: int | None = None,
+    batch_size: int = MAX_BATCH_TEXTS, device: str | None = None, progress: bool = True,
 ) -> np.ndarray:
     """Pooled hidden states, shape (n_layers_requested, n_texts, d), float32, cached on disk.
 
@@ -542,8 +570,8 @@ def extract(
 
 def extract_poolings(
     name: str, texts: Sequence[str], *, poolings: Sequence[str] = POOLINGS, layers: str | Sequence[int] = "all",
-    dtype: str = "float32", chat_template: bool = False, max_tokens: int | None = None, batch_size: int = 32,
-    device: str | None = None, progress: bool = True,
+    dtype: str = "float32", chat_template: bool = False, max_tokens: int | None = None,
+    batch_size: int = MAX_BATCH_TEXTS, device: str | None = None, progress: bool = True,
 ) -> dict[str, np.ndarray]:
     """:func:`extract` for several poolings at once: pooling → states; the poolings not cached share one pass.
 
@@ -575,7 +603,7 @@ def extract_poolings(
 
 def token_states(
     name: str, texts: Sequence[str], *, layers: Sequence[int], chat_template: bool = False,
-    max_tokens: int | None = None, batch_size: int = 32, device: str | None = None, progress: bool = True,
+    max_tokens: int | None = None, batch_size: int = MAX_BATCH_TEXTS, device: str | None = None, progress: bool = True,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Hidden states of every real (non-padding) token, not pooled and not cached.
 

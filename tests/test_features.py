@@ -21,6 +21,16 @@ def test_minilm_all_layers_match_a_per_sentence_loop(sandbox):
     np.testing.assert_allclose(batched, single, atol=1e-5)
 
 
+def test_length_batches_sort_by_length_and_respect_both_limits():
+    lengths = [5, 3, 9, 9, 2, 40, 1]
+    batches = features.length_batches(lengths, max_texts=3, token_budget=20)
+    assert [b.tolist() for b in batches] == [[6, 4, 1], [0, 2], [3], [5]]  # 40 tokens exceed the budget: alone
+    assert all(len(b) <= 3 and (len(b) == 1 or len(b) * max(lengths[i] for i in b) <= 20) for b in batches)
+    assert sorted(np.concatenate(batches).tolist()) == list(range(len(lengths)))
+    with pytest.raises(ValueError, match="token_budget=0"):
+        features.length_batches(lengths, 3, 0)
+
+
 def test_mean_pooling_is_the_masked_token_average():
     model, tokenizer = features.load("minilm")
     encoded = tokenizer([TEXTS[0]], return_tensors="pt")
