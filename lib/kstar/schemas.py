@@ -174,7 +174,8 @@ class LabelBudget(KstarParams):
 
     models: tuple[str, ...] = param(("minilm",), doc="the frozen reference model of k*_t and the teacher, exactly "
                                     "one: registry name, hub id or local checkpoint folder")
-    students: tuple[str, ...] = param(_OFFLINE_MODELS, doc="student backbones (A.4.1: eight pretrained models)")
+    students: tuple[str, ...] = param(("minilm",), doc="student backbones (A.4.1: eight pretrained models; the "
+                                      "extended profile adds SmolLM2-135M)")
     student_tasks: tuple[str, ...] = param(("rt_subjectivity", "debate_moderator"), choices=TASKS,
                                            doc="tasks the students learn (a subset of tasks)")
     teacher_tasks: tuple[str, ...] = param(("rt_subjectivity",), choices=TASKS,
