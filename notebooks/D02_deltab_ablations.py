@@ -94,11 +94,14 @@ frames += [output_bias.score_frame(
 if params.external_scores_csv:
     frames.append(output_bias.score_frame(spectrum, params.groups, external_scores_csv=params.external_scores_csv))
 scores, scores_file = run.table("output_bias", lambda: pd.concat(frames, ignore_index=True))
-main = scores.scorer.iloc[0]  # the scorer the tables and claims read; every scorer is in roc_auc
 audited_scores = scores[scores.checkpoint != "base"]
 for scorer, frame in audited_scores.groupby("scorer", sort=False):
     print(f"{scorer}: {(frame.delta_bias_score > params.label_threshold).sum()} of {len(frame)} checkpoint × group "
           f"pairs have ΔBiasScore > {params.label_threshold:g}")
+# The tables and claims read ROC AUCs (every scorer is in roc_auc): the first scorer whose labels have both classes.
+increased = (audited_scores.delta_bias_score > params.label_threshold).groupby(audited_scores.scorer, sort=False).mean()
+main = next((s for s, share in increased.items() if 0 < share < 1), scores.scorer.iloc[0])
+print(f"tables and claims read scorer {main}")
 
 # %% [markdown]
 # ## RR and SEAT shifts under every setting of the grid
