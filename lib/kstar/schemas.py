@@ -176,7 +176,8 @@ class LabelBudget(KstarParams):
                                     "one: registry name, hub id or local checkpoint folder")
     students: tuple[str, ...] = param(("minilm",), doc="student backbones (A.4.1: eight pretrained models; the "
                                       "extended profile adds SmolLM2-135M)")
-    student_tasks: tuple[str, ...] = param(("rt_subjectivity", "debate_moderator"), choices=TASKS,
+    student_tasks: tuple[str, ...] = param(("rt_subjectivity", "debate_moderator", "bbc_topic", "discrim_question"),
+                                           choices=TASKS,
                                            doc="tasks the students learn (a subset of tasks)")
     teacher_tasks: tuple[str, ...] = param(("rt_subjectivity",), choices=TASKS,
                                            doc="tasks also learned from teacher labels (of student_tasks)")
