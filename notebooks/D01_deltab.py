@@ -276,11 +276,8 @@ plotting.save_figure(fig, "roc", f"ROC curves of each method's detection score a
 # reported as measured.
 
 # %%
-# The method comparisons read ROC AUCs: they take the first scorer whose ΔBiasScore splits the pairs of every
-# setting into increased and not increased (with one class only, no AUC exists).
-split = drawn.assign(up=drawn.delta_bias_score > params.label_threshold).groupby(["scorer", *setting]).up.agg(
-    lambda up: 0 < up.mean() < 1).groupby("scorer").all()
-main = next((s for s in drawn_scorers if split.get(s, False)), drawn_scorers[0])
+# The method comparisons read ROC AUCs: the first scorer whose labels hold both classes in every setting.
+main = evaluation.first_scorer_with_both_classes(drawn, params.label_threshold, within=setting)
 print(f"method comparisons read scorer {main} (the first whose labels have both classes)")
 by = {key: f.set_index("method") for key, f in
       table[table.unit == "group"].groupby([*setting, "scorer", "pooling"], sort=False)}

@@ -26,7 +26,7 @@ import pandas as pd
 from IPython.display import display
 
 from lib import config, plotting, results
-from lib.bias_shift import ablations, checkpoints, output_bias, stereotype
+from lib.bias_shift import ablations, checkpoints, evaluation, output_bias, stereotype
 from lib.results import claim
 
 # %% tags=["parameters"]
@@ -99,8 +99,7 @@ for scorer, frame in audited_scores.groupby("scorer", sort=False):
     print(f"{scorer}: {(frame.delta_bias_score > params.label_threshold).sum()} of {len(frame)} checkpoint × group "
           f"pairs have ΔBiasScore > {params.label_threshold:g}")
 # The tables and claims read ROC AUCs (every scorer is in roc_auc): the first scorer whose labels have both classes.
-increased = (audited_scores.delta_bias_score > params.label_threshold).groupby(audited_scores.scorer, sort=False).mean()
-main = next((s for s, share in increased.items() if 0 < share < 1), scores.scorer.iloc[0])
+main = evaluation.first_scorer_with_both_classes(audited_scores, params.label_threshold)
 print(f"tables and claims read scorer {main}")
 
 # %% [markdown]

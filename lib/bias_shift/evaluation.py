@@ -142,3 +142,17 @@ def evaluate_all(pairs: pd.DataFrame, units: Sequence[str] = ("group",), **evalu
             frames.append(evaluate(frame, **evaluate_kw).assign(unit=unit, **labels))
     out = pd.concat(frames, ignore_index=True)
     return out[["unit", *keys, *[c for c in out.columns if c not in ("unit", *keys)]]]
+
+
+def first_scorer_with_both_classes(pairs: pd.DataFrame, label_threshold: float = 0.1,
+                                   within: Sequence[str] = ()) -> str:
+    """The first scorer (in order of appearance) whose labels ΔBiasScore > ``label_threshold`` hold both classes
+    in every group of ``within`` (e.g. each family × regime); the first scorer when none does. ROC AUCs
+    exist only for such a scorer: the method comparisons of D01 and D02 read it (Sec. 4.5)."""
+    scorers = list(dict.fromkeys(pairs.scorer))
+    if not scorers:
+        raise ValueError("pairs holds no scorer; allowed: a frame with at least one row")
+    increased = pairs.delta_bias_score > label_threshold
+    split = increased.groupby([pairs[c] for c in ("scorer", *within)]).agg(lambda up: 0 < up.mean() < 1)
+    both = split.groupby(level=0).all()
+    return next((s for s in scorers if both.get(s, False)), scorers[0])

@@ -81,3 +81,16 @@ def test_each_setting_is_evaluated_apart():
                                       evaluation.evaluate(alone, n_bootstrap=10, n_permutations=24))
     topic = evaluation.aggregate(both, "topic")
     assert len(topic) == 2 * 4 * topic.group.nunique() and set(topic.regime) == {"lora", "full"}
+
+
+def test_the_first_scorer_with_both_classes_in_every_setting():
+    pairs = pd.DataFrame({
+        "scorer": ["forced"] * 4 + ["sampled"] * 4 + ["vader"] * 4,
+        "family": ["a", "a", "b", "b"] * 3,
+        "delta_bias_score": [0.0, 0.05, 0.0, 0.0, 0.2, 0.0, 0.0, 0.0, 0.2, 0.0, 0.3, 0.0],
+    })
+    assert evaluation.first_scorer_with_both_classes(pairs) == "sampled"  # forced never crosses 0.1
+    assert evaluation.first_scorer_with_both_classes(pairs, within=["family"]) == "vader"  # sampled: b one class
+    assert evaluation.first_scorer_with_both_classes(pairs, label_threshold=1.0) == "forced"  # none: the first
+    with pytest.raises(ValueError, match="no scorer"):
+        evaluation.first_scorer_with_both_classes(pairs.iloc[:0])
