@@ -79,7 +79,11 @@ def parallel_map(
 ) -> list[R]:
     """``[func(item, item_seed) for item in items]`` over loky processes or a Dask cluster.
 
-    ``n_jobs``: worker processes for the local loky backend (−1: all cores; 1 runs inline).
+    ``n_jobs``: worker processes for the local loky backend (−1: this process's share of the cores,
+    :func:`threads_per_process`, so notebooks run side by side by ``lib run --jobs`` do not each take every
+    core; 1 runs inline). Each worker gets that share divided by the workers in BLAS and OpenMP threads (at
+    least 1): workers inherit this process's thread count otherwise, and two workers of two threads on two
+    cores ran E02 about 2× slower than one thread each (issue 14 §3).
     ``scheduler``: a Dask scheduler address (``tcp://host:8786``); when given, work goes to that
     cluster through joblib's ``dask`` backend. ``func`` must be picklable (a module-level
     function).
@@ -94,7 +98,10 @@ def parallel_map(
             return [func(item, item_seed) for item, item_seed in zip(items, seeds, strict=True)]
     calls = [joblib.delayed(func)(item, item_seed) for item, item_seed in zip(items, seeds, strict=True)]
     if scheduler is None:
-        return list(joblib.Parallel(n_jobs=n_jobs, backend="loky")(calls))
+        share = threads_per_process()
+        workers = share if n_jobs == -1 else n_jobs
+        with joblib.parallel_config(backend="loky", inner_max_num_threads=max(1, share // workers)):
+            return list(joblib.Parallel(n_jobs=workers)(calls))
     from dask.distributed import Client  # imported only when a cluster is asked for
 
     with Client(scheduler) as client, joblib.parallel_config(backend="dask", client=client):

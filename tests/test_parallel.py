@@ -27,6 +27,21 @@ def test_loky_matches_sequential():
     assert parallel.parallel_map(draw, items, seed=3, n_jobs=2) == parallel.parallel_map(draw, items, seed=3, n_jobs=1)
 
 
+def blas_threads(item: int, seed: int) -> int:
+    from threadpoolctl import threadpool_info
+
+    return max(pool["num_threads"] for pool in threadpool_info())
+
+
+def test_loky_workers_share_this_process_threads_instead_of_inheriting_them(monkeypatch):
+    """Two workers under OMP_NUM_THREADS=2 (what lib sets for one job on two cores) get one thread each."""
+    monkeypatch.setenv("OMP_NUM_THREADS", "2")
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "2")
+    monkeypatch.setattr(parallel, "threads_per_process", lambda concurrent_jobs=None: 2)
+    assert parallel.parallel_map(blas_threads, [0, 1, 2, 3], n_jobs=2) == [1, 1, 1, 1]
+    assert parallel.parallel_map(blas_threads, [0, 1], n_jobs=-1) == [1, 1]
+
+
 def test_dask_cluster_matches_sequential():
     distributed = pytest.importorskip("dask.distributed")
     items = list(range(6))
