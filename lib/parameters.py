@@ -25,7 +25,8 @@ class NotebookParams:
     seed: int = field(default=0, metadata={"ge": 0})
     n_jobs: int = field(
         default=1,
-        metadata={"ge": -1, "exclude": (0,), "doc": "worker processes (-1: all cores); never changes results"},
+        metadata={"ge": -1, "exclude": (0,),
+                  "doc": "worker processes (-1: this process's share of cores); never changes results"},
     )
 
 

@@ -33,7 +33,7 @@ from lib.results import claim
 profile = "default"  # smoke | default | paper
 recompute = True  # false: redraw figures from logged results only
 seed = 0  # root seed; every grid cell draws its own child seed
-n_jobs = -1  # worker processes (-1: all cores); results do not depend on it
+n_jobs = -1  # worker processes (-1: this process's share of cores); results do not depend on it
 tolerance_z = 4.0  # allowed |Monte Carlo − closed form|, in Monte Carlo standard errors
 purity_s = [0.5, 1.0, 2.0, 4.0, 8.0]  # Part A: separations s
 purity_alphas = [0.0, 0.1, 0.3, 0.5, 0.7, 0.9, 1.0]  # Part A: purities α (5 × 7: 35 settings)

@@ -51,7 +51,7 @@ from lib.results import claim
 profile = "default"  # smoke | default | paper | extended
 recompute = True  # false: redraw figures from logged results only
 seed = 0  # training, generation, template-subset and bootstrap seed
-n_jobs = -1  # worker processes (-1: all cores); results do not depend on it
+n_jobs = -1  # worker processes (-1: this process's share of cores); results do not depend on it
 references = ["smollm2-135m"]  # base models, one family each: registry names, hub ids or local folders
 methods = ["lora"]  # fine-tuning regimes (each reference × method is a setting): lora | full
 ratios = [0.9, 0.7, 0.5, 0.3, 0.1]  # merge weights of the unharmful model (Appendix C)

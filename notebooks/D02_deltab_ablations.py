@@ -33,7 +33,7 @@ from lib.results import claim
 profile = "default"  # smoke | default | paper
 recompute = True  # false: redraw figures from logged results only
 seed = 0  # seed of the spectrum (as D01), of the anchor subsets and of the generation
-n_jobs = -1  # worker processes (-1: all cores); results do not depend on it
+n_jobs = -1  # worker processes (-1: this process's share of cores); results do not depend on it
 reference = "smollm2-135m"  # the base model: registry name, hub id or local folder
 method = "lora"  # fine-tuning regime: lora | full
 ratios = [0.9, 0.7, 0.5, 0.3, 0.1]  # merge weights of the unharmful model (Appendix C)

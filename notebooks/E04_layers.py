@@ -31,7 +31,7 @@ from lib.results import claim
 profile = "default"  # smoke | default | paper
 recompute = True  # false: redraw figures from logged results only
 seed = 0  # root seed; every cell draws its own child seed
-n_jobs = -1  # worker processes (-1: all cores); results do not depend on it
+n_jobs = -1  # worker processes (-1: this process's share of cores); results do not depend on it
 models = ["minilm", "smollm2-135m"]  # registry names, hub ids or local checkpoint folders
 dimensions = ["gender", "race", "religion", "age"]  # bias dimensions of the template grid
 layer = "mid"  # unused here: every layer is scanned

@@ -33,7 +33,7 @@ from lib.results import claim
 profile = "default"  # smoke | default | paper
 recompute = True  # false: redraw figures from logged results only
 seed = 0  # root seed; every angle draws its own child seed
-n_jobs = -1  # worker processes (-1: all cores); results do not depend on it
+n_jobs = -1  # worker processes (-1: this process's share of cores); results do not depend on it
 angles_deg = [0.0, 15.0, 30.0, 45.0, 60.0, 75.0, 90.0]  # angle θ between the confound and Δ (90: C3 holds)
 s = 2.0  # Mahalanobis separation of the marked clusters
 alpha = 0.5  # purity

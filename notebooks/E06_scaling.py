@@ -37,7 +37,7 @@ from lib.results import claim
 profile = "default"  # smoke | default | paper
 recompute = True  # false: redraw figures from logged results only
 seed = 0  # root seed; every n draws its own child seed
-n_jobs = -1  # worker processes (-1: all cores); results do not depend on it
+n_jobs = -1  # worker processes (-1: this process's share of cores); results do not depend on it
 n_values = [50, 100, 200, 400, 800, 1600, 3200]  # training-set sizes
 dim = 100  # feature dimension
 s = 2.0  # Mahalanobis separation of the marked clusters

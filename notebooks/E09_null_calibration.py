@@ -38,7 +38,7 @@ from lib.results import claim
 profile = "default"  # smoke | default | paper
 recompute = True  # false: redraw figures from logged results only
 seed = 0  # root seed; every replicate draws its own child seed
-n_jobs = -1  # worker processes (-1: all cores); results do not depend on it
+n_jobs = -1  # worker processes (-1: this process's share of cores); results do not depend on it
 pool_cells = 340  # context cells, one counterfactual pair each (Sec. VI-A)
 neutral_per_cell = 2  # neutral texts per context cell (680 in all, as in the paper)
 feature_dim = 64  # dimension of the label-free noise features

@@ -31,7 +31,7 @@ from lib.results import claim
 profile = "default"  # smoke | default | paper
 recompute = True  # false: redraw figures from logged results only
 seed = 0  # root seed; every cell draws its own child seed
-n_jobs = -1  # worker processes (-1: all cores); results do not depend on it
+n_jobs = -1  # worker processes (-1: this process's share of cores); results do not depend on it
 purity_s = [1.0, 4.0]  # purity generator: separations s
 purity_alphas = [0.1, 0.3, 1.0]  # purity generator: purities α (the paper's E10 values)
 purity_n = 400  # purity generator: texts per audit

@@ -40,7 +40,7 @@ from lib.results import claim
 profile = "default"  # smoke | default | paper
 recompute = True  # false: redraw figures from logged results only
 seed = 0  # unused: each model's seed is in its name, the probes use probe_seed
-n_jobs = 1  # worker processes for the probe fits (-1: all cores); results do not depend on it
+n_jobs = 1  # worker processes for the probe fits (-1: this process's share of cores); results do not depend on it
 architectures = ["transformer-d64-L2-s0", "transformer-d128-L1-s0", "gru-d64-L1-s0", "gru-d128-L1-s0"]  # '<arch>-d<width>-L<depth>-s<seed>'
 updates = 1000  # training updates per model (paper: ~30,000)
 checkpoints = [500]  # updates at which the tracked queries are read (Table 39)

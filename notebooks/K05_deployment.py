@@ -48,7 +48,7 @@ from lib.results import claim
 profile = "default"  # smoke | default | paper
 recompute = True  # false: redraw figures from logged results only
 seed = 0  # unused: the paper's seeds are the pool seed, the sweep seed 0 and seeds below
-n_jobs = 1  # worker processes (-1: all cores); results do not depend on it
+n_jobs = 1  # worker processes (-1: this process's share of cores); results do not depend on it
 models = ["smollm2-135m"]  # the reference model (weights 0), exactly one
 tuned_model = None  # the tuned checkpoint (weights 1) sharing the reference's chat template; None: format axis only
 extra_pairs = []  # further [base, tuned] pairs for A.3.1's ratios

@@ -48,7 +48,7 @@ from lib.results import claim
 profile = "default"  # smoke | default | paper
 recompute = True  # false: redraw figures from logged results only
 seed = 0  # unused: the seeds below are named by what they seed
-n_jobs = 1  # worker processes (-1: all cores); results do not depend on it
+n_jobs = 1  # worker processes (-1: this process's share of cores); results do not depend on it
 models = ["minilm", "smollm2-135m"]  # in order: the later model of a pair supplies the null's replacements
 tasks = ["bbc_topic", "rt_sentiment", "debate_moderator", "rt_subjectivity"]  # task pools (A.1.3)
 composition_task = "bbc_topic"  # the multiclass task of the composition test (A.2.5)

@@ -52,7 +52,7 @@ from lib.results import claim
 profile = "default"  # smoke | default | paper
 recompute = True  # false: redraw figures from logged results only
 seed = 0  # unused: the seeds below are named by what they seed
-n_jobs = 1  # worker processes (-1: all cores); results do not depend on it
+n_jobs = 1  # worker processes (-1: this process's share of cores); results do not depend on it
 models = ["minilm", "smollm2-135m"]  # registry names, hub ids or local checkpoint folders
 tasks = ["bbc_topic", "rt_sentiment", "rt_subjectivity", "word_valence"]  # task pools (A.1.3)
 cap = 300  # texts per split of a pool

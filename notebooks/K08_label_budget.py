@@ -53,7 +53,7 @@ from lib.results import claim
 profile = "default"  # smoke | default | paper
 recompute = True  # false: redraw figures from logged results only
 seed = 0  # unused: the runs use run_seeds, k* uses K01's seeds
-n_jobs = 1  # worker processes for K01's searches (-1: all cores); results do not depend on it
+n_jobs = 1  # worker processes for K01's searches (-1: this process's share of cores); results do not depend on it
 models = ["minilm"]  # the frozen reference model of k* and of the teacher probe, exactly one
 tasks = ["bbc_topic", "rt_sentiment", "rt_subjectivity", "debate_moderator", "dreaddit_stress", "discrim_question", "word_valence"]  # K01's pools: k* read with K01's arguments
 cap = 300  # texts per split of a pool
