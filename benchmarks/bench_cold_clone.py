@@ -18,6 +18,7 @@ Each prints measured / budget: a ratio ≤ 1 meets the budget. Minutes of CPU: r
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import subprocess
@@ -82,12 +83,13 @@ def main() -> None:
     parser.add_argument("--xdist", action="store_true", help="also time the suite under pytest -n 2")
     parser.add_argument("--smoke-jobs", type=int, default=1, help="notebooks at once in the smoke batch")
     args = parser.parse_args()
-    xdist = args.xdist
+    if args.xdist and importlib.util.find_spec("xdist") is None:
+        sys.exit("--xdist needs pytest-xdist in this environment: pip install pytest-xdist")
     with tempfile.TemporaryDirectory() as smoke_dir:
         smoke_batch(fresh_clone(Path(smoke_dir)), args.smoke_jobs)
     with tempfile.TemporaryDirectory() as test_dir:
         serial = test_suite(fresh_clone(Path(test_dir)))
-    if xdist:
+    if args.xdist:
         with tempfile.TemporaryDirectory() as test_dir:
             spread = test_suite(fresh_clone(Path(test_dir)), workers=2)
         print(f"pytest -n 2 against serial: {serial / spread:.2f}x faster")

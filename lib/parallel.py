@@ -83,7 +83,7 @@ def parallel_map(
     :func:`threads_per_process`, so notebooks run side by side by ``lib run --jobs`` do not each take every
     core; 1 runs inline). Each worker gets that share divided by the workers in BLAS and OpenMP threads (at
     least 1): workers inherit this process's thread count otherwise, and two workers of two threads on two
-    cores ran E02 about 2× slower than one thread each (issue 14 §3).
+    cores ran E02 over 3× slower than one thread each (issue 14 §3).
     ``scheduler``: a Dask scheduler address (``tcp://host:8786``); when given, work goes to that
     cluster through joblib's ``dask`` backend. ``func`` must be picklable (a module-level
     function).
@@ -91,15 +91,15 @@ def parallel_map(
     if n_jobs == 0 or n_jobs < -1:
         raise ValueError(f"n_jobs={n_jobs!r} is out of range; allowed: -1 or >= 1")
     seeds = spawn_seeds(seed, len(items))
-    if scheduler is None and n_jobs == 1:
+    share = threads_per_process()
+    workers = share if n_jobs == -1 else n_jobs
+    if scheduler is None and workers == 1:
         # Inline, like a loky worker: one BLAS thread per work item. The items are many small fits that
         # gain nothing from threads, and on a busy machine threaded BLAS slows them several-fold.
         with threadpool_limits(limits=1):
             return [func(item, item_seed) for item, item_seed in zip(items, seeds, strict=True)]
     calls = [joblib.delayed(func)(item, item_seed) for item, item_seed in zip(items, seeds, strict=True)]
     if scheduler is None:
-        share = threads_per_process()
-        workers = share if n_jobs == -1 else n_jobs
         with joblib.parallel_config(backend="loky", inner_max_num_threads=max(1, share // workers)):
             return list(joblib.Parallel(n_jobs=workers)(calls))
     from dask.distributed import Client  # imported only when a cluster is asked for
