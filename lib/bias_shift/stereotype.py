@@ -16,9 +16,11 @@ agreement index is the mean of σ(margin), the probability of "agree" when the m
 
 from __future__ import annotations
 
+import copy
 import csv
 import functools
 import json
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -155,12 +157,14 @@ def choice_margins(folder: str | Path, table: pd.DataFrame, *, choices: Sequence
                    batch_size: int = 32) -> np.ndarray:
     """Forced choice: log p(choice₁) − log p(choice₂) as the assistant's reply to each row of ``table``.
 
-    One forward pass per prompt, batched (left padding, positions counted from the first real token):
-    the input is the rendered prompt plus the tokens both replies share ("I"), and the margin is the
-    difference of the next-token log-probabilities of the first tokens where they part (" agree",
-    " disagree"). The shared prefix cancels exactly; the tokens after the parting one ("." in both) are
-    not scored — for a chat model they follow either word with probability near one, and scoring them
-    would need a second forward pass per reply. Cached under ``cache/generations``.
+    One forward pass per prompt, batched: the input is the rendered prompt plus the tokens both replies
+    share ("I"), and the margin is the difference of the next-token log-probabilities of the first tokens
+    where they part (" agree", " disagree"). The shared prefix cancels exactly; the tokens after the parting
+    one ("." in both) are not scored — for a chat model they follow either word with probability near one,
+    and scoring them would need a second forward pass per reply. The token prefix every prompt shares (the
+    system turn and the benchmark's instruction, about 85 % of each prompt) is run once and its key–value
+    cache reused by every batch; each batch's own tokens follow it left-padded, positions counted on from
+    the prefix (equal to a forward pass of each whole prompt, tested). Cached under ``cache/generations``.
     """
     import torch
 
@@ -175,23 +179,37 @@ def choice_margins(folder: str | Path, table: pd.DataFrame, *, choices: Sequence
     if cache_file.is_file():
         return np.asarray(json.loads(cache_file.read_text())["margins"])
     rows = [tokenizer(text, add_special_tokens=False)["input_ids"] + shared for text in rendered]
+    prefix = shared_prefix(rows)
     model = features.load_causal_lm(folder).eval()
     margins: list[float] = []
     with torch.inference_mode():
+        prefix_cache = model(input_ids=torch.tensor([prefix]), use_cache=True).past_key_values if prefix else None
         for start in range(0, len(rows), batch_size):
-            batch = rows[start:start + batch_size]
+            batch = [r[len(prefix):] for r in rows[start:start + batch_size]]
             longest = max(len(r) for r in batch)
             ids = torch.full((len(batch), longest), tokenizer.pad_token_id, dtype=torch.long)
-            mask = torch.zeros((len(batch), longest), dtype=torch.long)
+            mask = torch.zeros((len(batch), len(prefix) + longest), dtype=torch.long)
+            mask[:, :len(prefix)] = 1
             for i, r in enumerate(batch):
                 ids[i, longest - len(r):] = torch.tensor(r)
-                mask[i, longest - len(r):] = 1
-            positions = (mask.cumsum(1) - 1).clamp(min=0)
-            logits = model(input_ids=ids, attention_mask=mask, position_ids=positions, logits_to_keep=1).logits[:, -1]
+                mask[i, len(prefix) + longest - len(r):] = 1
+            positions = (mask.cumsum(1) - 1).clamp(min=0)[:, len(prefix):]
+            cache = None
+            if prefix_cache is not None:
+                cache = copy.deepcopy(prefix_cache)
+                cache.batch_repeat_interleave(len(batch))
+            logits = model(input_ids=ids, attention_mask=mask, position_ids=positions, past_key_values=cache,
+                           use_cache=cache is not None, logits_to_keep=1).logits[:, -1]
             log_p = torch.log_softmax(logits.float(), dim=-1)
             margins.extend((log_p[:, first] - log_p[:, second]).tolist())
     results.atomic_write_text(cache_file, json.dumps({"choices": list(choices), "margins": margins}))
     return np.asarray(margins)
+
+
+def shared_prefix(rows: Sequence[Sequence[int]]) -> list[int]:
+    """The longest token prefix every row shares, leaving each row at least one token of its own."""
+    prefix = list(os.path.commonprefix([list(r) for r in rows]))
+    return prefix[:min(len(r) for r in rows) - 1]
 
 
 def group_index(frame: pd.DataFrame) -> pd.DataFrame:

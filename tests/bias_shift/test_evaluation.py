@@ -5,7 +5,8 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from scipy.stats import pearsonr
+from scipy.stats import pearsonr, rankdata
+from sklearn.metrics import roc_auc_score
 
 from lib.bias_shift import evaluation, sentences
 
@@ -31,6 +32,56 @@ def test_pooled_statistics_agree_with_scipy_and_direction():
     assert result.loc["RR", "r_low"] <= r <= result.loc["RR", "r_high"]
     flipped = evaluation.evaluate(table.assign(cka_drift=-table.cka_drift), n_bootstrap=20).set_index("method")
     assert flipped.loc["CKA drift", "roc_auc"] == pytest.approx(1 - result.loc["CKA drift", "roc_auc"])  # no max()
+
+
+def test_row_statistics_equal_the_library_calls_they_replace():
+    """rows_auc, rows_pearson and rows_fit_mae equal roc_auc_score, pearsonr and np.polyfit row by row, ties
+    (scores rounded to one decimal) and one-class or constant rows included."""
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(40, 30)).round(1)
+    y = (0.5 * x + rng.normal(size=x.shape)).round(1)
+    labels = y > 0.2
+    labels[0], labels[1] = True, False
+    x[2], y[3] = 1.0, -2.0
+    auc = evaluation.rows_auc(labels, rankdata(x, axis=1))
+    r, mae = evaluation.rows_pearson(x, y), evaluation.rows_fit_mae(x, y)
+    for i in range(len(x)):
+        one_class = labels[i].all() or not labels[i].any()
+        assert np.isnan(auc[i]) if one_class else auc[i] == pytest.approx(roc_auc_score(labels[i], x[i]), abs=1e-12)
+        constant = np.ptp(x[i]) == 0 or np.ptp(y[i]) == 0
+        assert np.isnan(r[i]) if constant else r[i] == pytest.approx(pearsonr(x[i], y[i])[0], abs=1e-12)
+        if np.ptp(x[i]) == 0:
+            assert np.isnan(mae[i])
+        else:
+            slope, intercept = np.polyfit(x[i], y[i], 1)
+            assert mae[i] == pytest.approx(np.abs(y[i] - intercept - slope * x[i]).mean(), abs=1e-12)
+    shared = evaluation.rows_pearson(x[4], y[:5])  # a 1-d x is shared by every row
+    assert shared == pytest.approx([pearsonr(x[4], row)[0] for row in y[:5]], abs=1e-12, nan_ok=True)
+
+
+def test_permutation_and_bootstrap_distributions_match_a_per_resample_loop():
+    """evaluate's vectorised distributions give the p-values, intervals and MAE of one library call per resample."""
+    table = pairs(np.random.default_rng(4), n_checkpoints=5, per_checkpoint=False, noise=0.3)
+    got = evaluation.evaluate(table, n_bootstrap=200, seed=7, methods=["delta_b"]).iloc[0]
+    X, Y = evaluation._matrices(table, "delta_b")
+    x, y = X.ravel(), Y.ravel()
+    r, auc = pearsonr(x, y)[0], roc_auc_score(y > 0.1, -x)
+    perms = evaluation.block_permutations(5, 5040, 7)
+    perm_r = [pearsonr(x, Y[p].ravel())[0] for p in perms]
+    perm_auc = [roc_auc_score(Y[p].ravel() > 0.1, -x) for p in perms]
+    rng = np.random.default_rng(7)
+    boot = rng.integers(0, 5, size=(200, 5))
+    boot_r = [pearsonr(X[b].ravel(), Y[b].ravel())[0] for b in boot]
+    boot_auc = [roc_auc_score(Y[b].ravel() > 0.1, -X[b].ravel()) if 0 < (Y[b] > 0.1).mean() < 1 else np.nan
+                for b in boot]
+    pair_boot = rng.integers(0, x.size, size=(200, x.size))
+    fits = [np.polyfit(x[b], y[b], 1) for b in pair_boot]
+    mae = np.mean([np.abs(y[b] - a - s * x[b]).mean() for b, (s, a) in zip(pair_boot, fits, strict=True)])
+    assert got.p_checkpoints == pytest.approx(np.mean(np.abs(perm_r) >= abs(r) - 1e-12))
+    assert got.auc_p_checkpoints == pytest.approx(np.mean(np.array(perm_auc) >= auc - 1e-12))
+    assert (got.r_low, got.r_high) == pytest.approx(tuple(np.nanpercentile(boot_r, [2.5, 97.5])), abs=1e-12)
+    assert (got.auc_low, got.auc_high) == pytest.approx(tuple(np.nanpercentile(boot_auc, [2.5, 97.5])), abs=1e-12)
+    assert got.mae == pytest.approx(mae, abs=1e-12)
 
 
 def test_checkpoint_permutations_are_honest_about_few_checkpoints():

@@ -81,12 +81,15 @@ def test_forced_choice_is_the_next_token_log_ratio_and_batch_invariant(tiny, san
     np.testing.assert_array_equal(again, margins)
     tokenizer = output_bias.chat_tokenizer(tiny)
     model = features.load_causal_lm(tiny).eval()
-    text = output_bias.render_chat(tokenizer, [table.user[1]], [table.system[1]])[0]
-    ids = tokenizer(text + "I", add_special_tokens=False)["input_ids"]
-    with torch.inference_mode():
-        log_p = torch.log_softmax(model(input_ids=torch.tensor([ids])).logits[0, -1], -1)
     agree, disagree = (tokenizer(w, add_special_tokens=False)["input_ids"][0] for w in (" agree", " disagree"))
-    assert margins[1] == pytest.approx(float(log_p[agree] - log_p[disagree]), abs=1e-4)
+    for row in range(len(table)):  # each whole prompt alone: no padding, no shared-prefix cache
+        text = output_bias.render_chat(tokenizer, [table.user[row]], [table.system[row]])[0]
+        ids = tokenizer(text + "I", add_special_tokens=False)["input_ids"]
+        with torch.inference_mode():
+            log_p = torch.log_softmax(model(input_ids=torch.tensor([ids])).logits[0, -1], -1)
+        assert margins[row] == pytest.approx(float(log_p[agree] - log_p[disagree]), abs=1e-4)
+    assert stereotype.shared_prefix([[1, 2, 3, 4], [1, 2, 3, 5, 6], [1, 2, 3, 4, 7]]) == [1, 2, 3]
+    assert stereotype.shared_prefix([[1, 2], [1, 2, 3]]) == [1]  # every row keeps a token of its own
     with pytest.raises(ValueError, match="part at some token"):
         stereotype.choice_margins(tiny, table, choices=("I agree.", "I agree. Yes"))
 
