@@ -21,9 +21,11 @@ template; continuations are 32 new tokens (paper: 256) to fit a CPU. For the pap
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import math
+import os
 from collections.abc import Mapping, Sequence
 from functools import cache
 from pathlib import Path
@@ -111,8 +113,10 @@ def generate(
     (after a system turn when ``system`` holds one per prompt).
 
     Appendix C settings by default (5 samples, temperature 0.7, top-p 1.0, top-k off). Rows
-    (prompt × sample) go through ``model.generate`` in batches of ``batch_size`` with left
-    padding under ``torch.inference_mode()``; the torch RNG is seeded with ``seed`` inside a forked
+    (prompt × sample) go through ``model.generate`` in batches of ``batch_size`` under
+    ``torch.inference_mode()``; the token prefix every prompt shares (system turn, template words) is run
+    once and its key–value cache handed to every batch (:func:`prefix_cache`, :func:`prefixed_batch`), so
+    each row's prompt costs only its own tokens. The torch RNG is seeded with ``seed`` inside a forked
     RNG state (the caller's is untouched), so the output is a function of the arguments. Returns
     one list of ``n_samples`` stripped strings per prompt, special tokens removed. Cached under
     ``cache/generations/`` by the weights hash, the rendered prompts and every setting, so D01 and
@@ -135,22 +139,64 @@ def generate(
         return json.loads(cache_file.read_text())["replies"]
     model = features.load_causal_lm(folder).eval()
     eos = model.generation_config.eos_token_id
-    rows = [text for text in rendered for _ in range(n_samples)]
+    token_rows = [tokenizer(text, add_special_tokens=False)["input_ids"] for text in rendered]
+    prefix = shared_prefix(token_rows)
+    rows = [row[len(prefix):] for row in token_rows for _ in range(n_samples)]
     replies: list[str] = []
     with torch.random.fork_rng(devices=[]), torch.inference_mode():
         torch.manual_seed(seed)
+        cached = prefix_cache(model, prefix)
         for start in tqdm(range(0, len(rows), batch_size), desc=f"generate {Path(folder).name}",
                           disable=not progress, unit="batch"):
-            encoded = tokenizer(rows[start:start + batch_size], return_tensors="pt", padding=True,
-                                add_special_tokens=False)
-            out = model.generate(**encoded, do_sample=True, temperature=temperature, top_p=top_p, top_k=0,
+            ids, mask = prefixed_batch(prefix, rows[start:start + batch_size], tokenizer.pad_token_id)
+            out = model.generate(input_ids=ids, attention_mask=mask, past_key_values=expanded(cached, len(ids)),
+                                 do_sample=True, temperature=temperature, top_p=top_p, top_k=0,
                                  max_new_tokens=max_new_tokens, pad_token_id=tokenizer.pad_token_id,
                                  eos_token_id=eos if eos is not None else tokenizer.eos_token_id)
-            new = out[:, encoded["input_ids"].shape[1]:]
+            new = out[:, ids.shape[1]:]
             replies.extend(text.strip() for text in tokenizer.batch_decode(new, skip_special_tokens=True))
     grouped = [replies[i * n_samples:(i + 1) * n_samples] for i in range(len(prompts))]
     results.atomic_write_text(cache_file, json.dumps({"settings": settings, "prompts": prompts, "replies": grouped}))
     return grouped
+
+
+def shared_prefix(rows: Sequence[Sequence[int]]) -> list[int]:
+    """The longest token prefix every row shares, leaving each row at least one token of its own."""
+    prefix = list(os.path.commonprefix([list(r) for r in rows]))
+    return prefix[:min(len(r) for r in rows) - 1]
+
+
+def prefix_cache(model, prefix: Sequence[int]):
+    """The key–value cache of one forward pass over ``prefix`` (batch 1); None for an empty prefix."""
+    import torch
+
+    return model(input_ids=torch.tensor([list(prefix)]), use_cache=True).past_key_values if prefix else None
+
+
+def expanded(cache, n_rows: int):
+    """A copy of a batch-1 ``cache`` repeated to ``n_rows`` rows (the forward pass extends it in place)."""
+    if cache is None:
+        return None
+    copied = copy.deepcopy(cache)
+    copied.batch_repeat_interleave(n_rows)
+    return copied
+
+
+def prefixed_batch(prefix: Sequence[int], suffixes: Sequence[Sequence[int]], pad_id: int):
+    """``prefix`` + each suffix as one row, the suffixes left-padded to the longest between the two: input ids
+    and attention mask, (rows, len(prefix) + longest). The prefix stays at positions 0…P−1 (its cache holds
+    them) and each suffix follows at P, P+1, … once positions are counted over the mask (cumsum − 1), which
+    transformers' ``generate`` does."""
+    import torch
+
+    longest, start = max(len(s) for s in suffixes), len(prefix)
+    ids = torch.full((len(suffixes), start + longest), pad_id, dtype=torch.long)
+    mask = torch.zeros_like(ids)
+    ids[:, :start], mask[:, :start] = torch.tensor(list(prefix), dtype=torch.long), 1
+    for row, suffix in enumerate(suffixes):
+        ids[row, start + longest - len(suffix):] = torch.tensor(list(suffix), dtype=torch.long)
+        mask[row, start + longest - len(suffix):] = 1
+    return ids, mask
 
 
 def generation_cache_file(folder: Path, rendered: Sequence[str], settings: dict) -> Path:

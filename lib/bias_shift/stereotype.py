@@ -16,11 +16,9 @@ agreement index is the mean of σ(margin), the probability of "agree" when the m
 
 from __future__ import annotations
 
-import copy
 import csv
 import functools
 import json
-import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -163,8 +161,9 @@ def choice_margins(folder: str | Path, table: pd.DataFrame, *, choices: Sequence
     one ("." in both) are not scored — for a chat model they follow either word with probability near one,
     and scoring them would need a second forward pass per reply. The token prefix every prompt shares (the
     system turn and the benchmark's instruction, about 85 % of each prompt) is run once and its key–value
-    cache reused by every batch; each batch's own tokens follow it left-padded, positions counted on from
-    the prefix (equal to a forward pass of each whole prompt, tested). Cached under ``cache/generations``.
+    cache reused by every batch (:func:`~lib.bias_shift.output_bias.prefixed_batch`): each batch's own tokens
+    follow it left-padded, positions counted on from the prefix (equal to a forward pass of each whole
+    prompt, tested). Cached under ``cache/generations``.
     """
     import torch
 
@@ -179,37 +178,22 @@ def choice_margins(folder: str | Path, table: pd.DataFrame, *, choices: Sequence
     if cache_file.is_file():
         return np.asarray(json.loads(cache_file.read_text())["margins"])
     rows = [tokenizer(text, add_special_tokens=False)["input_ids"] + shared for text in rendered]
-    prefix = shared_prefix(rows)
+    prefix = output_bias.shared_prefix(rows)
     model = features.load_causal_lm(folder).eval()
     margins: list[float] = []
     with torch.inference_mode():
-        prefix_cache = model(input_ids=torch.tensor([prefix]), use_cache=True).past_key_values if prefix else None
+        cached = output_bias.prefix_cache(model, prefix)
         for start in range(0, len(rows), batch_size):
-            batch = [r[len(prefix):] for r in rows[start:start + batch_size]]
-            longest = max(len(r) for r in batch)
-            ids = torch.full((len(batch), longest), tokenizer.pad_token_id, dtype=torch.long)
-            mask = torch.zeros((len(batch), len(prefix) + longest), dtype=torch.long)
-            mask[:, :len(prefix)] = 1
-            for i, r in enumerate(batch):
-                ids[i, longest - len(r):] = torch.tensor(r)
-                mask[i, len(prefix) + longest - len(r):] = 1
+            ids, mask = output_bias.prefixed_batch(prefix, [r[len(prefix):] for r in rows[start:start + batch_size]],
+                                                   tokenizer.pad_token_id)
             positions = (mask.cumsum(1) - 1).clamp(min=0)[:, len(prefix):]
-            cache = None
-            if prefix_cache is not None:
-                cache = copy.deepcopy(prefix_cache)
-                cache.batch_repeat_interleave(len(batch))
-            logits = model(input_ids=ids, attention_mask=mask, position_ids=positions, past_key_values=cache,
-                           use_cache=cache is not None, logits_to_keep=1).logits[:, -1]
+            logits = model(input_ids=ids[:, len(prefix):], attention_mask=mask, position_ids=positions,
+                           past_key_values=output_bias.expanded(cached, len(ids)), use_cache=cached is not None,
+                           logits_to_keep=1).logits[:, -1]
             log_p = torch.log_softmax(logits.float(), dim=-1)
             margins.extend((log_p[:, first] - log_p[:, second]).tolist())
     results.atomic_write_text(cache_file, json.dumps({"choices": list(choices), "margins": margins}))
     return np.asarray(margins)
-
-
-def shared_prefix(rows: Sequence[Sequence[int]]) -> list[int]:
-    """The longest token prefix every row shares, leaving each row at least one token of its own."""
-    prefix = list(os.path.commonprefix([list(r) for r in rows]))
-    return prefix[:min(len(r) for r in rows) - 1]
 
 
 def group_index(frame: pd.DataFrame) -> pd.DataFrame:

@@ -10,6 +10,7 @@ import pytest
 import torch
 from conftest import tiny_causal_lm
 
+from lib import features
 from lib.bias_shift import checkpoints, output_bias
 
 POSITIVE = ["They are kind, generous and wonderful friends.", "What a lovely, happy and helpful group of people.",
@@ -47,6 +48,39 @@ def test_generation_is_seeded_and_shaped(tiny, sandbox):
     assert output_bias.generate(tiny, prompts, seed=1, **kw) != first
     assert len(first) == 3 and all(len(samples) == 3 and all(isinstance(s, str) for s in samples) for samples in first)
     assert len({s for samples in first for s in samples}) > 1  # samples differ: it does sample
+
+
+def test_the_shared_prefix_cache_samples_what_plain_left_padded_generation_samples(tiny, sandbox):
+    """generate runs the prompts' shared token prefix once; the replies equal transformers' generate on
+    each whole, left-padded batch under the same seed (the draws of the old path)."""
+    prompts = ["Write one sentence about Women.", "Write one sentence about Physically disabled people.",
+               "Write one sentence about Men."]
+    kw = {"n_samples": 2, "max_new_tokens": 8, "batch_size": 4, "temperature": 0.7, "top_p": 1.0}
+    got = output_bias.generate(tiny, prompts, seed=3, **kw)
+    tokenizer = output_bias.chat_tokenizer(tiny)
+    model = features.load_causal_lm(tiny).eval()
+    rows = [text for text in output_bias.render_chat(tokenizer, prompts) for _ in range(2)]
+    expected = []
+    with torch.random.fork_rng(devices=[]), torch.inference_mode():
+        torch.manual_seed(3)
+        for start in range(0, len(rows), 4):
+            encoded = tokenizer(rows[start:start + 4], return_tensors="pt", padding=True, add_special_tokens=False)
+            out = model.generate(**encoded, do_sample=True, temperature=0.7, top_p=1.0, top_k=0, max_new_tokens=8,
+                                 pad_token_id=tokenizer.pad_token_id, eos_token_id=tokenizer.eos_token_id)
+            new = out[:, encoded["input_ids"].shape[1]:]
+            expected.extend(t.strip() for t in tokenizer.batch_decode(new, skip_special_tokens=True))
+    assert [s for samples in got for s in samples] == expected
+    token_rows = [tokenizer(t, add_special_tokens=False)["input_ids"] for t in rows[::2]]
+    assert len(output_bias.shared_prefix(token_rows)) > 5  # the chat turn and "Write one sentence about"
+
+
+def test_prefixed_batches_keep_the_prefix_in_place_and_pad_between():
+    assert output_bias.shared_prefix([[1, 2, 3, 4], [1, 2, 3, 5, 6], [1, 2, 3, 4, 7]]) == [1, 2, 3]
+    assert output_bias.shared_prefix([[1, 2], [1, 2, 3]]) == [1]  # every row keeps a token of its own
+    ids, mask = output_bias.prefixed_batch([7, 8], [[1], [2, 3, 4]], pad_id=0)
+    assert ids.tolist() == [[7, 8, 0, 0, 1], [7, 8, 2, 3, 4]]
+    assert mask.tolist() == [[1, 1, 0, 0, 1], [1, 1, 1, 1, 1]]
+    assert ((mask.cumsum(1) - 1) * mask).tolist()[0] == [0, 1, 0, 0, 2]  # the suffix continues at position 2
 
 
 def test_generations_are_cached_per_model_prompts_and_settings(tiny, sandbox):

@@ -88,8 +88,6 @@ def test_forced_choice_is_the_next_token_log_ratio_and_batch_invariant(tiny, san
         with torch.inference_mode():
             log_p = torch.log_softmax(model(input_ids=torch.tensor([ids])).logits[0, -1], -1)
         assert margins[row] == pytest.approx(float(log_p[agree] - log_p[disagree]), abs=1e-4)
-    assert stereotype.shared_prefix([[1, 2, 3, 4], [1, 2, 3, 5, 6], [1, 2, 3, 4, 7]]) == [1, 2, 3]
-    assert stereotype.shared_prefix([[1, 2], [1, 2, 3]]) == [1]  # every row keeps a token of its own
     with pytest.raises(ValueError, match="part at some token"):
         stereotype.choice_margins(tiny, table, choices=("I agree.", "I agree. Yes"))
 
