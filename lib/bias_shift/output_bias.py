@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import inspect
 import json
 import math
 import os
@@ -149,7 +150,7 @@ def generate(
         for start in tqdm(range(0, len(rows), batch_size), desc=f"generate {Path(folder).name}",
                           disable=not progress, unit="batch"):
             ids, mask = prefixed_batch(prefix, rows[start:start + batch_size], tokenizer.pad_token_id)
-            out = model.generate(input_ids=ids, attention_mask=mask, past_key_values=expanded(cached, len(ids)),
+            out = model.generate(input_ids=ids, attention_mask=mask, **cache_keyword(model, expanded(cached, len(ids))),
                                  do_sample=True, temperature=temperature, top_p=top_p, top_k=0,
                                  max_new_tokens=max_new_tokens, pad_token_id=tokenizer.pad_token_id,
                                  eos_token_id=eos if eos is not None else tokenizer.eos_token_id)
@@ -170,7 +171,16 @@ def prefix_cache(model, prefix: Sequence[int]):
     """The key–value cache of one forward pass over ``prefix`` (batch 1); None for an empty prefix."""
     import torch
 
-    return model(input_ids=torch.tensor([list(prefix)]), use_cache=True).past_key_values if prefix else None
+    if not prefix:
+        return None
+    output = model(input_ids=torch.tensor([list(prefix)]), use_cache=True)
+    return output.get("cache", output.get("past_key_values"))
+
+
+def cache_keyword(model, cache) -> dict:
+    """``{keyword: cache}`` for ``model``'s forward and generate: ``cache`` since transformers 5 renamed it, else
+    ``past_key_values`` (the old name still works in 5.x, with a deprecation warning)."""
+    return {"cache" if "cache" in inspect.signature(model.forward).parameters else "past_key_values": cache}
 
 
 def expanded(cache, n_rows: int):

@@ -188,7 +188,8 @@ def choice_margins(folder: str | Path, table: pd.DataFrame, *, choices: Sequence
                                                    tokenizer.pad_token_id)
             positions = (mask.cumsum(1) - 1).clamp(min=0)[:, len(prefix):]
             logits = model(input_ids=ids[:, len(prefix):], attention_mask=mask, position_ids=positions,
-                           past_key_values=output_bias.expanded(cached, len(ids)), use_cache=cached is not None,
+                           **output_bias.cache_keyword(model, output_bias.expanded(cached, len(ids))),
+                           use_cache=cached is not None,
                            logits_to_keep=1).logits[:, -1]
             log_p = torch.log_softmax(logits.float(), dim=-1)
             margins.extend((log_p[:, first] - log_p[:, second]).tolist())
