@@ -174,7 +174,7 @@ def prefix_cache(model, prefix: Sequence[int]):
     if not prefix:
         return None
     output = model(input_ids=torch.tensor([list(prefix)]), use_cache=True)
-    return output.get("cache", output.get("past_key_values"))
+    return output["cache"] if "cache" in output else output["past_key_values"]
 
 
 def cache_keyword(model, cache) -> dict:
