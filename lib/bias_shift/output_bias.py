@@ -116,9 +116,10 @@ def generate(
     Appendix C settings by default (5 samples, temperature 0.7, top-p 1.0, top-k off). Rows
     (prompt × sample) go through ``model.generate`` in batches of ``batch_size`` under
     ``torch.inference_mode()``; the token prefix every prompt shares (system turn, template words) is run
-    once and its key–value cache handed to every batch (:func:`prefix_cache`, :func:`prefixed_batch`), so
-    each row's prompt costs only its own tokens. The torch RNG is seeded with ``seed`` inside a forked
-    RNG state (the caller's is untouched), so the output is a function of the arguments. Returns
+    once and its key–value cache handed to every batch (:func:`usable_prefix`, :func:`prefix_cache`,
+    :func:`prefixed_batch`), so each row's prompt costs only its own tokens. The torch RNG is seeded with
+    ``seed`` inside a forked RNG state (the caller's is untouched), so the output is a function of the
+    arguments. Returns
     one list of ``n_samples`` stripped strings per prompt, special tokens removed. Cached under
     ``cache/generations/`` by the weights hash, the rendered prompts and every setting, so D01 and
     D02 sample each checkpoint once.
@@ -141,7 +142,7 @@ def generate(
     model = features.load_causal_lm(folder).eval()
     eos = model.generation_config.eos_token_id
     token_rows = [tokenizer(text, add_special_tokens=False)["input_ids"] for text in rendered]
-    prefix = shared_prefix(token_rows)
+    prefix = usable_prefix(model, token_rows, max_new_tokens)
     rows = [row[len(prefix):] for row in token_rows for _ in range(n_samples)]
     replies: list[str] = []
     with torch.random.fork_rng(devices=[]), torch.inference_mode():
@@ -165,6 +166,16 @@ def shared_prefix(rows: Sequence[Sequence[int]]) -> list[int]:
     """The longest token prefix every row shares, leaving each row at least one token of its own."""
     prefix = list(os.path.commonprefix([list(r) for r in rows]))
     return prefix[:min(len(r) for r in rows) - 1]
+
+
+def usable_prefix(model, rows: Sequence[Sequence[int]], new_tokens: int = 0) -> list[int]:
+    """:func:`shared_prefix` of ``rows``, or none when ``model`` attends through a sliding window shorter than the
+    longest row plus ``new_tokens``: the padding :func:`prefixed_batch` puts after the prefix would then take
+    places in the window that whole left-padded prompts give to real tokens."""
+    window = getattr(model.config, "sliding_window", None)
+    if window is not None and window < max(len(r) for r in rows) + new_tokens:
+        return []
+    return shared_prefix(rows)
 
 
 def prefix_cache(model, prefix: Sequence[int]):

@@ -178,8 +178,8 @@ def choice_margins(folder: str | Path, table: pd.DataFrame, *, choices: Sequence
     if cache_file.is_file():
         return np.asarray(json.loads(cache_file.read_text())["margins"])
     rows = [tokenizer(text, add_special_tokens=False)["input_ids"] + shared for text in rendered]
-    prefix = output_bias.shared_prefix(rows)
     model = features.load_causal_lm(folder).eval()
+    prefix = output_bias.usable_prefix(model, rows)
     margins: list[float] = []
     with torch.inference_mode():
         cached = output_bias.prefix_cache(model, prefix)

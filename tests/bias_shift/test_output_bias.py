@@ -83,6 +83,29 @@ def test_prefixed_batches_keep_the_prefix_in_place_and_pad_between():
     assert ((mask.cumsum(1) - 1) * mask).tolist()[0] == [0, 1, 0, 0, 2]  # the suffix continues at position 2
 
 
+@pytest.mark.parametrize("window", [8, 64])
+def test_a_sliding_window_model_gets_the_whole_prompt_logits(window):
+    """Gemma-3 attends through a sliding window: the shared prefix is used only when the window holds every
+    row, and then its cached pass equals each whole prompt's; otherwise the batch is plain left padding."""
+    from transformers import Gemma3ForCausalLM, Gemma3TextConfig
+
+    torch.manual_seed(0)
+    model = Gemma3ForCausalLM(Gemma3TextConfig(
+        vocab_size=300, hidden_size=32, intermediate_size=64, num_hidden_layers=4, num_attention_heads=2,
+        num_key_value_heads=1, head_dim=16, sliding_window=window, max_position_embeddings=256)).eval()
+    rows = [[5, 6, 7, 8, 9, 10, 11, 12, 13, 20], [5, 6, 7, 8, 9, 10, 11, 12, 13, 21, 22, 23], list(range(5, 14)) + [30]]
+    prefix = output_bias.usable_prefix(model, rows)
+    assert len(prefix) == (9 if window == 64 else 0)
+    with torch.inference_mode():
+        cached = output_bias.prefix_cache(model, prefix)
+        ids, mask = output_bias.prefixed_batch(prefix, [r[len(prefix):] for r in rows], pad_id=0)
+        positions = (mask.cumsum(1) - 1).clamp(min=0)[:, len(prefix):]
+        logits = model(input_ids=ids[:, len(prefix):], attention_mask=mask, position_ids=positions, use_cache=True,
+                       **output_bias.cache_keyword(model, output_bias.expanded(cached, len(rows)))).logits[:, -1]
+        whole = torch.stack([model(input_ids=torch.tensor([r])).logits[0, -1] for r in rows])
+    torch.testing.assert_close(logits, whole, atol=1e-4, rtol=0)
+
+
 def test_generations_are_cached_per_model_prompts_and_settings(tiny, sandbox):
     kw = {"n_samples": 2, "max_new_tokens": 5, "batch_size": 4}
     output_bias.generate(tiny, ["Hi", "Hello"], seed=0, **kw)
