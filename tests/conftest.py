@@ -10,7 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from lib import paths
+# Under pytest-xdist this process is one of PYTEST_XDIST_WORKER_COUNT sharing the cores: lib.parallel (set up when
+# lib is imported, next line) gives it its share of threads, and so do the notebooks and commands it starts.
+os.environ.setdefault("PROBE_COMPANION_JOBS", os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+
+from lib import paths  # noqa: E402
 
 REPO = paths.REPO_ROOT
 

@@ -12,6 +12,9 @@ from conftest import run_cli
 from lib import config, paths
 
 SMOKE_NOTEBOOKS = sorted(p.stem for p in (paths.PARAMS_DIR / "smoke").glob("*.yaml"))
+#: Under pytest-xdist (``make test``: ``-n 2 --dist loadgroup``) both tests of a notebook go to one worker, so each
+#: notebook runs once: :func:`smoke_run` remembers its run per process.
+NOTEBOOK_CASES = [pytest.param(name, marks=pytest.mark.xdist_group(name)) for name in SMOKE_NOTEBOOKS]
 _runs: dict[str, object] = {}
 
 
@@ -21,7 +24,7 @@ def smoke_run(root: Path, notebook: str):
     return _runs[notebook]
 
 
-@pytest.mark.parametrize("notebook", SMOKE_NOTEBOOKS)
+@pytest.mark.parametrize("notebook", NOTEBOOK_CASES)
 def test_notebook_runs_under_smoke(repo_copy, notebook):
     result = smoke_run(repo_copy, notebook)
     assert result.returncode == 0, result.stdout + result.stderr
@@ -29,7 +32,7 @@ def test_notebook_runs_under_smoke(repo_copy, notebook):
     assert (repo_copy / "results" / "smoke" / notebook / "claims.json").is_file()
 
 
-@pytest.mark.parametrize("notebook", SMOKE_NOTEBOOKS)
+@pytest.mark.parametrize("notebook", NOTEBOOK_CASES)
 def test_every_caption_names_existing_sources_with_the_parameters_used(repo_copy, notebook):
     assert smoke_run(repo_copy, notebook).returncode == 0
     stamp = json.loads((repo_copy / "build" / "smoke" / f"{notebook}.done.json").read_text())
