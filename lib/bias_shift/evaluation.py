@@ -21,7 +21,9 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
-from scipy.stats import pearsonr, rankdata
+from scipy.stats import pearsonr
+
+from lib import stats
 
 #: Evaluated columns → names; "RR − control" is ΔB minus the group-free control's ΔB.
 METHODS: dict[str, str] = {"delta_b": "RR", "group_shift": "RR − control", "seat_delta_b": "SEAT",
@@ -66,19 +68,18 @@ def _r(x: np.ndarray, y: np.ndarray) -> float:
     return float(pearsonr(x, y)[0]) if np.ptp(x) > 0 and np.ptp(y) > 0 else float("nan")
 
 
-def rows_auc(labels: np.ndarray, score_ranks: np.ndarray) -> np.ndarray:
-    """ROC AUC of each row of boolean ``labels`` (k, n) for a score given by its average ranks ``score_ranks``
-    ((n,) or (k, n), ties averaged, as ``scipy.stats.rankdata``): the Mann–Whitney U over n₊·n₋, which is
-    ``sklearn.metrics.roc_auc_score`` with ties counted half; NaN where a row holds one class.
-
-    Vectorised over rows because the permutation and bootstrap distributions need thousands of AUCs
-    per method (one ``roc_auc_score`` call each took most of D01's evaluation time)."""
+def rows_auc(labels: np.ndarray, scores: np.ndarray) -> np.ndarray:
+    """ROC AUC of each row of boolean ``labels`` (k, n) for ``scores`` ((n,) shared by every row, or (k, n)):
+    :func:`lib.stats.auroc` (the Mann–Whitney U over n₊·n₋, ``roc_auc_score`` with ties counted half), NaN
+    where a row holds one class (as :func:`_auc`). The permutation and bootstrap distributions need thousands
+    of AUCs per method; one ``roc_auc_score`` call each took most of D01's evaluation time."""
+    labels, scores = np.broadcast_arrays(np.asarray(labels, bool), np.asarray(scores, float))
     positives = labels.sum(axis=-1)
-    negatives = labels.shape[-1] - positives
-    rank_sum = np.where(labels, score_ranks, 0.0).sum(axis=-1)
-    both = (positives > 0) & (negatives > 0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(both, (rank_sum - positives * (positives + 1) / 2) / (positives * negatives), np.nan)
+    both = (positives > 0) & (positives < labels.shape[-1])
+    out = np.full(labels.shape[:-1], np.nan)
+    if both.any():
+        out[both] = stats.auroc(labels[both], scores[both])
+    return out
 
 
 def rows_pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -139,11 +140,11 @@ def evaluate(pairs: pd.DataFrame, label_threshold: float = 0.1, n_bootstrap: int
         perms = block_permutations(n_checkpoints, n_permutations, seed) if n_checkpoints > 1 else np.zeros((1, 1), int)
         permuted = Y[perms].reshape(len(perms), -1)
         perm_r = rows_pearson(x, permuted)
-        perm_auc = rows_auc(permuted > label_threshold, rankdata(score))
+        perm_auc = rows_auc(permuted > label_threshold, score)
         boot = rng.integers(0, n_checkpoints, size=(n_bootstrap, n_checkpoints))
         boot_x, boot_y = X[boot].reshape(n_bootstrap, -1), Y[boot].reshape(n_bootstrap, -1)
         boot_r = rows_pearson(boot_x, boot_y)
-        boot_auc = rows_auc(boot_y > label_threshold, rankdata(DIRECTION[column] * boot_x, axis=1))
+        boot_auc = rows_auc(boot_y > label_threshold, DIRECTION[column] * boot_x)
         pair_boot = rng.integers(0, x.size, size=(n_bootstrap, x.size))
         mae = np.nanmean(rows_fit_mae(x[pair_boot], y[pair_boot]))
         xm, ym = X.mean(axis=1), Y.mean(axis=1)
