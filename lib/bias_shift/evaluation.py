@@ -58,20 +58,10 @@ def block_permutations(n_blocks: int, n_permutations: int, seed: int = 0) -> np.
     return np.vstack([np.arange(n_blocks)] + [rng.permutation(n_blocks) for _ in range(n_permutations - 1)])
 
 
-def _auc(labels: np.ndarray, score: np.ndarray) -> float:
-    from sklearn.metrics import roc_auc_score
-
-    return float(roc_auc_score(labels, score)) if 0 < labels.sum() < labels.size else float("nan")
-
-
-def _r(x: np.ndarray, y: np.ndarray) -> float:
-    return float(pearsonr(x, y)[0]) if np.ptp(x) > 0 and np.ptp(y) > 0 else float("nan")
-
-
 def rows_auc(labels: np.ndarray, scores: np.ndarray) -> np.ndarray:
     """ROC AUC of each row of boolean ``labels`` (k, n) for ``scores`` ((n,) shared by every row, or (k, n)):
     :func:`lib.stats.auroc` (the Mann–Whitney U over n₊·n₋, ``roc_auc_score`` with ties counted half), NaN
-    where a row holds one class (as :func:`_auc`). The permutation and bootstrap distributions need thousands
+    where a row holds one class. The permutation and bootstrap distributions need thousands
     of AUCs per method; one ``roc_auc_score`` call each took most of D01's evaluation time."""
     labels, scores = np.broadcast_arrays(np.asarray(labels, bool), np.asarray(scores, float))
     positives = labels.sum(axis=-1)
@@ -84,7 +74,7 @@ def rows_auc(labels: np.ndarray, scores: np.ndarray) -> np.ndarray:
 
 def rows_pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Pearson r of each row pair of ``x`` and ``y`` ((k, n); a 1-d ``x`` is shared by every row), NaN where
-    either row is constant (as :func:`_r`); vectorised for the same reason as :func:`rows_auc`."""
+    either row is constant; vectorised for the same reason as :func:`rows_auc`."""
     x, y = np.broadcast_arrays(np.asarray(x, float), np.asarray(y, float))
     xc, yc = x - x.mean(axis=-1, keepdims=True), y - y.mean(axis=-1, keepdims=True)
     constant = (np.ptp(x, axis=-1) == 0) | (np.ptp(y, axis=-1) == 0)
@@ -135,7 +125,7 @@ def evaluate(pairs: pd.DataFrame, label_threshold: float = 0.1, n_bootstrap: int
         n_checkpoints = X.shape[0]
         x, y = X.ravel(), Y.ravel()
         score, labels = DIRECTION[column] * x, y > label_threshold
-        r, auc = _r(x, y), _auc(labels, score)
+        r, auc = float(rows_pearson(x, y)), float(rows_auc(labels, score))
         p_pooled = float(pearsonr(x, y)[1]) if np.isfinite(r) else float("nan")
         perms = block_permutations(n_checkpoints, n_permutations, seed) if n_checkpoints > 1 else np.zeros((1, 1), int)
         permuted = Y[perms].reshape(len(perms), -1)
@@ -148,7 +138,7 @@ def evaluate(pairs: pd.DataFrame, label_threshold: float = 0.1, n_bootstrap: int
         pair_boot = rng.integers(0, x.size, size=(n_bootstrap, x.size))
         mae = np.nanmean(rows_fit_mae(x[pair_boot], y[pair_boot]))
         xm, ym = X.mean(axis=1), Y.mean(axis=1)
-        r_ck = _r(xm, ym)
+        r_ck = float(rows_pearson(xm, ym))
         p_ck = float(pearsonr(xm, ym)[1]) if np.isfinite(r_ck) and n_checkpoints > 2 else float("nan")
         rows.append({
             "method": METHODS.get(column, column), "pearson_r": r, "p_pooled": p_pooled,
