@@ -3,7 +3,7 @@ PYTHON      ?= python3
 VENV        ?= .venv
 TORCH_SPEC  ?= torch==2.13.0
 PROFILE     ?= default
-JOBS        ?= 1
+JOBS        ?=            # notebooks at once; empty: lib run's default (one per core under smoke, else 1)
 PY          := $(VENV)/bin/python
 export HF_HUB_OFFLINE ?= 1
 export MPLBACKEND := Agg
@@ -19,7 +19,7 @@ $(VENV)/.installed: pyproject.toml
 setup: $(VENV)/.installed
 
 reproduce: setup
-	$(PY) -m lib run --profile $(PROFILE) --jobs $(JOBS)
+	$(PY) -m lib run --profile $(PROFILE) $(if $(JOBS),--jobs $(JOBS))
 
 figures: setup
 	$(PY) -m lib figures --profile $(PROFILE)

@@ -29,7 +29,8 @@ def _parser() -> argparse.ArgumentParser:
         sub.add_argument("--profile", default="default", choices=paths.PROFILES)
         sub.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                          help="override one parameter (repeatable)")
-        sub.add_argument("--jobs", type=int, default=1, help="notebooks executed at once")
+        sub.add_argument("--jobs", type=int, default=None,
+                         help="notebooks executed at once (default: one per core under smoke, else 1)")
         sub.add_argument("--timeout", type=int, default=runner.DEFAULT_CELL_TIMEOUT_S, help="seconds per cell")
         sub.add_argument("--quiet", action="store_true", help="do not echo cell output")
     run.add_argument("--force", action="store_true",
@@ -82,6 +83,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if len(table):
             print(results.claims_summary(table))
         return 0
+    if args.jobs is None:
+        args.jobs = runner.default_jobs(args.profile)
     if args.jobs < 1:
         print(f"error: --jobs {args.jobs} is out of range; allowed: >= 1", file=sys.stderr)
         return 2

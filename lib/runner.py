@@ -27,6 +27,15 @@ from typing import Any
 from lib import config, features, parallel, parameters, paths, plotting, progress, results, sources
 
 DEFAULT_CELL_TIMEOUT_S = 3600
+#: Profiles whose notebooks are mostly one thread of imports, kernel start-up and Python on tiny models: a batch
+#: of them runs one notebook per core by default (the smoke batch: 149 s at two jobs, 264 s at one, 2 cores).
+ONE_THREAD_PROFILES: tuple[str, ...] = ("smoke",)
+
+
+def default_jobs(profile: str) -> int:
+    """Notebooks run at once when ``--jobs`` is not given: one per usable core for :data:`ONE_THREAD_PROFILES`,
+    else 1 (a model notebook uses every core; side by side, two would only share them)."""
+    return len(os.sched_getaffinity(0)) if paths.check_profile(profile) in ONE_THREAD_PROFILES else 1
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,8 @@ from pathlib import Path
 import pytest
 from conftest import TINY_NOTEBOOK, TINY_SCHEMA, run_cli, tiny_repository
 
+from lib import runner
+
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
@@ -180,3 +182,11 @@ def test_killed_batch_resumes_without_redoing_finished_work(repo):
     assert first_manifest.read_text() == before  # reused, not recomputed
     stamp = json.loads(_stamp(repo).read_text())
     assert sorted(stamp["results"]) == ["results/smoke/ZZ_tiny/first.json", "results/smoke/ZZ_tiny/second.json"]
+
+
+def test_smoke_runs_one_notebook_per_core_by_default_and_model_profiles_one_at_a_time():
+    cores = len(os.sched_getaffinity(0))
+    assert runner.default_jobs("smoke") == cores
+    assert [runner.default_jobs(p) for p in ("default", "paper", "extended")] == [1, 1, 1]
+    with pytest.raises(ValueError, match="profile='fast'.*allowed: smoke"):
+        runner.default_jobs("fast")
