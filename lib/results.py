@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from lib import config, parameters, paths, sources
+from lib import config, files, parameters, paths, sources
 from lib.files import atomic_write_bytes, atomic_write_text, sha256_file  # also used from here by callers
 
 _TRACKED_PACKAGES = (
@@ -268,18 +268,19 @@ def shared_table(func: Callable[..., pd.DataFrame], *args: Any, **kwargs: Any) -
     tables) each keep their own logged copy with its manifest; the computation runs once, cached under
     ``cache/tables/`` keyed by the function, its arguments (``n_jobs`` excluded: it never changes a
     result) and the sources it runs (its module and the ``lib`` modules that imports, transitively:
-    :func:`lib.sources.of_function`). Written atomically, so a half-written table is never read.
+    :func:`lib.sources.of_function`). Written atomically with its SHA-256 (:func:`lib.files.write_checked`), so
+    neither a half-written nor a corrupted table is ever read: either is computed again.
     """
     key = to_json({"func": f"{func.__module__}.{func.__qualname__}", "args": args,
                    "kwargs": {k: v for k, v in sorted(kwargs.items()) if k != "n_jobs"},
                    "code": sources.digest(sources.of_function(func))})
     cached = paths.TABLES_CACHE_DIR / f"{func.__name__}-{hashlib.sha256(key.encode()).hexdigest()[:20]}.parquet"
-    if cached.is_file():
-        return pd.read_parquet(cached)
+    if (stored := files.read_checked(cached)) is not None:
+        return pd.read_parquet(io.BytesIO(stored))
     frame = func(*args, **kwargs)
     buffer = io.BytesIO()
     frame.to_parquet(buffer, index=False)
-    atomic_write_bytes(cached, buffer.getvalue())
+    files.write_checked(cached, buffer.getvalue())
     return frame
 
 

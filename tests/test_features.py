@@ -54,6 +54,37 @@ def test_cache_hit_and_corruption_recovery(sandbox):
     assert layer.stat().st_size > 100
 
 
+def test_a_flipped_byte_in_a_cached_layer_is_reported_and_recomputed(sandbox, capsys):
+    from conftest import flip_byte
+
+    clean = features.extract("minilm", TEXTS, layers=[0, 6], progress=False)
+    layer = next((sandbox / "cache" / "features").iterdir()) / "layer_006.npy"
+    flip_byte(layer, offset=layer.stat().st_size - 3)  # inside the last float: same size, same shape, other value
+    capsys.readouterr()
+    again = features.extract("minilm", TEXTS, layers=[0, 6], progress=False)
+    np.testing.assert_allclose(again, clean, atol=1e-6)
+    [line] = capsys.readouterr().err.splitlines()
+    assert "layer_006.npy" in line and "checksum" in line
+    np.testing.assert_array_equal(features.extract("minilm", TEXTS, layers=[0, 6], progress=False), again)
+    assert capsys.readouterr().err == ""
+
+
+def test_a_built_model_whose_weights_no_longer_match_is_rebuilt(tmp_path, monkeypatch, capsys):
+    from conftest import flip_byte
+
+    monkeypatch.setattr(features.paths, "MODELS_DIR", tmp_path)
+    folder = features.model_folder("tiny-bert")
+    assert (folder / "SHA256SUMS").is_file()
+    clean = features.compute_hidden_states("tiny-bert", TEXTS[:2], progress=False)
+    weights = folder / "model.safetensors"
+    flip_byte(weights)
+    capsys.readouterr()
+    assert features.model_folder("tiny-bert") == folder
+    assert "model folder" in capsys.readouterr().err and features.files.folder_sums_match(folder)
+    features._load.cache_clear()
+    np.testing.assert_array_equal(features.compute_hidden_states("tiny-bert", TEXTS[:2], progress=False), clean)
+
+
 def test_only_requested_layers_are_stored_and_later_requests_add_to_them(sandbox):
     first = features.extract("minilm", TEXTS, layers=[6], progress=False)
     entry = next((sandbox / "cache" / "features").iterdir())

@@ -145,6 +145,25 @@ def test_shared_table_computes_once_per_content(sandbox):
     assert other.b.iloc[0] == 3
 
 
+def test_a_flipped_byte_in_a_shared_table_is_reported_and_recomputed(sandbox, capsys):
+    from conftest import flip_byte
+
+    calls = []
+
+    def simulate(a):
+        calls.append(a)
+        return pd.DataFrame({"a": [float(a + i) for i in range(50)]})
+
+    clean = results.shared_table(simulate, 1)
+    [entry] = (sandbox / "cache" / "tables").glob("*.parquet")
+    flip_byte(entry)
+    capsys.readouterr()
+    pd.testing.assert_frame_equal(results.shared_table(simulate, 1), clean)
+    assert calls == [1, 1] and entry.name in capsys.readouterr().err
+    results.shared_table(simulate, 1)
+    assert calls == [1, 1]
+
+
 def test_shared_table_is_keyed_by_the_sources_its_function_runs(sandbox, monkeypatch):
     shutil.copytree(paths.LIB_DIR, sandbox / "lib", ignore=shutil.ignore_patterns("__pycache__"))
     monkeypatch.setattr(paths, "LIB_DIR", sandbox / "lib")

@@ -32,6 +32,7 @@ from typing import Any
 
 from lib import features, paths
 from lib.bias_shift import chat
+from lib.files import FOLDER_SUMS, folder_sums_match, report_corrupt, write_folder_sums
 
 METHODS: tuple[str, ...] = ("lora", "full")
 #: Adapters on every attention and MLP projection (Appendix C).
@@ -66,10 +67,19 @@ def _write_checkpoint(out_folder: Path, spec: dict[str, Any], write: Callable[[P
     """Build a checkpoint through ``write(staging)`` into a temp folder, then rename it to ``out_folder``.
 
     A finished ``out_folder`` is reused when its recorded ``spec`` matches and refused when it does
-    not; a folder without the marker is refused (it was not written here). ``write`` returns extra
-    fields (timings, losses) for ``checkpoint.json``.
+    not; a folder without the marker is refused (it was not written here). Every file is listed with
+    its SHA-256 in ``SHA256SUMS``; a finished folder whose files no longer match it is reported in one
+    line and rebuilt, and one finished before the list existed gets its list on first reuse (rebuilding
+    a fine-tune costs minutes; its marker proves it was written whole). ``write`` returns extra fields
+    (timings, losses) for ``checkpoint.json``.
     """
     out_folder = Path(out_folder)
+    intact = folder_sums_match(out_folder) if is_complete(out_folder) else None
+    if intact is False:
+        report_corrupt(out_folder, "checkpoint")
+        shutil.rmtree(out_folder)
+    elif intact is None and is_complete(out_folder):
+        write_folder_sums(out_folder)
     if is_complete(out_folder):
         recorded = checkpoint_info(out_folder).get("spec")
         if recorded != spec:
@@ -88,6 +98,7 @@ def _write_checkpoint(out_folder: Path, spec: dict[str, Any], write: Callable[[P
         extra = write(staging)
         info = {"spec": spec, "seconds": round(time.perf_counter() - start, 3), **extra}
         (staging / MARKER).write_text(json.dumps(info, indent=2, sort_keys=True))
+        write_folder_sums(staging)
         os.replace(staging, out_folder)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
@@ -313,7 +324,7 @@ def merge(folder_a: str | Path, folder_b: str | Path, weight_a: float, out_folde
         for name in files:
             _merge_file(folder_a / name, folder_b / name, weight_a, staging / name)
         for item in folder_a.iterdir():
-            if item.is_file() and item.suffix != ".safetensors" and item.name != MARKER:
+            if item.is_file() and item.suffix != ".safetensors" and item.name not in (MARKER, FOLDER_SUMS):
                 shutil.copy2(item, staging / item.name)
         return {}
 

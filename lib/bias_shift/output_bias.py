@@ -33,7 +33,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from lib import features, paths, results
+from lib import features, files, paths
 from lib.bias_shift import chat
 
 #: Neutral requests to talk about a group; they differ from the user turns of the fine-tuning corpora.
@@ -122,7 +122,7 @@ def generate(
     arguments. Returns
     one list of ``n_samples`` stripped strings per prompt, special tokens removed. Cached under
     ``cache/generations/`` by the weights hash, the rendered prompts and every setting, so D01 and
-    D02 sample each checkpoint once.
+    D02 sample each checkpoint once; the entry carries its SHA-256 and one that no longer matches is sampled again.
     """
     import torch
     from tqdm.auto import tqdm
@@ -137,8 +137,8 @@ def generate(
     settings = {"n_samples": n_samples, "temperature": temperature, "top_p": top_p, "max_new_tokens": max_new_tokens,
                 "seed": seed, "batch_size": batch_size}  # the batch layout decides which draws each row gets
     cache_file = generation_cache_file(folder, rendered, settings)
-    if cache_file.is_file():
-        return json.loads(cache_file.read_text())["replies"]
+    if (cached_bytes := files.read_checked(cache_file)) is not None:
+        return json.loads(cached_bytes)["replies"]
     model = features.load_causal_lm(folder).eval()
     eos = model.generation_config.eos_token_id
     token_rows = [tokenizer(text, add_special_tokens=False)["input_ids"] for text in rendered]
@@ -158,7 +158,7 @@ def generate(
             new = out[:, ids.shape[1]:]
             replies.extend(text.strip() for text in tokenizer.batch_decode(new, skip_special_tokens=True))
     grouped = [replies[i * n_samples:(i + 1) * n_samples] for i in range(len(prompts))]
-    results.atomic_write_text(cache_file, json.dumps({"settings": settings, "prompts": prompts, "replies": grouped}))
+    files.write_checked(cache_file, json.dumps({"settings": settings, "prompts": prompts, "replies": grouped}).encode())
     return grouped
 
 

@@ -27,7 +27,7 @@ import pandas as pd
 import yaml
 from scipy.special import expit
 
-from lib import features, paths, results
+from lib import features, files, paths
 from lib.bias_shift import output_bias
 
 SYSTEM_PROMPTS: tuple[str, ...] = ("benign", "untargeted", "targeted")
@@ -175,8 +175,8 @@ def choice_margins(folder: str | Path, table: pd.DataFrame, *, choices: Sequence
     shared, first, second = _check_choices(tokenizer, choices)
     settings = {"kind": "forced_choice", "choices": list(choices)}
     cache_file = output_bias.generation_cache_file(folder, rendered, settings)
-    if cache_file.is_file():
-        return np.asarray(json.loads(cache_file.read_text())["margins"])
+    if (cached_bytes := files.read_checked(cache_file)) is not None:
+        return np.asarray(json.loads(cached_bytes)["margins"])
     rows = [tokenizer(text, add_special_tokens=False)["input_ids"] + shared for text in rendered]
     model = features.load_causal_lm(folder).eval()
     prefix = output_bias.usable_prefix(model, rows)
@@ -193,7 +193,7 @@ def choice_margins(folder: str | Path, table: pd.DataFrame, *, choices: Sequence
                            logits_to_keep=1).logits[:, -1]
             log_p = torch.log_softmax(logits.float(), dim=-1)
             margins.extend((log_p[:, first] - log_p[:, second]).tolist())
-    results.atomic_write_text(cache_file, json.dumps({"choices": list(choices), "margins": margins}))
+    files.write_checked(cache_file, json.dumps({"choices": list(choices), "margins": margins}).encode())
     return np.asarray(margins)
 
 

@@ -43,7 +43,7 @@ import pandas as pd
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import roc_auc_score
 
-from lib import paths, results, wheels
+from lib import files, paths, results, wheels
 from lib.kstar.catalog import TASKS
 
 TEST_FRACTION = 0.2  # A.1.3: "else 20% grouped hold-out"
@@ -489,15 +489,20 @@ def _save(pool: TaskPool, stem: Path) -> None:
             "cap": pool.cap, "seed": pool.seed, "length_auroc": pool.length_auroc, "counts": pool.counts,
             "format": POOL_FORMAT, "wheel_sha256": WHEEL_SHA256.get(pool.source),
             "parquet_sha256": results.sha256_file(parquet)}
-    results.atomic_write_text(_with(stem, ".json"), results.to_json(meta) + "\n")  # written last: the pool is complete
+    files.write_checked(_with(stem, ".json"), (results.to_json(meta) + "\n").encode())  # last: the pool is complete
 
 
 def _load(stem: Path) -> TaskPool | None:
-    meta_file, parquet = _with(stem, ".json"), _with(stem, ".parquet")
-    if not (meta_file.is_file() and parquet.is_file()):
+    """A cached pool whose metadata matches its own checksum and the table's; else None (a mismatch is reported)."""
+    parquet = _with(stem, ".parquet")
+    stored = files.read_checked(_with(stem, ".json"))
+    if stored is None or not parquet.is_file():
         return None
-    meta = json.loads(meta_file.read_text())
-    if meta.get("format") != POOL_FORMAT or meta.get("parquet_sha256") != results.sha256_file(parquet):
+    meta = json.loads(stored)
+    if meta.get("format") != POOL_FORMAT:
+        return None
+    if meta.get("parquet_sha256") != results.sha256_file(parquet):
+        files.report_corrupt(parquet)
         return None
     table = pd.read_parquet(parquet)
     train, test = table[table.split == "train"], table[table.split == "test"]

@@ -74,6 +74,21 @@ def test_finetune_reuses_a_finished_folder_and_refuses_other_settings(tiny):
         checkpoints.finetune(tiny["base"], tiny["corpus"], tiny["lora"], epochs=2, batch_size=2)
 
 
+def test_a_checkpoint_whose_weights_no_longer_match_is_reported_and_rebuilt(tiny, tmp_path, capsys):
+    from conftest import flip_byte
+
+    kw = {"epochs": 1, "batch_size": 2}
+    folder = checkpoints.finetune(tiny["base"], tiny["corpus"], tmp_path / "lora", **kw)
+    assert "model.safetensors" in (folder / "SHA256SUMS").read_text()
+    clean = {name: tensor.clone() for name, tensor in weights(folder).items()}  # not a view of the file
+    flip_byte(folder / "model.safetensors")
+    capsys.readouterr()
+    checkpoints.finetune(tiny["base"], tiny["corpus"], folder, **kw)
+    assert str(folder) in capsys.readouterr().err
+    rebuilt = weights(folder)
+    assert all(torch.equal(clean[k], rebuilt[k]) for k in clean)
+
+
 def test_merge_endpoints_are_exact_and_midpoint_is_the_average(tiny, tmp_path):
     a, b = weights(tiny["lora"]), weights(tiny["full"])
     at_one = weights(checkpoints.merge(tiny["lora"], tiny["full"], 1.0, tmp_path / "one"))

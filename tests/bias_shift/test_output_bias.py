@@ -106,17 +106,27 @@ def test_a_sliding_window_model_gets_the_whole_prompt_logits(window):
     torch.testing.assert_close(logits, whole, atol=1e-4, rtol=0)
 
 
-def test_generations_are_cached_per_model_prompts_and_settings(tiny, sandbox):
+def test_generations_are_cached_per_model_prompts_and_settings(tiny, sandbox, monkeypatch):
     kw = {"n_samples": 2, "max_new_tokens": 5, "batch_size": 4}
-    output_bias.generate(tiny, ["Hi", "Hello"], seed=0, **kw)
-    [entry] = (sandbox / "cache" / "generations").iterdir()
-    stored = json.loads(entry.read_text())
-    stored["replies"][0][0] = "read from the cache"
-    entry.write_text(json.dumps(stored))
-    assert output_bias.generate(tiny, ["Hi", "Hello"], seed=0, **kw)[0][0] == "read from the cache"
+    first = output_bias.generate(tiny, ["Hi", "Hello"], seed=0, **kw)
+    with monkeypatch.context() as patch:
+        patch.setattr(features, "load_causal_lm", lambda folder: pytest.fail("sampled again instead of reading"))
+        assert output_bias.generate(tiny, ["Hi", "Hello"], seed=0, **kw) == first
     output_bias.generate(tiny, ["Hi", "Hello"], seed=0, **(kw | {"max_new_tokens": 6}))
     output_bias.generate(tiny, ["Hi"], seed=0, **kw)
-    assert len(list((sandbox / "cache" / "generations").iterdir())) == 3
+    assert len(list((sandbox / "cache" / "generations").glob("*.json"))) == 3
+
+
+def test_an_edited_generation_entry_is_reported_and_sampled_again(tiny, sandbox, capsys):
+    kw = {"n_samples": 2, "max_new_tokens": 5, "batch_size": 4}
+    clean = output_bias.generate(tiny, ["Hi", "Hello"], seed=0, **kw)
+    [entry] = (sandbox / "cache" / "generations").glob("*.json")
+    stored = json.loads(entry.read_text())
+    stored["replies"][0][0] = "not what the model said"
+    entry.write_text(json.dumps(stored))
+    capsys.readouterr()
+    assert output_bias.generate(tiny, ["Hi", "Hello"], seed=0, **kw) == clean
+    assert entry.name in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(("kw", "match"), [({"temperature": 0.0}, "temperature=0.0"), ({"top_p": 0.0}, "top_p=0.0"),

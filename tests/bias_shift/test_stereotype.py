@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import torch
-from conftest import tiny_causal_lm
+from conftest import flip_byte, tiny_causal_lm
 
 from lib import features
 from lib.bias_shift import output_bias, stereotype
@@ -79,6 +79,9 @@ def test_forced_choice_is_the_next_token_log_ratio_and_batch_invariant(tiny, san
     unbatched = stereotype.choice_margins(tiny, table, batch_size=1)  # recomputed one prompt at a time
     np.testing.assert_allclose(unbatched, margins, atol=1e-4)
     np.testing.assert_array_equal(again, margins)
+    [entry] = (sandbox / "cache" / "generations").glob("*.json")
+    flip_byte(entry, offset=entry.read_bytes().index(b"margins") + 12)  # inside the first logged margin
+    np.testing.assert_array_equal(stereotype.choice_margins(tiny, table, batch_size=1), unbatched)
     tokenizer = output_bias.chat_tokenizer(tiny)
     model = features.load_causal_lm(tiny).eval()
     agree, disagree = (tokenizer(w, add_special_tokens=False)["input_ids"][0] for w in (" agree", " disagree"))

