@@ -1,4 +1,4 @@
-"""The smoke batch and the test suite, each timed in a fresh clone of HEAD (issue 14 §1, §2 and "Done when").
+"""The smoke batch and the test suite, each timed in a fresh clone of HEAD.
 
 A fresh clone has no converted models, no tiny models, no feature or generation caches and no results, so
 both numbers are cold, as a new user or CI meets them; the environment (this interpreter's packages) is

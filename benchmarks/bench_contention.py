@@ -1,4 +1,4 @@
-"""Slowdown of a fine-tuning step loop and of an extraction when a CPU-bound process runs beside them (issue 14 §3).
+"""Slowdown of a fine-tuning step loop and of an extraction when a CPU-bound process runs beside them.
 
 Each workload runs in a fresh child process, first alone, then beside a competitor process that keeps one
 core busy with its own torch work. Three thread policies are compared in the same run:

@@ -4,7 +4,7 @@ One cell = one class decision at one layer and one seed: a dense FitScore, up to
 FitScores (four validation fits and a refit each) and ten ℓ1 fits, ≤ 70 LIBLINEAR fits. Baseline, in
 the same process: the textbook sequential loop of the same scikit-learn LIBLINEAR fits
 (``StandardScaler`` once on the training split, then ``LogisticRegression(solver="liblinear")`` per
-fit on sliced columns, ``roc_auc_score``). Target (issue 10): ≥ 3× with identical local counts on a
+fit on sliced columns, ``roc_auc_score``). Target: ≥ 3× with identical local counts on a
 20-cell sample; every difference is listed with its AUROC margin to τ.
 
 Data: synthetic residual-like features with a planted sparse signal (a few informative coordinates,

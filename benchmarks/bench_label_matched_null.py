@@ -4,7 +4,7 @@ Vectorised (``lib.kstar.correspondence.label_matched_null``): the within-class p
 feature any draw uses is computed once, with its correlations to A's profiles; each draw gathers
 its k_A × k_B block and solves one assignment. Baseline (``label_matched_null_loop``): the direct
 loop, one ``match_score`` per draw (profiles and correlations recomputed each time), same draws,
-same result (checked). Target (issue 13): ≥ 5×.
+same result (checked). Target: ≥ 5×.
 
 Data: the paper's intent-classification scale, n = 3,000 shared test inputs; supports of k = 16
 features on both sides (its intents' supports run from ~10 to ~50); B has 4,096 features (SAE

@@ -1,4 +1,4 @@
-"""The probing companion's library: a flat shared core plus one package per paper (see DESIGN.md).
+"""The probing companion's library: a flat shared core plus one package per paper (see docs/ARCHITECTURE.md).
 
 Core: config, parameters, schemas (the registry index), paths, results, plotting, parallel, runner, stats,
 features, probes, wheels, files, sources, progress, report. Papers: ``bias_probes`` (000), ``bias_shift`` (001),
@@ -8,4 +8,4 @@ features, probes, wheels, files, sources, progress, report. Papers: ``bias_probe
 
 from lib.parallel import configure_threads as _configure_threads
 
-_configure_threads()  # the thread policy is fixed before any module loads torch or BLAS (issue 14 §3)
+_configure_threads()  # the thread policy is fixed before any module loads torch or BLAS

@@ -1,4 +1,4 @@
-"""One place that maps independent work over processes or a Dask cluster (DESIGN.md).
+"""One place that maps independent work over processes or a Dask cluster (docs/ARCHITECTURE.md).
 
 Every item gets its own seed, spawned from one root seed with ``numpy.random.SeedSequence``,
 so a result depends on (root seed, item position) only — never on the backend, the number of
@@ -34,7 +34,7 @@ def threads_per_process(concurrent_jobs: int | None = None) -> int:
 
 
 def configure_threads(concurrent_jobs: int | None = None) -> int:
-    """Decide this process's thread policy once, before torch or BLAS start (issue 14 §3).
+    """Decide this process's thread policy once, before torch or BLAS start.
 
     OpenMP threads that busy-wait (the libgomp default) spin against another process's threads on a
     small machine: two processes on two cores ran a LoRA fine-tune 14x slower, half the time in the
@@ -83,7 +83,7 @@ def parallel_map(
     :func:`threads_per_process`, so notebooks run side by side by ``lib run --jobs`` do not each take every
     core; 1 runs inline). Each worker gets that share divided by the workers in BLAS and OpenMP threads (at
     least 1): workers inherit this process's thread count otherwise, and two workers of two threads on two
-    cores ran E02 over 3× slower than one thread each (issue 14 §3).
+    cores ran E02 over 3× slower than one thread each.
     ``scheduler``: a Dask scheduler address (``tcp://host:8786``); when given, work goes to that
     cluster through joblib's ``dask`` backend. ``func`` must be picklable (a module-level
     function).

@@ -1,4 +1,4 @@
-"""What a batch tells the person running it (issue 15 §4): live lines while notebooks run, a table at the end.
+"""What a batch tells the person running it: live lines while notebooks run, a table at the end.
 
 While a notebook runs (:func:`running`), :class:`Reporter` turns papermill's log into lines a person
 can follow: one line per code cell (notebook, cell i/N, its first line, elapsed time), the cell's
@@ -14,6 +14,7 @@ The batch bar's postfix names the running notebooks and their cells; on a termin
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import re
 import sys
@@ -76,13 +77,35 @@ class _Running:
 _RUNNING: dict[str, _Running] = {}
 
 
+@functools.cache
+def quiet_shutdown_kernel_manager() -> type:
+    """jupyter_client's ``AsyncKernelManager`` minus the SIGINT it sends a kernel before asking it to shut down.
+
+    That interrupt is for a busy kernel; a finished notebook's is idle or still leaving the handler of
+    papermill's closing ``kernel_info`` request, where the signal lands as ``[IPKernelApp] ERROR |
+    KeyboardInterrupt caught in kernel.`` on the terminal. A kernel that ignores the shutdown request is
+    still terminated, then killed (``shutdown_wait_time``); interrupts outside a shutdown (a cell timeout) pass.
+    """
+    from jupyter_client import AsyncKernelManager
+
+    class QuietShutdownKernelManager(AsyncKernelManager):
+        async def _async_interrupt_kernel(self) -> None:
+            if not self.shutting_down:
+                await super()._async_interrupt_kernel()
+
+        interrupt_kernel = _async_interrupt_kernel
+
+    return QuietShutdownKernelManager
+
+
 @contextlib.contextmanager
 def running(name: str, labels: Sequence[str]) -> Iterator[dict[str, Any]]:
     """Mark the calling thread's papermill messages as notebook ``name``'s while it executes.
 
     Yields the extra options of ``papermill.execute_notebook`` that keep the kernel's noise out of the
     terminal: IPC transport in a folder of its own (no "running over TCP without encryption" warning; two
-    kernels never share a socket) and console progress bars (a widget bar is logged once, never updated).
+    kernels never share a socket), console progress bars (a widget bar is logged once, never updated) and
+    a shutdown without interrupt (:func:`quiet_shutdown_kernel_manager`).
     """
     from traitlets.config import Config
 
@@ -92,7 +115,8 @@ def running(name: str, labels: Sequence[str]) -> Iterator[dict[str, Any]]:
     try:
         with tempfile.TemporaryDirectory(prefix="kernel-") as sockets:
             yield {"config": Config({"KernelManager": {"transport": "ipc", "ip": f"{sockets}/ipc"}}),
-                   "extra_arguments": [f"--IPKernelApp.exec_lines={_CONSOLE_BARS}"]}
+                   "extra_arguments": [f"--IPKernelApp.exec_lines={_CONSOLE_BARS}"],
+                   "kernel_manager_class": quiet_shutdown_kernel_manager()}
     finally:
         with _LOCK:
             _RUNNING.pop(name, None)

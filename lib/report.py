@@ -1,4 +1,4 @@
-"""``make report``: the companion as a static site you can read without running it (issue 15 §3).
+"""``make report``: the companion as a static site you can read without running it.
 
 ``build(profile)`` writes ``build/report/<profile>/`` from what a batch left behind, and nothing
 else: logged results and their manifests (``results/``), figures and tables with their captions

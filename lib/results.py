@@ -1,4 +1,4 @@
-"""Logged results: atomic writes, run manifests, loading by name (DESIGN.md, "Data flow").
+"""Logged results: atomic writes, run manifests, loading by name (docs/ARCHITECTURE.md, "Data flow").
 
 A result ``results/<profile>/<notebook>/<name>.{json,parquet}`` is complete only when its
 sidecar ``<name>.<ext>.manifest.json`` exists, is written *after* the data, and records the
@@ -98,7 +98,7 @@ def package_versions() -> dict[str, str | None]:
 
 @dataclass(frozen=True)
 class Claim:
-    """One "paper vs measured" line of a notebook's closing cell (DESIGN.md, "Notebooks")."""
+    """One "paper vs measured" line of a notebook's closing cell (docs/ARCHITECTURE.md, "Notebooks")."""
 
     id: str
     paper: str
@@ -357,8 +357,8 @@ def discard_results(profile: str, notebook: str, variant: str = "") -> None:
 
 
 def gather_claims(profile: str) -> pd.DataFrame:
-    """Every notebook's complete ``claims.json`` under ``profile`` in one table (DESIGN.md, "Notebooks"); variants
-    are left out."""
+    """Every notebook's complete ``claims.json`` under ``profile`` in one table (docs/ARCHITECTURE.md,
+    "Notebooks"); variants are left out."""
     frames = []
     for path in sorted(paths.RESULTS_DIR.joinpath(paths.check_profile(profile)).glob("*/claims.json")):
         if paths.split_run_name(path.parent.name)[1]:

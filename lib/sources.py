@@ -1,6 +1,6 @@
 """Which ``lib`` sources a piece of code runs: its imports within ``lib``, followed transitively.
 
-A logged result is keyed by the sources its notebook runs (DESIGN.md, "Data flow"), the way a build
+A logged result is keyed by the sources its notebook runs (docs/ARCHITECTURE.md, "Data flow"), the way a build
 system keys a rule by its code: a change in a module recomputes the notebooks that import it,
 directly or through other modules, and nothing else. Imports are read with ``ast`` at any depth of
 a file (function-level ones included). Importing ``lib.a.b`` runs the package ``lib/a/__init__.py``

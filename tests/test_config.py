@@ -87,7 +87,7 @@ def test_parameters_cell_holds_the_default_profile(notebook):
     tagged = [c for c in cells if "parameters" in c.metadata.get("tags", [])]
     assert len(tagged) == 1
     namespace: dict = {}
-    exec(tagged[0].source, namespace)  # literals only (DESIGN.md)
+    exec(tagged[0].source, namespace)  # literals only (docs/ARCHITECTURE.md)
     from_cell = config.load(notebook, namespace)
     assert config.as_dict(from_cell) == config.as_dict(config.resolve(notebook, "default"))
     assert set(namespace) - {"__builtins__"} == set(config.as_dict(from_cell))

@@ -40,7 +40,7 @@ def test_jupytext_pairing_round_trips_scripts_unchanged(tmp_path):
     (tmp_path / "notebooks").mkdir()
     scripts = sorted(paths.NOTEBOOKS_DIR.glob("*.py"))
     copies = [Path(shutil.copy2(script, tmp_path / "notebooks")) for script in scripts]
-    # One jupytext process syncs every notebook: a process per notebook cost 34 s of start-up (issue 14 §2).
+    # One jupytext process syncs every notebook: a process per notebook cost 34 s of start-up.
     subprocess.run([sys.executable, "-m", "jupytext", "--sync", *map(str, copies)], cwd=tmp_path, check=True,
                    capture_output=True)
     for script, copy in zip(scripts, copies, strict=True):

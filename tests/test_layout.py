@@ -1,4 +1,4 @@
-"""The house rules of lib/ (DESIGN.md, issue 9): the core never imports a paper, papers never import each other,
+"""The house rules of lib/ (docs/ARCHITECTURE.md): the core never imports a paper, papers never import each other,
 no import cycle anywhere. Read from the sources with ``ast``, function-level imports included."""
 
 from __future__ import annotations

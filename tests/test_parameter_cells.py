@@ -2,7 +2,7 @@
 
 papermill warns "Unable to parse line" for a line with two ``=`` (one inside a comment) and then
 "Passed unknown parameter" for the value it could not see: noise on every run that a user cannot
-act on (issue 15 §4). The cell must declare every field of the notebook's schema.
+act on. The cell must declare every field of the notebook's schema.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""lib.progress: live lines of running notebooks and the end-of-batch table (issue 15 §4).
+"""lib.progress: live lines of running notebooks and the end-of-batch table.
 
 The unit tests feed the reporter the log records papermill writes; the last test runs two real
 notebooks at once through ``python -m lib run --jobs 2`` and reads what a person would see.

@@ -3,8 +3,8 @@
 Separation ŝ (naive plug-in and cross-fitted Mahalanobis), intrinsic dimension d̂_B
 (Levina–Bickel MLE with the MacKay–Ghahramani correction, Two-NN as a cross-check), curvature κ̂
 (local quadratic "sagitta" fit) and the label-free concentration index β_B (Definition 1) with
-its link to s. Several definitions were lost in the text extraction; ``../shared/papers/README.md``
-restates them and each function says which choices are ours. ``tests/test_estimators.py``
+its link to s. Several definitions were lost in the text extraction of the paper; each function states the definition it
+implements and which choices are ours. ``tests/test_estimators.py``
 checks them on the generators of :mod:`lib.bias_probes.synth` and against scikit-dimension.
 """
 
@@ -152,7 +152,7 @@ def separation_crossfit(X: ArrayLike, y: ArrayLike, n_splits: int = 4, seed: int
     training fold of that split — before both halves are used, as the probe standardises its
     features. Ledoit–Wolf shrinks toward a scaled identity (tr/d)·I, which is not affine-invariant:
     one massive-activation coordinate (SmolLM2's mid layer: variance ~10⁵ times the median)
-    dominates tr/d and collapses raw ŝ (issue 11). Standardised, ŝ is invariant to any
+    dominates tr/d and collapses raw ŝ. Standardised, ŝ is invariant to any
     per-coordinate rescaling.
     """
     n_splits = _check_int("n_splits", n_splits, 1)

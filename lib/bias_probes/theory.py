@@ -2,8 +2,8 @@
 
 Notation as in the paper (Sec. III): Φ the standard normal CDF, s the Mahalanobis separation of
 the two marked clusters, α the purity, κ the curvature, σ_w the within-class noise scale.
-Several equations were lost in the text extraction; ``../shared/papers/README.md`` restates them
-and each function says where it was re-derived. ``tests/test_theory.py`` checks them against
+Several equations were lost in the text extraction of the paper; each function states the form it implements
+and where it was re-derived. ``tests/test_theory.py`` checks them against
 Monte Carlo simulations of the generative models they describe.
 """
 
