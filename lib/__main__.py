@@ -1,21 +1,19 @@
-"""``python -m lib``: the command line, the one place that knows every paper.
+"""``python -m lib``: the command line.
 
 ``run`` / ``figures`` / ``list`` / ``claims`` drive the notebooks through :mod:`lib.runner`; ``report``
-writes the static site of what they left behind (:mod:`lib.report`);
-``deltab`` is paper 001's audit (:mod:`lib.bias_shift.cli`), ``power`` paper 000's power calculator
-(:mod:`lib.bias_probes.cli`).
+writes the static site of what they left behind (:mod:`lib.report`). Each paper adds its own commands
+through its plugin record (:mod:`lib.papers`): paper 000's ``power`` calculator, paper 001's ``deltab`` audit.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import logging
 import sys
 from collections.abc import Sequence
 
-from lib import config, paths, progress, report, results, runner
-from lib.bias_probes import cli as bias_probes_cli
-from lib.bias_shift import cli as bias_shift_cli
+from lib import config, papers, paths, progress, report, results, runner
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -42,74 +40,106 @@ def _parser() -> argparse.ArgumentParser:
     claims.add_argument("--profile", default="default", choices=paths.PROFILES)
     site = commands.add_parser("report", help="a static HTML site of the logged results, figures and notebooks")
     site.add_argument("--profile", default="default", choices=paths.PROFILES)
-    bias_shift_cli.add_parser(commands)
-    bias_probes_cli.add_parser(commands)
+    for module in papers.commands().values():
+        importlib.import_module(module).add_parser(commands)
     return parser
 
 
-def _print_list() -> None:
+def _list_cell(profile: str, name: str, problems: list[str]) -> str:
+    """One cell of ``list``: ``-`` without a YAML, ``invalid`` (its problem kept for stderr) or the run's status."""
+    if not paths.params_file(profile, name).is_file():
+        return "-"
+    try:
+        config.read_params_file(profile, name)
+    except config.ConfigError as error:
+        problems.append(str(error))
+        return "invalid"
+    return runner.status(profile, name)
+
+
+def _print_list() -> int:
+    """Print every notebook's status per profile, then the variants; a bad YAML is one ``error:`` line (exit 2)."""
     names = sorted({p.stem for p in paths.NOTEBOOKS_DIR.glob("*.py")})
     width = max([len(n) for n in names] + [8])
+    problems: list[str] = []
     print(f"{'notebook':<{width}}  " + "  ".join(f"{p:<8}" for p in paths.PROFILES))
     for name in names:
-        cells = [
-            runner.status(p, name) if paths.params_file(p, name).is_file() else "-" for p in paths.PROFILES
-        ]
+        cells = [_list_cell(p, name, problems) for p in paths.PROFILES]
         print(f"{name:<{width}}  " + "  ".join(f"{c:<8}" for c in cells))
     found = [(p, n, v) for p in paths.PROFILES for n, v in runner.variants(p)]
     if found:
         print("\nvariants (parameters differ from params/<profile>/; results/<profile>/<notebook>@<overrides>/):")
         for profile, name, variant in found:
             print(f"  {profile:<8}  {paths.run_name(name, variant)}  {runner.status(profile, name, variant)}")
+    _print_errors("\n".join(problems))
+    return 2 if problems else 0
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of ``python -m lib``; returns the process exit status."""
-    args = _parser().parse_args(argv)
+def _print_errors(message: str) -> None:
+    """Each line of ``message`` as one ``error:`` line on stderr."""
+    for line in message.splitlines():
+        print(f"error: {line}", file=sys.stderr)
+
+
+def _run_notebooks(args: argparse.Namespace) -> int:
+    """``run`` and ``figures``: validate everything, run the batch, print its table and each failure in one line."""
+    if args.jobs is None:
+        args.jobs = runner.default_jobs(args.profile)
+    if args.jobs < 1:
+        raise config.ConfigError(f"--jobs {args.jobs} is out of range; allowed: >= 1")
+    overrides = dict(config.parse_override(item) for item in args.overrides)
+    force, reuse = getattr(args, "force", False), getattr(args, "reuse", False)
+    if reuse and not force:
+        raise config.ConfigError("--reuse only applies with --force")
+    if args.command == "figures":
+        overrides, force, reuse = {**overrides, "recompute": False}, True, True
+    if not args.quiet:
+        logging.basicConfig(level=logging.INFO, format="%(message)s")
+    outcomes = runner.run_batch(
+        args.notebooks, args.profile, overrides, force=force, reuse=reuse, jobs=args.jobs,
+        cell_timeout_s=args.timeout, log_output=not args.quiet,
+    )
+    print(progress.batch_table(outcomes, args.profile))
+    failed = [o for o in outcomes if o.status == "failed"]
+    for outcome in failed:
+        print(f"FAILED {outcome.message}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    """Run the chosen command; returns its exit status."""
     if args.command == "list":
-        _print_list()
-        return 0
-    if args.command == "deltab":
-        return bias_shift_cli.run(args)
-    if args.command == "power":
-        return bias_probes_cli.run(args)
+        return _print_list()
+    if args.command in papers.commands():
+        return importlib.import_module(papers.commands()[args.command]).run(args)
     if args.command == "report":
         index = report.build(args.profile)
         print(f"wrote {paths.relative_to_root(index)} (open it in a browser)")
         return 0
     if args.command == "claims":
         table = results.gather_claims(args.profile)
-        print(table.to_markdown(index=False, floatfmt=".4g") if len(table) else f"no claims under {args.profile}")
+        print(results.readable(table).to_markdown(index=False) if len(table) else f"no claims under {args.profile}")
         if len(table):
             print(results.claims_summary(table))
         return 0
-    if args.jobs is None:
-        args.jobs = runner.default_jobs(args.profile)
-    if args.jobs < 1:
-        print(f"error: --jobs {args.jobs} is out of range; allowed: >= 1", file=sys.stderr)
-        return 2
+    return _run_notebooks(args)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``python -m lib``; returns the process exit status.
+
+    Bad input (:class:`lib.config.ConfigError`) is one ``error:`` line per problem, exit 2; an environment fault
+    outside a notebook (an :class:`OSError`: a read-only or full disk) one ``error:`` line, exit 1.
+    """
+    args = _parser().parse_args(argv)
     try:
-        overrides = dict(config.parse_override(item) for item in args.overrides)
-        force, reuse = getattr(args, "force", False), getattr(args, "reuse", False)
-        if reuse and not force:
-            print("error: --reuse only applies with --force", file=sys.stderr)
-            return 2
-        if args.command == "figures":
-            overrides, force, reuse = {**overrides, "recompute": False}, True, True
-        if not args.quiet:
-            logging.basicConfig(level=logging.INFO, format="%(message)s")
-        outcomes = runner.run_batch(
-            args.notebooks, args.profile, overrides, force=force, reuse=reuse, jobs=args.jobs,
-            cell_timeout_s=args.timeout, log_output=not args.quiet,
-        )
+        return _dispatch(args)
     except config.ConfigError as error:
-        print(f"error: {error}", file=sys.stderr)
+        _print_errors(str(error))
         return 2
-    print(progress.batch_table(outcomes, args.profile))
-    failed = [o for o in outcomes if o.status == "failed"]
-    for outcome in failed:
-        print(f"FAILED {outcome.message}", file=sys.stderr)
-    return 1 if failed else 0
+    except OSError as error:
+        print(f"error: {error}; make the folder writable (or free space) and rerun", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
-"""Typed, validated notebook parameters (DESIGN.md, "Notebooks" step 4).
+"""Typed, validated notebook parameters (docs/ARCHITECTURE.md, "Notebooks" step 4).
 
 Each notebook has a frozen dataclass schema (built with :mod:`lib.parameters` in its paper's
-``schemas`` module, gathered by :mod:`lib.schemas`) registered under the notebook's name. Values
+``schemas`` module) registered under the notebook's name; only the schemas of the notebook's own paper
+(:mod:`lib.papers`) are imported to validate it. Values
 come from ``params/<profile>/<notebook>.yaml`` plus ``--set`` overrides (validated by the runner
 *before* execution) and, inside the notebook, from the ``parameters`` cell (:func:`load`): the
 cell's ``profile`` selects that profile's YAML and every value edited in the cell (one that differs
@@ -26,8 +27,8 @@ from typing import Any
 
 import yaml
 
-from lib import paths, schemas
-from lib.parameters import NotebookParams
+from lib import papers, paths
+from lib.parameters import REGISTERED, NotebookParams
 
 #: Keys that change how a notebook executes but not what it computes; excluded from the hash.
 EXECUTION_KEYS: frozenset[str] = frozenset({"recompute", "n_jobs"})
@@ -41,20 +42,22 @@ class ConfigError(ValueError):
 
 
 def schema_for(notebook: str) -> type[NotebookParams]:
-    """The registered schema of ``notebook``; raises naming the known notebooks."""
-    if notebook not in schemas.SCHEMAS:
-        close = difflib.get_close_matches(notebook, schemas.SCHEMAS, n=1)
+    """The registered schema of ``notebook``, from its own paper's schemas; raises naming the known notebooks."""
+    paper = papers.paper_of(notebook)
+    if paper is not None:
+        papers.register_schemas((paper,))
+    if notebook not in REGISTERED:
+        known = known_notebooks()
+        close = difflib.get_close_matches(notebook, known, n=1)
         hint = f"; did you mean {close[0]!r}?" if close else ""
-        raise ConfigError(
-            f"notebook {notebook!r} has no parameter schema{hint} "
-            f"Known: {', '.join(sorted(schemas.SCHEMAS))}"
-        )
-    return schemas.SCHEMAS[notebook]
+        raise ConfigError(f"notebook {notebook!r} has no parameter schema{hint} Known: {', '.join(known)}")
+    return REGISTERED[notebook]
 
 
 def known_notebooks() -> list[str]:
-    """Names of every notebook with a registered schema."""
-    return sorted(schemas.SCHEMAS)
+    """Names of every notebook with a registered schema (every paper's schemas imported)."""
+    papers.register_schemas()
+    return sorted(REGISTERED)
 
 
 # --------------------------------------------------------------------------- YAML reading
@@ -83,23 +86,63 @@ def parse_yaml(text: str) -> Any:
     return yaml.load(text, Loader=_Yaml12Loader)  # noqa: S506 (a SafeLoader subclass)
 
 
+def yaml_problem(error: yaml.YAMLError, *, context: bool = True) -> str:
+    """What is wrong in a YAML text, in one line; with ``context``, where the construct it breaks starts."""
+    if not isinstance(error, yaml.MarkedYAMLError):
+        return " ".join(str(error).split())
+    problem = (error.problem or "invalid YAML").replace("'<stream end>'", "the end of the text")
+    if context and error.context and error.context_mark is not None:
+        construct = error.context.removeprefix("while parsing ").removeprefix("while scanning ")
+        mark = error.context_mark
+        problem += f" (in {construct} that starts at line {mark.line + 1}, column {mark.column + 1})"
+    return problem
+
+
+def _yaml_position(error: yaml.YAMLError) -> str:
+    """``line L, column C`` of a YAML error (1-based), or ``""`` when PyYAML gives none."""
+    mark = getattr(error, "problem_mark", None) or getattr(error, "context_mark", None)
+    return f"line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+
+
 def read_params_file(profile: str, notebook: str) -> dict[str, Any]:
-    """The raw mapping of ``params/<profile>/<notebook>.yaml`` (empty file: no keys)."""
+    """The raw mapping of ``params/<profile>/<notebook>.yaml`` (empty file: no keys).
+
+    An unreadable file or invalid YAML raises :class:`ConfigError` in one line naming the file and the line.
+    """
     path = paths.params_file(profile, notebook)
     if not path.is_file():
         raise ConfigError(f"no parameters for notebook {notebook!r} under profile {profile!r}: {path}")
-    data = parse_yaml(path.read_text()) or {}
+    where = paths.display(path)
+    try:
+        data = parse_yaml(path.read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError as error:
+        position = _yaml_position(error)
+        raise ConfigError(
+            f"{where}{', ' + position if position else ''}: invalid YAML: {yaml_problem(error)}; "
+            f"allowed: one 'parameter: value' per line, lists as [a, b]"
+        ) from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise ConfigError(f"{where} cannot be read as UTF-8 text: {error}") from None
     if not isinstance(data, dict):
-        raise ConfigError(f"{path} must hold a mapping of parameter: value, not {type(data).__name__}")
+        raise ConfigError(f"{where} must hold a mapping of parameter: value, not {type(data).__name__}")
     return data
 
 
 def parse_override(assignment: str) -> tuple[str, Any]:
     """Parse one ``KEY=VALUE`` of ``--set``; the value is read as YAML (``n=100`` is an int)."""
     key, sep, raw = assignment.partition("=")
-    if not sep or not key.strip():
+    key = key.strip()
+    if not sep or not key:
         raise ConfigError(f"--set {assignment!r} is not KEY=VALUE")
-    return key.strip(), parse_yaml(raw) if raw.strip() else ""
+    if not raw.strip():
+        return key, ""
+    try:
+        return key, parse_yaml(raw)
+    except yaml.YAMLError as error:
+        raise ConfigError(
+            f"--set {key}={raw!r}: the value is not valid YAML: {yaml_problem(error, context=False)}; allowed: a "
+            f"number, true/false, null, a string or a list like [0.1, 0.2] (quote the whole KEY=VALUE in the shell)"
+        ) from None
 
 
 # --------------------------------------------------------------------------- validation

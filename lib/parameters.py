@@ -1,7 +1,8 @@
 """The building blocks of a notebook's parameter schema: the base class, fields with bounds, the registry.
 
-Each paper package declares its notebooks' schemas with these (``lib/<paper>/schemas.py``);
-:mod:`lib.schemas` imports them all, and :mod:`lib.config` validates values against them.
+Each paper package declares its notebooks' schemas with these (``lib/<paper>/schemas.py``, named in its
+plugin record, :mod:`lib.papers`); :mod:`lib.config` imports a notebook's own paper's schemas and validates
+values against them.
 """
 
 from __future__ import annotations

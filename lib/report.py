@@ -26,7 +26,6 @@ import json
 import os
 import re
 import shutil
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,7 +37,7 @@ from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
 
-from lib import paths, results
+from lib import papers, paths, results
 
 SMOKE_BANNER = (
     "Smoke profile: tiny random models and toy sizes that exercise every code path in seconds. "
@@ -131,7 +130,8 @@ def gather(profile: str) -> list[Experiment]:
         executed = paths.executed_notebook(profile, notebook)
         executed = executed if executed.is_file() else None
         claims = all_claims[all_claims.notebook == notebook].reset_index(drop=True)
-        paper = Counter(claims.paper).most_common(1)[0][0] if len(claims) else "other"
+        owner = papers.paper_of(notebook)
+        paper = owner.id if owner is not None else "other"
         experiments.append(Experiment(notebook, str(paper), _title(executed, notebook), executed, claims,
                                       _outputs(profile, notebook)))
     return experiments
@@ -165,7 +165,8 @@ def _page(site: Path, page: Path, profile: str, title: str, body: str) -> None:
 
 
 def _frame_html(frame: pd.DataFrame) -> str:
-    return frame.to_html(index=False, border=0, float_format=lambda v: f"{v:.4g}", na_rep="")
+    """``frame`` as an HTML table for reading: numbers rounded by :func:`lib.results.readable`, NaN empty."""
+    return results.readable(frame).to_html(index=False, border=0, na_rep="")
 
 
 def _source_page(site: Path, source: str) -> Path:
@@ -245,7 +246,8 @@ def _claims_table(site: Path, page: Path, profile: str, claims: pd.DataFrame) ->
     for claim in claims.itertuples(index=False):
         source = _href(_source_page(site, _claims_source(profile, claim.notebook)), page)
         cells = f'<td><a href="{source}">{_e(claim.notebook)}</a></td>' + "".join(
-            f"<td>{_e(f'{getattr(claim, c):.4g}' if c == 'measured' else getattr(claim, c))}</td>" for c in columns)
+            f"<td>{_e(results.readable_number(claim.measured) if c == 'measured' else getattr(claim, c))}</td>"
+            for c in columns)
         verdict = '<td class="holds">holds</td>' if claim.holds else '<td class="fails">does not hold</td>'
         rows.append(f"<tr>{cells}{verdict}</tr>")
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
@@ -347,7 +349,9 @@ def _write_index(site: Path, profile: str, experiments: list[Experiment]) -> Non
     page = site / "index.html"
     body = [_summary(results.gather_claims(profile))]
     for paper in sorted({e.paper for e in experiments}):
-        body.append(f"<h2>Paper {_e(paper)}</h2><ul>")
+        record = papers.by_id(paper)
+        title = f" · <i>{_e(record.title)}</i>" if record is not None else ""
+        body.append(f"<h2>Paper {_e(paper)}{title}</h2><ul>")
         for experiment in (e for e in experiments if e.paper == paper):
             links = [f'<a href="{_href(site / "notebooks" / f"{experiment.notebook}.html", page)}">notebook</a>'
                      if experiment.executed else "not executed"]

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from lib import config, files, parameters, paths, sources
+from lib import config, files, papers, parameters, paths, sources
 from lib.files import atomic_write_bytes, atomic_write_text, sha256_file  # also used from here by callers
 
 _TRACKED_PACKAGES = (
@@ -101,7 +101,6 @@ class Claim:
     """One "paper vs measured" line of a notebook's closing cell (docs/ARCHITECTURE.md, "Notebooks")."""
 
     id: str
-    paper: str
     section: str
     statement: str
     paper_value: str
@@ -111,6 +110,8 @@ class Claim:
     kind: str = "paper"  # "paper": a number or statement of the paper; "sanity": true by construction
 
 
+#: The columns of a logged claims table: the notebook's paper, then the :class:`Claim` fields.
+CLAIM_COLUMNS: list[str] = ["paper", *(f.name for f in fields(Claim))]
 #: Claim kinds: only ``paper`` claims count as reproduction; ``sanity`` ones hold by construction.
 CLAIM_KINDS: tuple[str, ...] = ("paper", "sanity")
 
@@ -136,8 +137,7 @@ def compare(measured: float, comparison: str) -> bool:
 
 
 def claim(
-    id: str, section: str, statement: str, paper_value: str, measured: float, comparison: str, paper: str = "000",
-    kind: str = "paper",
+    id: str, section: str, statement: str, paper_value: str, measured: float, comparison: str, kind: str = "paper",
 ) -> Claim:
     """A :class:`Claim` whose ``holds`` is evaluated from ``comparison`` (see :func:`compare`).
 
@@ -147,8 +147,8 @@ def claim(
     """
     if kind not in CLAIM_KINDS:
         raise ValueError(f"kind={kind!r} is not a claim kind; allowed: {', '.join(CLAIM_KINDS)}")
-    return Claim(id, paper, section, statement, paper_value, float(measured), comparison,
-                 compare(measured, comparison), kind)
+    return Claim(id, section, statement, paper_value, float(measured), comparison, compare(measured, comparison),
+                 kind)
 
 
 # --------------------------------------------------------------------------- the run
@@ -248,11 +248,13 @@ class Run:
             )
 
     def record_claims(self, claims: Sequence[Claim]) -> tuple[pd.DataFrame, Path]:
-        """Log the notebook's paper-vs-measured claims as ``claims.json``."""
+        """Log the notebook's paper-vs-measured claims as ``claims.json``, each under the notebook's paper (its
+        plugin record, :mod:`lib.papers`)."""
         ids = [c.id for c in claims]
         if len(set(ids)) != len(ids):
             raise ValueError(f"claim ids must be unique, got {ids}")
-        path = self.save_json("claims", [asdict(c) for c in claims])
+        paper = papers.paper_of(self.params.notebook)
+        path = self.save_json("claims", [{"paper": paper.id if paper else "", **asdict(c)} for c in claims])
         return load_claims(path), path
 
 
@@ -320,7 +322,7 @@ def load_claims(result: Path) -> pd.DataFrame:
     frame = pd.DataFrame(load_json(result))
     if "kind" not in frame:
         frame["kind"] = "paper"
-    return frame[[f.name for f in fields(Claim)]]
+    return frame[CLAIM_COLUMNS]
 
 
 def claims_summary(table: pd.DataFrame) -> str:
@@ -332,6 +334,44 @@ def claims_summary(table: pd.DataFrame) -> str:
             note = "reproduction" if kind == "paper" else "by construction, not counted as reproduction"
             lines.append(f"{kind} claims ({note}): {int(cell.holds.sum())} of {len(cell)} hold")
     return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- for reading
+
+#: Significant digits of a number in a table rendered for reading (Markdown, HTML, LaTeX, the terminal, displayed
+#: frames); the logged results and the figures' CSVs keep every digit.
+READABLE_DIGITS = 4
+_NUMBER = re.compile(r"^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$")
+
+
+def readable_number(value: float, digits: int = READABLE_DIGITS) -> str:
+    """``value`` rounded to ``digits`` significant digits, in its shortest form: 0.07999999999999996 → "0.08",
+    3200.0 → "3200", 2.220446e-16 → "2.22e-16"; NaN → "nan", infinities as ``str`` writes them."""
+    rounded = float(f"{float(value):.{digits}g}")
+    if rounded.is_integer() and abs(rounded) < 1e15:
+        return str(int(rounded))
+    return str(rounded)
+
+
+def _significant_digits(text: str) -> int:
+    mantissa = re.split(r"[eE]", text.strip().lstrip("+-"))[0].replace(".", "")
+    return len(mantissa.lstrip("0"))
+
+
+def _readable_cell(value: Any, digits: int) -> Any:
+    """A float as :func:`readable_number` writes it; a numeric string with more than ``digits`` significant digits
+    (a CSV read back as text) likewise; anything else (ints, bools, words, "0.00") as it is."""
+    if isinstance(value, float | np.floating) and not isinstance(value, bool):
+        return value if np.isnan(value) else readable_number(value, digits)
+    if isinstance(value, str) and _NUMBER.match(value) and _significant_digits(value) > digits:
+        return readable_number(float(value), digits)
+    return value
+
+
+def readable(frame: pd.DataFrame, digits: int = READABLE_DIGITS) -> pd.DataFrame:
+    """A copy of ``frame`` for reading: every float, and every over-long numeric string, at ``digits``
+    significant digits (:func:`readable_number`); NaN stays missing so each renderer shows it its way."""
+    return frame.map(lambda value: _readable_cell(value, digits))
 
 
 def complete_results(profile: str, notebook: str, variant: str = "") -> list[Path]:
@@ -368,6 +408,6 @@ def gather_claims(profile: str) -> pd.DataFrame:
         except IncompleteResultError:
             continue
     if not frames:
-        return pd.DataFrame(columns=["notebook", *[f.name for f in fields(Claim)]])
+        return pd.DataFrame(columns=["notebook", *CLAIM_COLUMNS])
     table = pd.concat(frames, ignore_index=True)
-    return table[["notebook", *[f.name for f in fields(Claim)]]]
+    return table[["notebook", *CLAIM_COLUMNS]]

@@ -62,38 +62,11 @@ def _imported_modules(path: str, lib_dir: str, mtime_ns: int, size: int) -> froz
     return frozenset(name for name in found if module_file(name) is not None)
 
 
-#: The parameter registry: it imports every paper's ``schemas`` module so that any notebook validates.
-REGISTRY = "lib.schemas"
-
-
-def papers_of(modules: Iterable[str]) -> frozenset[str]:
-    """The paper packages (``lib.kstar``, …: ``lib`` packages) among ``modules`` and their parents."""
-    found = set()
-    for module in modules:
-        parts = module.split(".")
-        package = ".".join(parts[:2])
-        if len(parts) >= 2 and module_file(package) is not None and module_file(package).name == "__init__.py":
-            found.add(package)
-    return frozenset(found)
-
-
-def _followed_imports(module: str, source: Path, papers: frozenset[str] | None) -> set[str]:
-    """What ``module`` imports; from the registry only the schemas of ``papers`` (None: every paper's).
-
-    A notebook's results depend on another paper's schema only through that paper's parameters, which
-    it never reads; its own parameters are keyed by value (the params hash). Without this cut, editing
-    one paper's schema would mark every notebook of every paper stale.
-    """
-    imported = imported_modules(source)
-    if module != REGISTRY or papers is None:
-        return imported
-    return {m for m in imported if not (m.endswith(".schemas") and m.rsplit(".", 1)[0] not in papers)}
-
-
-def closure(modules: Iterable[str], papers: frozenset[str] | None = None) -> list[Path]:
+def closure(modules: Iterable[str]) -> list[Path]:
     """The source files of ``modules`` and of every ``lib`` module they import, transitively, sorted.
 
-    ``papers``: keep only these papers' schemas behind the parameter registry (:func:`_followed_imports`).
+    Paper packages are discovered at run time (:mod:`lib.papers`), never imported by name from the core, so
+    a notebook's closure holds its own paper's modules and no other paper's.
     """
     files: set[Path] = set()
     pending = list(modules)
@@ -107,7 +80,7 @@ def closure(modules: Iterable[str], papers: frozenset[str] | None = None) -> lis
         if source is None:
             continue
         files.add(source)
-        pending.extend(_followed_imports(module, source, papers))
+        pending.extend(imported_modules(source))
         parts = module.split(".")
         for depth in range(1, len(parts)):  # the packages run on the way: their source, not their imports
             package = module_file(".".join(parts[:depth]))
@@ -140,7 +113,7 @@ def of_file(path: Path) -> list[Path]:
     """The ``lib`` sources a script (a notebook's percent script) runs; every source when it cannot be read."""
     try:
         modules = imported_modules(path)
-        return closure(modules, papers_of(modules))
+        return closure(modules)
     except (OSError, SyntaxError, ValueError):
         return all_sources()
 
@@ -149,7 +122,7 @@ def of_function(func: Callable) -> list[Path]:
     """The sources ``func`` runs: its ``lib`` module's closure, or its own file and that file's ``lib`` imports."""
     module = getattr(func, "__module__", "") or ""
     if module_file(module) is not None:
-        return closure([module], papers_of([module]))
+        return closure([module])
     try:
         own = Path(inspect.getsourcefile(func) or "")
     except TypeError:

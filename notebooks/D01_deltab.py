@@ -1,11 +1,3 @@
-# ---
-# jupyter:
-#   kernelspec:
-#     display_name: Python 3
-#     language: python
-#     name: python3
-# ---
-
 # %% [markdown]
 # # D01 · The Representational Bias Shift ΔB across a graded checkpoint spectrum
 #
@@ -292,34 +284,33 @@ for index, (family, regime) in enumerate(spectra):
         claims += [
             claim(f"rr_roc_auc_{scorer}{suffix}", "Sec. 4.2–4.3; Table 1", f"ROC AUC of −ΔB (RR) for ΔBiasScore > "
                   f"{params.label_threshold:g}; scorer {scorer}; {where}", "0.65–0.99 (DecodingTrust LoRA: 0.65–0.99)",
-                  e.roc_auc["RR"], ">= 0.65", paper="001"),
+                  e.roc_auc["RR"], ">= 0.65"),
             claim(f"rr_correlation_{scorer}{suffix}", "Sec. 4.2–4.3; Table 1", f"pooled Pearson r of ΔB with "
                   f"ΔBiasScore; scorer {scorer}; {where}", "negative (DecodingTrust LoRA: −0.77, −0.75, −0.14)",
-                  e.pearson_r["RR"], "< 0", paper="001"),
+                  e.pearson_r["RR"], "< 0"),
             claim(f"rr_checkpoint_p_{scorer}{suffix}", "Sec. 4.1; Table 1", f"p of that r from permuting whole "
                   f"checkpoints (the paper's p treats the {int(e.n_pairs['RR'])} pairs as independent), read in the "
                   "paper's direction: 1 when r ≥ 0, so a significant reversal never counts as agreement; scorer "
                   f"{scorer}; {where}", "< 0.001 (pooled p)",
-                  e.p_checkpoints["RR"] if e.pearson_r["RR"] < 0 else 1.0, "< 0.05", paper="001"),
+                  e.p_checkpoints["RR"] if e.pearson_r["RR"] < 0 else 1.0, "< 0.05"),
         ]
     claims += [
         claim(f"rr_beats_seat{suffix}", "Sec. 4.5; Table 7; Appendix H", f"ROC AUC of RR minus SEAT; scorer {main}; "
               f"{where}", "> 0 (0.964 vs 0.778; RR above SEAT in all three families)",
-              m.roc_auc["RR"] - m.roc_auc["SEAT"], "> 0", paper="001"),
+              m.roc_auc["RR"] - m.roc_auc["SEAT"], "> 0"),
     ]
     if index == 0:
         claims += [
             claim("procrustes_at_chance", "Sec. 4.5; Table 7", f"ROC AUC of Procrustes-SEAT; scorer {main}; {where}",
-                  "0.567 (chance)", m.roc_auc["Procrustes-SEAT"], "within 0.1 of 0.5", paper="001"),
+                  "0.567 (chance)", m.roc_auc["Procrustes-SEAT"], "within 0.1 of 0.5"),
             claim("cka_below_rr", "Sec. 4.5; Table 7", f"ROC AUC of CKA drift (+drift, no max) minus RR; scorer "
-                  f"{main}; {where}", "< 0 (0.864 vs 0.964)", m.roc_auc["CKA drift"] - m.roc_auc["RR"], "< 0",
-                  paper="001"),
+                  f"{main}; {where}", "< 0 (0.864 vs 0.964)", m.roc_auc["CKA drift"] - m.roc_auc["RR"], "< 0"),
             claim("paper_rr_auc_two_values", "Sec. 4.5, Tables 1 and 5–7", "The paper prints two RR ROC AUCs for one "
                   "setting (Llama, WildGuardMix, neutral 1k anchors, base sets, mean pooling): 0.964 in Tables 6–7 and "
                   "Sec. 4.5, 0.892 in Table 1 (full FT) and the base rows of Table 5 — 0.072 apart. Measured: width of "
                   f"the 95 % checkpoint-bootstrap interval of RR's AUC (scorer {main}; {where}); holds when it exceeds "
                   "0.072, i.e. seven checkpoints cannot tell the two printed values apart", "0.964 vs 0.892",
-                  m.auc_high["RR"] - m.auc_low["RR"], "> 0.072", paper="001"),
+                  m.auc_high["RR"] - m.auc_low["RR"], "> 0.072"),
         ]
     if "RR − control" in m.index:
         ratio = control[(control.family == family) & (control.regime == regime) & (control.pooling == main_pooling)]
@@ -328,11 +319,11 @@ for index, (family, regime) in enumerate(spectra):
                   "with VADER labels (mean-pooled ΔB correlating positively with ΔBiasScore, against the paper) tested "
                   f"on a stereotype label with the shared drift removed: pooled r of ΔB − control ΔB with ΔBiasScore; "
                   f"scorer {drawn_scorers[0]}; {where}. Holds (the paper's direction) when r < 0; fails when the "
-                  "reversal survives", "r < 0 in every setting", first.pearson_r["RR − control"], "< 0", paper="001"),
+                  "reversal survives", "r < 0 in every setting", first.pearson_r["RR − control"], "< 0"),
             claim(f"control_small{suffix}", "Sec. 3.4 (ΔB is read per group)", "median over checkpoints of |control "
                   f"ΔB| / median |ΔB| ({main_pooling} pooling): below 1, ΔB is mostly the group's own shift; above, "
                   f"mostly drift the group-free sentences share; {where}", "ΔB is read as a group's shift",
-                  float(ratio.abs_control_over_median_abs_delta_b.median()), "< 1", paper="001"),
+                  float(ratio.abs_control_over_median_abs_delta_b.median()), "< 1"),
         ]
 # "Significant in k of N settings" (Sec. 4.2–4.3), per regime, on DecodingTrust: the original pipelines' rows
 # when table1_csv gives them, else the first offline DecodingTrust scorer's.
@@ -348,7 +339,7 @@ for regime in dict.fromkeys(counted.regime):
         "the paper's fraction because its three families are not these, so the counts cannot be matched family by "
         "family; the paper's stars use the pooled p, the permutation p here is the stricter (pairs of one "
         "checkpoint share its weights)", f"{k_paper} of {n_paper} families", k / n,
-        f">= {k_paper / n_paper:.4f}", paper="001"))
+        f">= {k_paper / n_paper:.4f}"))
 claims_table, claims_file = run.record_claims(claims)
 plotting.save_table(claims_table, "claims", "D01 ΔB (paper 001, Sec. 4): the paper's value beside the value measured on "
                     "the offline spectra; each claim names its scorer, family and regime.", [claims_file])

@@ -1,11 +1,3 @@
-# ---
-# jupyter:
-#   kernelspec:
-#     display_name: Python 3
-#     language: python
-#     name: python3
-# ---
-
 # %% [markdown]
 # # D02 · Robustness of ΔB: anchors, wording, pooling and fine-tuning seeds
 #
@@ -194,26 +186,26 @@ on = f"; scorer {main}; {params.method}, mean pooling unless varied"
 claims = [
     claim("neutral_anchors_best", "Sec. 4.5; Figure 4", "ROC AUC of neutral anchors minus the best other source at "
           "the largest size" + on, "> 0 (0.892 at 1k)", at_largest.get("neutral", float("nan"))
-          - at_largest.drop("neutral", errors="ignore").max(), "> 0", paper="001"),
+          - at_largest.drop("neutral", errors="ignore").max(), "> 0"),
     claim("attribute_variants_mean", "Sec. 4.5; Table 5a", "mean ROC AUC over attribute variants" + on, "0.863 ± 0.030",
-          summary["attributes"]["mean"], "within 0.1 of 0.863", paper="001"),
+          summary["attributes"]["mean"], "within 0.1 of 0.863"),
     claim("attribute_variants_stable", "Sec. 4.5; Table 5a", "s.d. of ROC AUC over attribute variants" + on, "0.030",
-          summary["attributes"]["sd"], "<= 0.05", paper="001"),
+          summary["attributes"]["sd"], "<= 0.05"),
     claim("target_variants_mean", "Sec. 4.5; Table 5b", "mean ROC AUC over target-template variants" + on,
           "0.902 ± 0.008",
-          summary["targets"]["mean"], "within 0.1 of 0.902", paper="001"),
+          summary["targets"]["mean"], "within 0.1 of 0.902"),
     claim("target_variants_stable", "Sec. 4.5; Table 5b", "s.d. of ROC AUC over target-template variants" + on, "0.008",
-          summary["targets"]["sd"], "<= 0.05", paper="001"),
+          summary["targets"]["sd"], "<= 0.05"),
     claim("rr_above_seat_every_pooling", "Appendix E.4; Table 6", "smallest RR − SEAT ROC AUC over poolings" + on,
-          "> 0 (0.882 vs 0.791 at worst)", (rr_pool - seat_pool).min(), "> 0", paper="001"),
+          "> 0 (0.882 vs 0.791 at worst)", (rr_pool - seat_pool).min(), "> 0"),
     claim("mean_pooling_best", "Appendix E.4; Table 6", "RR ROC AUC of mean pooling minus the best other pooling" + on,
           ">= 0 (0.964 vs 0.882; Table 5 prints this base setting as 0.892)", rr_pool.get("mean", float("nan")) - rr_pool.drop("mean", errors="ignore").max(),
-          ">= 0", paper="001"),
+          ">= 0"),
     claim("unharmful_above_harmful", "Appendix E.5; Figure 5", f"mean ΔB of the unharmful minus the harmful fine-tune; {params.method}",
-          "> 0 (0.291 vs −0.051)", seed_gap, "> 0", paper="001"),
+          "> 0 (0.291 vs −0.051)", seed_gap, "> 0"),
     claim("seeds_stable", "Appendix E.5", f"s.d. of mean ΔB across seeds over the unharmful–harmful gap; {params.method}",
           "0.009 (0.003 / 0.342)", splits.sd_of_mean.max() / abs(seed_gap) if splits is not None else float("nan"),
-          "< 0.1", paper="001"),
+          "< 0.1"),
 ]
 claims_table, claims_file = run.record_claims(claims)
 plotting.save_table(claims_table, "claims", "D02 ablations of ΔB (paper 001, Sec. 4.5, Appendix E): the paper's value "

@@ -1,11 +1,3 @@
-# ---
-# jupyter:
-#   kernelspec:
-#     display_name: Python 3
-#     language: python
-#     name: python3
-# ---
-
 # %% [markdown]
 # # E03 · Ground truth — closed forms, probes and estimators where s, κ, d_B and α are known
 #

@@ -1,11 +1,3 @@
-# ---
-# jupyter:
-#   kernelspec:
-#     display_name: Python 3
-#     language: python
-#     name: python3
-# ---
-
 # %% [markdown]
 # # K01 · The sparse-readout count k* of every task × model
 #
@@ -187,25 +179,25 @@ ratio = order.largest_ratio_near_ceiling(kstar, 0.03)
 all_readable = readable.se_within_gap.mean() if len(readable) else np.nan
 claims = [
     claim("worked_threshold", "A.1.7", "τ from the worked example's ceiling C = 0.9790", "0.9551", example_tau,
-          "within 0.00005 of 0.9551", paper="002"),
+          "within 0.00005 of 0.9551"),
     claim("worked_confirmation", "A.1.7", "neighbour confirmation of 341, 137, 342, 369", "341",
-          protocol.neighbor_confirm([341, 137, 342, 369]), "within 0 of 341", paper="002"),
+          protocol.neighbor_confirm([341, 137, 342, 369]), "within 0 of 341"),
     claim("worked_task_value", "A.1.7", "task value of the seed values 341, 332, 342, 344, 339", "341",
-          protocol.task_value(example_seeds), "within 0 of 341", paper="002"),
+          protocol.task_value(example_seeds), "within 0 of 341"),
     claim("worked_seed_range", "A.1.7", "seed range of the same (width)", "332-344 (12)",
-          np.subtract(*protocol.seed_range(example_seeds)[::-1]), "within 0 of 12", paper="002"),
+          np.subtract(*protocol.seed_range(example_seeds)[::-1]), "within 0 of 12"),
     claim("isolated_minimum", "A.1.6", "neighbour confirmation of 32, 8, 16, ∞", "16",
-          protocol.neighbor_confirm([32, 8, 16, math.inf]), "within 0 of 16", paper="002"),
+          protocol.neighbor_confirm([32, 8, 16, math.inf]), "within 0 of 16"),
     claim("median_ceiling_se", "A.1.8, Table 5", "median s.e. of a readable ceiling; the paper's test splits hold "
           "~2000 texts, the default's at most 300, so a larger s.e. is expected (s.e. ∝ 1/√n)", "0.0015",
-          readable.se.median() if len(readable) else np.nan, "<= 0.0015", paper="002"),
+          readable.se.median() if len(readable) else np.nan, "<= 0.0015"),
     claim("se_within_gap_share", "A.1.8, Table 5", "share of readable decisions with 1.96·s.e. below the gap",
-          "0.994", all_readable, ">= 0.994", paper="002"),
+          "0.994", all_readable, ">= 0.994"),
     claim("count_ratio_near_ceilings", "A.1.1, Table 18", "largest count ratio between two readable tasks of one model "
           "whose ceilings differ by ≤ 0.03; ≥ 8 (three octaves of Eq. 12) is the chosen reading of 'ceilings do not "
-          "fix counts', 64 needs the paper's tasks", "64 (4 vs 256)", ratio, ">= 8", paper="002"),
+          "fix counts', 64 needs the paper's tasks", "64 (4 vs 256)", ratio, ">= 8"),
     claim("fits_per_cell", "A.1.5, Cost", "largest number of logistic fits in one search", "<= 70",
-          window.n_fits.max(), "<= 70", paper="002", kind="sanity"),
+          window.n_fits.max(), "<= 70", kind="sanity"),
 ]
 claims_table, claims_file = run.record_claims(claims)
 plotting.save_table(claims_table, "claims", "K01 (paper 002, A.1.1–A.1.8): the paper's value beside the measured value; "

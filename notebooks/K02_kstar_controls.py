@@ -1,11 +1,3 @@
-# ---
-# jupyter:
-#   kernelspec:
-#     display_name: Python 3
-#     language: python
-#     name: python3
-# ---
-
 # %% [markdown]
 # # K02 · Controls of the count: threshold, search path, layer rule, basis, input format, labels
 #
@@ -154,21 +146,21 @@ threshold_rhos = [median_rho.get(f"threshold {f:g}", np.nan) for f in params.thr
 tolerance = "; ≥ 0.9 chosen: with ~7 tasks one swapped pair costs 0.04-0.07 of ρ"
 claims = [
     claim("threshold_agreement_min", "A.1.11, Table 19", "lowest median ρ (all treatment) of a threshold variant "
-          f"with the main order{tolerance}", "0.97-0.99", np.nanmin(threshold_rhos), ">= 0.9", paper="002"),
+          f"with the main order{tolerance}", "0.97-0.99", np.nanmin(threshold_rhos), ">= 0.9"),
     claim("ranking_only_agreement", "A.1.11, Table 19", f"median ρ of ranking-only search with the main order{tolerance}",
-          "0.99", median_rho.get("ranking only", np.nan), ">= 0.9", paper="002"),
+          "0.99", median_rho.get("ranking only", np.nan), ">= 0.9"),
     claim("single_layer_agreement", "A.1.11, Table 19", f"median ρ of the best single layer with the main order{tolerance}",
-          "0.98", median_rho.get("single layer", np.nan), ">= 0.9", paper="002"),
+          "0.98", median_rho.get("single layer", np.nan), ">= 0.9"),
     claim("lemma1_monotone", "A.1.6, Lemma 1(ii), (iv)", "share of decision × seed whose confirmed count never falls "
-          "as the threshold factor rises", "1 (a theorem)", monotone, "within 0 of 1", paper="002", kind="sanity"),
+          "as the threshold factor rises", "1 (a theorem)", monotone, "within 0 of 1", kind="sanity"),
     claim("rotation_moves_counts", "A.1.11, Table 15", "median count ratio rotated / main over tasks (the paper reports "
-          "moves of ×1.5 to ×20)", "1.5-20", rotation.ratio.median(), ">= 1.5", paper="002"),
+          "moves of ×1.5 to ×20)", "1.5-20", rotation.ratio.median(), ">= 1.5"),
     claim("rotation_keeps_ceilings", "A.1.11, Table 15", "largest |ceiling change| under rotation",
-          "<= 0.03", rotation.ceiling_change.abs().max(), "<= 0.03", paper="002"),
+          "<= 0.03", rotation.ceiling_change.abs().max(), "<= 0.03"),
     claim("format_keeps_ceilings", "A.1.2, A.3.1", "largest |ceiling change| chat vs plain",
-          "<= 0.03", formats.ceiling_change.abs().max(), "<= 0.03", paper="002"),
+          "<= 0.03", formats.ceiling_change.abs().max(), "<= 0.03"),
     claim("shuffled_labels_in_band", "A.1.8", "largest (C − ½)/σ₀ of a decision with shuffled labels",
-          "no ceiling above ½ + 4σ₀", shuffled.z.max(), "<= 4", paper="002"),
+          "no ceiling above ½ + 4σ₀", shuffled.z.max(), "<= 4"),
 ]
 claims_table, claims_file = run.record_claims(claims)
 plotting.save_table(claims_table, "claims", "K02 (paper 002, A.1.11, A.2.2): the paper's value beside the measured "

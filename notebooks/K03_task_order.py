@@ -1,11 +1,3 @@
-# ---
-# jupyter:
-#   kernelspec:
-#     display_name: Python 3
-#     language: python
-#     name: python3
-# ---
-
 # %% [markdown]
 # # K03 · Do models order tasks alike? Cross-model agreement and the text-side baseline
 #
@@ -150,30 +142,30 @@ invariance = partial[partial.control.str.startswith("log")]
 attainable = 1 / math.factorial(len(common)) if common else np.nan
 claims = [
     claim("spread_ratio_max", "A.2.1", "largest σ_t over tasks readable in several models (σ_t ≤ 3.2 in the paper "
-          "except PII at 8)", "<= 3.2 (PII 8)", spread.max(), "<= 8", paper="002"),
+          "except PII at 8)", "<= 3.2 (PII 8)", spread.max(), "<= 8"),
     claim("pairwise_rho_min", "A.2.1, Eq. 25", "lowest model-pair ρ, all treatment (the paper's cross-lab pairs span "
-          "0.78-1.00, median 0.93)", "0.78-1.00", all_pairs.min(), ">= 0.78", paper="002"),
+          "0.78-1.00, median 0.93)", "0.78-1.00", all_pairs.min(), ">= 0.78"),
     claim("treatments_agree", "A.2.1, Table 12", "largest spread of ρ across the three treatments of one pair",
-          "<= 0.05", treatment_gap, "<= 0.05", paper="002"),
+          "<= 0.05", treatment_gap, "<= 0.05"),
     claim("permutation_p", "A.2.1", f"permutation p of the shared order on {len(common)} readable tasks; the paper "
           f"reaches p < 1e-5 with 10 models, here the floor is 1/{len(common)}! = {attainable:.2g}, so p < 0.05 is the "
-          "test", "< 1e-5", p_value, "< 0.05", paper="002"),
+          "test", "< 1e-5", p_value, "< 0.05"),
     claim("ceilings_across_models", "A.2.1", "largest ceiling range across models on a readable task", "<= 0.05",
-          ceiling_range.max(), "<= 0.05", paper="002"),
+          ceiling_range.max(), "<= 0.05"),
     claim("first_vs_stable", "A.2.3", "share of text-baseline decisions where k_first ≠ k_stable (paper 14 of 24)",
-          "0.58", float((first_stable.k_first != first_stable.k_stable).mean()), "> 0", paper="002"),
+          "0.58", float((first_stable.k_first != first_stable.k_stable).mean()), "> 0"),
     claim("model_ahead_at_64", "A.2.3", "smallest model-minus-text median s(64) difference across models (paper "
-          "0.991 vs 0.919)", "> 0", at64.median_difference.min(), "> 0", paper="002"),
+          "0.991 vs 0.919)", "> 0", at64.median_difference.min(), "> 0"),
     claim("not_ahead_at_256", "A.2.3", "smallest Wilcoxon p at k = 256 (no significant difference in the paper)",
-          ">= 0.05", at256.p_value.min(), ">= 0.05", paper="002"),
+          ">= 0.05", at256.p_value.min(), ">= 0.05"),
     claim("ceiling_correlation", "A.2.3", "lowest model-text ceiling correlation; 0.1 chosen: seven tasks",
-          "0.950", ceiling_rows.ceiling_correlation.min(), "within 0.1 of 0.95", paper="002"),
+          "0.950", ceiling_rows.ceiling_correlation.min(), "within 0.1 of 0.95"),
     claim("ceiling_gain", "A.2.3", "median model-minus-text ceiling gain (largest over models); 0.03 chosen",
-          "0.026", ceiling_rows.median_difference.max(), "within 0.03 of 0.026", paper="002"),
+          "0.026", ceiling_rows.median_difference.max(), "within 0.03 of 0.026"),
     claim("partial_rho_min", "A.2.1, Table 13", "lowest partial ρ of a model pair given a text-side reading (paper "
-          "0.86-0.92 against 0.93 uncontrolled)", "0.86", controlled.partial_rho.min(), ">= 0.78", paper="002"),
+          "0.86-0.92 against 0.93 uncontrolled)", "0.86", controlled.partial_rho.min(), ">= 0.78"),
     claim("log_invariance", "A.2.1, Remark", "largest |ρ(log k*) − ρ(k*)| over model pairs", "0 (exact)",
-          (invariance.partial_rho - invariance.rho).abs().max(), "within 0 of 0", paper="002", kind="sanity"),
+          (invariance.partial_rho - invariance.rho).abs().max(), "within 0 of 0", kind="sanity"),
 ]
 claims_table, claims_file = run.record_claims(claims)
 plotting.save_table(claims_table, "claims", "K03 (paper 002, A.2.1, A.2.3): the paper's value beside the measured "

@@ -1,11 +1,3 @@
-# ---
-# jupyter:
-#   kernelspec:
-#     display_name: Python 3
-#     language: python
-#     name: python3
-# ---
-
 # %% [markdown]
 # # K04 · The synthetic factor world: supervised targets read at one feature, controls need tens
 #
@@ -223,45 +215,44 @@ for basis, (paper_median, paper_overlap, paper_slope, paper_rho) in paper_values
     claims += [
         claim(f"targets_at_one_{basis}", "A.3.4, Result", f"share of readable learned targets ({len(targets)}) read "
               f"at k^syn = 1, {basis} basis", "1 (every readable target, 20/20 models)",
-              (targets["count"] == 1).mean() if len(targets) else math.nan, "within 0 of 1", paper="002"),
+              (targets["count"] == 1).mean() if len(targets) else math.nan, "within 0 of 1"),
         claim(f"no_control_at_one_{basis}", "A.3.4, Result", f"readable controls ({len(controls)}) at k^syn = 1, "
-              f"{basis} basis", "0", (controls["count"] == 1).sum() if len(controls) else math.nan, "<= 0", paper="002"),
+              f"{basis} basis", "0", (controls["count"] == 1).sum() if len(controls) else math.nan, "<= 0"),
         claim(f"control_median_min_{basis}", "A.3.4, Result", "smallest family median of readable controls; ≥ 8 "
               "chosen: half the paper's smallest (16, PCA), as widths here stop at 128 and training is far shorter",
-              paper_median, family["median"].min() if len(family) else math.nan, ">= 8", paper="002"),
+              paper_median, family["median"].min() if len(family) else math.nan, ">= 8"),
         claim(f"overlap_not_narrower_{basis}", "A.3.4, Overlapping inputs", "median count of the overlap control / "
               "median of the other readable controls; ≥ 0.5 chosen: narrowing towards the target's 1 would put it near "
               "0, and a factor 2 is within model-to-model spread at four models", paper_overlap,
-              (lap.overlap_median / lap.others_median).iloc[0] if len(lap) else math.nan, ">= 0.5", paper="002"),
+              (lap.overlap_median / lap.others_median).iloc[0] if len(lap) else math.nan, ">= 0.5"),
         claim(f"size_slope_{basis}", "A.3.4, Idealized factor coordinates", "log-log slope of count on |S| over "
               "readable threshold and conjunction controls; < 0.65 chosen: halfway between the paper's value and the 1 "
               "of counts proportional to |S|", paper_slope,
-              assoc.loglog_slope.iloc[0] if len(assoc) else math.nan, "< 0.65", paper="002"),
+              assoc.loglog_slope.iloc[0] if len(assoc) else math.nan, "< 0.65"),
         claim(f"size_spearman_{basis}", "A.3.4, Idealized factor coordinates", f"Spearman ρ of |S| and count over "
               f"{n_assoc} readable controls; tolerance 2/√(n−1), about two standard errors of ρ", paper_rho,
-              assoc.spearman.iloc[0] if len(assoc) else math.nan, f"within {rho_tol:.3f} of {paper_rho}", paper="002"),
+              assoc.spearman.iloc[0] if len(assoc) else math.nan, f"within {rho_tol:.3f} of {paper_rho}"),
     ]
 parity_hard = final[final["query"].isin(["parity4_target", "parity8_target"])]
 claims += [
     claim("parity48_unreadable", "A.3.4, Result", "readable four- and eight-factor parity targets (models × bases)",
-          "0", parity_hard.readable.sum(), "<= 0", paper="002"),
+          "0", parity_hard.readable.sum(), "<= 0"),
     claim("threshold_target_first_checkpoint", "A.3.4, Table 39", f"k^syn of the eight-factor threshold target of "
           f"{first_model} at its first checkpoint ({first_stop} updates), raw basis", "1 (from 500 updates)",
-          track.get(("threshold8_target", first_stop), math.nan), "within 0 of 1", paper="002"),
+          track.get(("threshold8_target", first_stop), math.nan), "within 0 of 1"),
     claim("parity2_at_one_last", "A.3.4, Table 39", f"k^syn of the two-factor parity target of {first_model} after "
           f"{params.updates} updates, raw basis (the paper's reads 1 from 2,000 updates)", "1",
-          track.get(("parity2_target", params.updates), math.nan), "within 0 of 1", paper="002"),
+          track.get(("parity2_target", params.updates), math.nan), "within 0 of 1"),
     claim("prop7_count_U", "A.3.4, Proposition 7", "k^syn in U (first coordinate = 2Y − 1)", "1",
-          prop7["count"].iloc[0], "within 0 of 1", paper="002"),
+          prop7["count"].iloc[0], "within 0 of 1"),
     claim("prop7_count_V", "A.3.4, Proposition 7", f"k^syn in V = QU with σ = {params.prop7_sigma} (two when "
           f"σ > {synthetic.PROP7_SIGMA_MIN:.4f})", "2" if params.prop7_sigma > synthetic.PROP7_SIGMA_MIN else "1",
-          prop7["count"].iloc[1], f"within 0 of {2 if params.prop7_sigma > synthetic.PROP7_SIGMA_MIN else 1}",
-          paper="002"),
+          prop7["count"].iloc[1], f"within 0 of {2 if params.prop7_sigma > synthetic.PROP7_SIGMA_MIN else 1}"),
     claim("loss_above_infimum", "A.3.3, Proposition 5", "smallest held-out answer loss minus (9/50)·log 2 over models; "
           "−0.02 allows the sampling noise of the share of control positions in 512 sequences",
-          "≥ 0", held_out.min() - infimum, ">= -0.02", paper="002", kind="sanity"),
+          "≥ 0", held_out.min() - infimum, ">= -0.02", kind="sanity"),
     claim("lemma4_label_rates", "A.3.3, Lemma 4", "largest |z| of an empirical label rate against the closed form",
-          "0", label_rates.z.abs().max(), "<= 4", paper="002", kind="sanity"),
+          "0", label_rates.z.abs().max(), "<= 4", kind="sanity"),
 ]
 claims_table, claims_file = run.record_claims(claims)
 plotting.save_table(claims_table, "claims", "K04 (paper 002, A.3.3–A.3.4): the paper's value beside the measured "

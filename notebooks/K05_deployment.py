@@ -1,11 +1,3 @@
-# ---
-# jupyter:
-#   kernelspec:
-#     display_name: Python 3
-#     language: python
-#     name: python3
-# ---
-
 # %% [markdown]
 # # K05 · Deployment reduction and the weights × format factorial
 #
@@ -271,33 +263,33 @@ claims = [
     claim("identity_exact", "A.3.2, Eq. 45", "largest |R_W(0)·R_F(0)·I − R_D| / R_D over the "
           + ("measured factorials" if len(factorial) else "paper's Table 34 cells (no factorial measured offline)"),
           "0 (an identity)", max(abs(f.weights_ratio(0) * f.format_ratio(0) * f.interaction - f.deployment_ratio)
-                                 / f.deployment_ratio for f in checked), "within 1e-12 of 0", paper="002",
+                                 / f.deployment_ratio for f in checked), "within 1e-12 of 0",
           kind="sanity"),
     claim("harmfulness_interaction", "A.3.2, Table 34", "I from the harmfulness medians 341, 135, 128, 47 "
-          "(tolerance: the paper's two decimals)", "1.08", harm.interaction, "within 0.005 of 1.08", paper="002"),
+          "(tolerance: the paper's two decimals)", "1.08", harm.interaction, "within 0.005 of 1.08"),
     claim("harmfulness_reduction", "A.3.1, Table 32", "R_D = 341/47 (tolerance: two decimals)", "7.26",
-          harm.deployment_ratio, "within 0.005 of 7.26", paper="002"),
+          harm.deployment_ratio, "within 0.005 of 7.26"),
     claim("fact_checking_interaction", "A.3.2, Table 34", "I from the fact-checking medians 253, 217, 227, 40 "
-          "(tolerance: two decimals)", "4.87", fact.interaction, "within 0.005 of 4.87", paper="002"),
+          "(tolerance: two decimals)", "4.87", fact.interaction, "within 0.005 of 4.87"),
     claim("fact_checking_reduction", "A.3.1, Table 32", "R_D = 253/40 (tolerance: two decimals)", "6.33",
-          fact.deployment_ratio, "within 0.005 of 6.33", paper="002"),
+          fact.deployment_ratio, "within 0.005 of 6.33"),
     claim("low_counts_unchanged", "A.3.1, Table 32", f"share of gated tasks with base count ≤ {params.low_count} whose "
           "deployment ratio is exactly 1.00 (first pair)" + not_measured, "1 (five of five on Gemma-2-9B)",
-          (low.ratio == 1).mean() if len(low) else math.nan, "within 0 of 1", paper="002"),
+          (low.ratio == 1).mean() if len(low) else math.nan, "within 0 of 1"),
     claim("widest_reduction", "A.3.1, Table 32", "largest gated deployment ratio of the first pair; the paper's tasks "
           "(harmfulness 7.26, fact checking 6.33) are not offline, so only a reduction beyond one grid octave (≥ 2) "
           "is compared" + not_measured, "7.26 and 6.33",
-          first_pair[first_pair.gated].ratio.max() if len(deploy) else math.nan, ">= 2", paper="002"),
+          first_pair[first_pair.gated].ratio.max() if len(deploy) else math.nan, ">= 2"),
     claim("format_alone_lowers_widest", "A.3.2, Table 34", "R_F(0) = k(plain)/k(chat) of the reference model at the "
           "gated task with the largest plain count ('the format alone lowers both counts')",
-          "2.53 (341→135), 1.11-1.17 (253→217/227)", widest_format, "> 1", paper="002"),
+          "2.53 (341→135), 1.11-1.17 (253→217/227)", widest_format, "> 1"),
     claim("ceilings_stable_across_cells", "A.3.2", "largest ceiling spread across the measured factorial cells over "
           "the tasks passing the reference cell's side of the gate (0.03 chosen: K02's ceiling tolerance, above the paper's 0.018)",
-          "0.007 and 0.018", ceilings.spread.max() if len(ceilings) else math.nan, "<= 0.03", paper="002"),
+          "0.007 and 0.018", ceilings.spread.max() if len(ceilings) else math.nan, "<= 0.03"),
     claim("shared_layers_reproduce", "A.3.2, 'Layer control'", "share of factorial cells × those tasks whose count "
           "on the shared blocks equals the count on the cell's own window", "1 (every median reproduced)",
           (shared_readable.kstar_shared == shared_readable.kstar_own).mean() if len(shared_readable) else math.nan,
-          "within 0 of 1", paper="002"),
+          "within 0 of 1"),
 ]
 claims_table, claims_file = run.record_claims(claims)
 plotting.save_table(claims_table, "claims", "K05 (paper 002, A.3.1–A.3.2): the paper's value beside the measured value; "

@@ -1,11 +1,3 @@
-# ---
-# jupyter:
-#   kernelspec:
-#     display_name: Python 3
-#     language: python
-#     name: python3
-# ---
-
 # %% [markdown]
 # # K06 · SAE supports, feature correspondence across models, composition within one
 #
@@ -212,30 +204,28 @@ wilcoxon_all = composition.criteria(sae_comp)["wilcoxon_p"] if len(sae_comp) els
 claims = [
     claim("pooled_pass_rate", "A.2.4", "pooled correspondence pass rate over every test of every task (the paper's "
           "per-task rates span 34.3-56.2% over 28 pairs; tolerance: that span)", "0.343-0.562",
-          tested.passed.mean() if n_tests else np.nan, "within 0.1095 of 0.4525", paper="002"),
+          tested.passed.mean() if n_tests else np.nan, "within 0.1095 of 0.4525"),
     claim("pass_rate_above_nominal", "A.2.4", "selected features correspond beyond label correlation: the 95% "
           "Clopper-Pearson lower bound of the pooled rate exceeds the nominal 1%", "> 0.01 (34.3-56.2%)", lower,
-          "> 0.01", paper="002"),
+          "> 0.01"),
     claim("median_z", "A.2.4", "median z over every test (paper: per task +1.68 to +3.71; tolerance: that span)",
-          "1.68-3.71", tested.z.median() if n_tests else np.nan, "within 1.015 of 2.695", paper="002"),
+          "1.68-3.71", tested.z.median() if n_tests else np.nan, "within 1.015 of 2.695"),
     claim("composition_median_recovery", "A.2.5", "median recovery of a held-out decision from the other decisions' "
-          "SAE supports (paper 0.98; its pre-fixed criterion >= 0.9)", "0.98", sae_comp.recovery.median(), ">= 0.9",
-          paper="002"),
+          "SAE supports (paper 0.98; its pre-fixed criterion >= 0.9)", "0.98", sae_comp.recovery.median(), ">= 0.9"),
     claim("composition_above_random", "A.2.5", "recovery above the equal-size random dictionaries, one-sided Wilcoxon "
           "over decisions of both models (paper: p <= 7.6e-6 per model with 18-20 decisions; here 5 per model, so "
-          "p >= 1/1024 at best; level 0.05)", "< 0.05", wilcoxon_all, "< 0.05", paper="002"),
+          "p >= 1/1024 at best; level 0.05)", "< 0.05", wilcoxon_all, "< 0.05"),
     claim("own_overlap", "A.2.5", "largest per-model median own overlap |S ∩ U| / |S| (paper: 0.11-0.24)", "<= 0.24",
-          sae_summary.median_own_overlap.max() if len(sae_summary) else np.nan, "<= 0.24", paper="002"),
+          sae_summary.median_own_overlap.max() if len(sae_summary) else np.nan, "<= 0.24"),
     claim("width_ratio", "A.2.5", "median over decisions of width / own support, decisions with a qualifying prefix "
           "(paper 3.8-5.2 per model; tolerance: that span)", "3.8-5.2",
-          sae_comp.width_ratio[np.isfinite(sae_comp.width_ratio)].median(), "within 0.7 of 4.5", paper="002"),
+          sae_comp.width_ratio[np.isfinite(sae_comp.width_ratio)].median(), "within 0.7 of 4.5"),
     claim("residual_control", "A.2.5", "residual-basis control: median recovery minus median random recovery (paper "
           "0.997 vs 0.994: the contrast loses resolution; 0.05 chosen as 'no resolution', half the 0.9 criterion's "
-          "margin to 1)", "0.003", res_comp.recovery.median() - res_comp.random_recovery.median(), "<= 0.05",
-          paper="002"),
+          "margin to 1)", "0.003", res_comp.recovery.median() - res_comp.random_recovery.median(), "<= 0.05"),
     claim("sae_reconstruction", "Sec. 5", "median reconstruction cosine of the SAEs on the probed representation "
           "(paper 0.35-0.73 at its intervened layers, released SAEs; here offline TopK SAEs)", "0.35-0.73",
-          quality.cosine_median.median(), "within 0.19 of 0.54", paper="002"),
+          quality.cosine_median.median(), "within 0.19 of 0.54"),
 ]
 claims_table, claims_file = run.record_claims(claims)
 plotting.save_table(claims_table, "claims", "K06 (paper 002, A.1.10, A.2.4-A.2.5): the paper's value beside the measured "

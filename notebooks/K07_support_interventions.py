@@ -1,11 +1,3 @@
-# ---
-# jupyter:
-#   kernelspec:
-#     display_name: Python 3
-#     language: python
-#     name: python3
-# ---
-
 # %% [markdown]
 # # K07 · Interventions on a selected support: sufficient, not necessary, and what the model does without it
 #
@@ -232,21 +224,20 @@ claims = [
     claim("support_sufficient", "A.2.6; Sec. 5 (5)", "selected residual coordinates are sufficient: median over "
           "readable decisions of A(S alone) − (τ − 1.96·s.e.(C)), refitted on the A.1.6 seeds (paper: harmfulness, its "
           "tables lost; here four offline tasks)", "sufficient (>= 0)",
-          (readable.support_only - readable.tau + readable.tolerance).median(), ">= 0", paper="002"),
+          (readable.support_only - readable.tau + readable.tolerance).median(), ">= 0"),
     claim("support_not_necessary", "A.2.6; Sec. 5 (5)", "selected residual coordinates are not necessary: median "
           "over readable decisions of C(S mean-ablated, refit) − (τ − 1.96·s.e.(C))", "not necessary (>= 0)",
-          (readable.ceiling_mean - readable.tau + readable.tolerance).median(), ">= 0", paper="002"),
+          (readable.ceiling_mean - readable.tau + readable.tolerance).median(), ">= 0"),
     claim("support_drives_output", "A.2.6; Sec. 5 (5)", f"selected features drive the reply (paper: language features "
           f"of Gemma-2-9B-IT; here {params.generator}'s {params.generation_task} coordinates): mean |Δ answer margin| "
           "under mean ablation of S over the largest of the equal-size random sets (> 1: S moves the output more "
-          "than every random edit)", "> 1", support_change / random_max if random_max > 0 else np.nan, "> 1",
-          paper="002"),
+          "than every random edit)", "> 1", support_change / random_max if random_max > 0 else np.nan, "> 1"),
     claim("zero_equals_mean_refit", "A.2.6 (reconstruction)", "zero and mean ablation give identical refits in "
           "feature space (a constant column standardises to zeros, Eq. 6): largest |ΔAUROC| over every candidate",
-          "0", zero_vs_mean.max() if zero_vs_mean.size else np.nan, "<= 0", paper="002", kind="sanity"),
+          "0", zero_vs_mean.max() if zero_vs_mean.size else np.nan, "<= 0", kind="sanity"),
     claim("hook_exact", "A.2.6 (reconstruction)", "the hook writes exactly the ablation values at S and leaves every "
           "other coordinate of the block output untouched: largest deviation of either",
-          "0", max(hook.get("max_outside", np.nan), hook.get("max_inside", np.nan)), "<= 0", paper="002",
+          "0", max(hook.get("max_outside", np.nan), hook.get("max_inside", np.nan)), "<= 0",
           kind="sanity"),
 ]
 claims_table, claims_file = run.record_claims(claims)

@@ -1,11 +1,3 @@
-# ---
-# jupyter:
-#   kernelspec:
-#     display_name: Python 3
-#     language: python
-#     name: python3
-# ---
-
 # %% [markdown]
 # # K08 · The label budget: do wider readouts need more labels?
 #
@@ -242,30 +234,30 @@ claims = [
     claim("shared_exponent", "A.4.2, Eq. 57", f"shared exponent b on {end['n_obs']} panel observations "
           f"({end['n_students']} students, {end['n_tasks']} tasks; paper: 109, eight, 16); tolerance: the paper's "
           f"95% interval [0.44, 0.91]. {end['reason']}".strip(), "0.65 [0.44, 0.91]", end["b"],
-          "within 0.235 of 0.675", paper="002"),
+          "within 0.235 of 0.675"),
     claim("running_max_exponent", "A.4.2, Remark (reference point)", "b with N* read against each curve's running "
           f"maximum ({running['n_obs']} observations); tolerance: the paper's interval [0.40, 0.90]. "
-          f"{running['reason']}".strip(), "0.63 [0.40, 0.90]", running["b"], "within 0.25 of 0.65", paper="002"),
+          f"{running['reason']}".strip(), "0.63 [0.40, 0.90]", running["b"], "within 0.25 of 0.65"),
     claim("separate_slopes_in_paper_range", "A.4.2, Table 43", "share of students with a separate slope (two or "
           "more distinct k* in the panel) whose slope lies in the paper's range 0.454-0.700",
           "1 (eight of eight)", np.mean([0.454 <= s <= 0.700 for s in slopes]) if slopes else math.nan,
-          "within 0 of 1", paper="002"),
+          "within 0 of 1"),
     claim("b_between_separate_slopes", "A.4.2, Proposition 8", "min(b − smallest separate slope, largest − b): b "
           "is a convex combination of the separate slopes", ">= 0",
-          min(end["b"] - min(slopes), max(slopes) - end["b"]) if slopes else math.nan, ">= -1e-9", paper="002",
+          min(end["b"] - min(slopes), max(slopes) - end["b"]) if slopes else math.nan, ">= -1e-9",
           kind="sanity"),
     claim("censored_at_low_kstar", "A.4.2, Censoring", f"share of left-censored gated cells at k* ≤ 2 "
           f"({low_censored} of {all_censored}); ≥ 0.9 chosen: the paper's 18/19 = 0.947 less a one-cell margin; "
           "NaN when no gated cell is censored", "18 of 19 (0.947)",
-          low_censored / all_censored if all_censored else math.nan, ">= 0.9", paper="002"),
+          low_censored / all_censored if all_censored else math.nan, ">= 0.9"),
     claim("requirements_in_bracket", "A.4.2, Remark (existence and bracketing)", "share of uncensored N* inside "
           "(first budget, last budget] (every one lies in its half-open crossing bracket)", "1",
-          in_bracket.mean() if len(uncensored) else math.nan, "within 0 of 1", paper="002", kind="sanity"),
+          in_bracket.mean() if len(uncensored) else math.nan, "within 0 of 1", kind="sanity"),
     claim("forgetting_recovery", "A.4.7, Eq. 64, Table 48", f"saved-head and probe losses after the harmfulness, "
           f"sentiment, jailbreak chain and the labels recovery needs: {lost} (figure panel b)", "Table 48 (lost)",
-          math.nan, "within 0 of 0", paper="002"),
+          math.nan, "within 0 of 0"),
     claim("wanda_pruning", "A.4, Eq. 67", f"pruning losses of six tasks on Gemma-3-1B under Wanda sparsity: {lost} "
-          "(figure panel c)", "figure panel c (numbers lost)", math.nan, "within 0 of 0", paper="002"),
+          "(figure panel c)", "figure panel c (numbers lost)", math.nan, "within 0 of 0"),
 ]
 claims_table, claims_file = run.record_claims(claims)
 plotting.save_table(claims_table, "claims", "K08 (paper 002, A.4.1-A.4.2): the paper's value beside the measured "

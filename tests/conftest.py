@@ -97,8 +97,32 @@ class Tiny(NotebookParams):
 '''
 
 
+TOY_PAPER = '''"""A toy fourth paper for the runner tests: one record, one schema module, notebooks named ZZ_*."""
+
+from lib.papers import Paper
+
+PAPER = Paper(id="999", title="A toy paper", authors="The tests", prefixes=("ZZ_",), schemas="lib.toy.schemas")
+'''
+
+
+def add_toy_schema(root: Path, schema: str) -> None:
+    """Append a notebook's schema to the toy paper of the repository copy ``root`` (built on first use).
+
+    The toy paper is a package ``lib/toy/`` with its plugin record: the core discovers it like the real papers.
+    """
+    package = root / "lib" / "toy"
+    if not package.is_dir():
+        package.mkdir()
+        (package / "__init__.py").write_text('"""A toy paper package (tests only)."""\n')
+        (package / "paper.py").write_text(TOY_PAPER)
+        (package / "schemas.py").write_text('"""Parameter schemas of the toy paper\'s notebooks."""\n')
+    with open(package / "schemas.py", "a") as handle:
+        handle.write(schema)
+
+
 def tiny_repository(destination: Path, only_tiny: bool = False) -> Path:
-    """A repository copy with the tiny notebook ``ZZ_tiny`` under the smoke profile (runner tests, benchmarks)."""
+    """A repository copy with the toy paper's tiny notebook ``ZZ_tiny`` under the smoke profile (runner tests,
+    benchmarks)."""
     root = copy_repository(destination)
     if only_tiny:
         for script in (root / "notebooks").glob("*.py"):
@@ -107,8 +131,7 @@ def tiny_repository(destination: Path, only_tiny: bool = False) -> Path:
             yaml_file.unlink()
     (root / "notebooks" / "ZZ_tiny.py").write_text(TINY_NOTEBOOK)
     (root / "params" / "smoke" / "ZZ_tiny.yaml").write_text("pause_s: 0.0\n")
-    with open(root / "lib" / "schemas.py", "a") as handle:
-        handle.write(TINY_SCHEMA)
+    add_toy_schema(root, TINY_SCHEMA)
     return root
 
 

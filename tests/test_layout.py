@@ -8,11 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from lib import paths
+from lib import papers, paths
 
-PAPERS = ("bias_probes", "bias_shift", "kstar")
-#: Core modules allowed to name the papers: the schema registry index and the command line.
-PAPER_INDEXES = ("lib.schemas", "lib.__main__")
+#: The paper packages, as their plugin records declare them (lib.papers discovers them).
+PAPERS = tuple(p.package.removeprefix("lib.") for p in papers.all_papers())
 
 
 def _module_name(path: Path) -> str:
@@ -55,20 +54,49 @@ def test_every_paper_package_exists_and_says_what_it_holds():
         assert ast.get_docstring(ast.parse(init.read_text())), f"lib/{paper}/__init__.py has no docstring"
 
 
+def test_the_three_papers_are_discovered_with_their_records():
+    assert [(p.id, p.package) for p in papers.all_papers()] == [
+        ("000", "lib.bias_probes"), ("001", "lib.bias_shift"), ("002", "lib.kstar")]
+    assert all(p.title and p.prefixes and p.schemas.startswith(p.package + ".") for p in papers.all_papers())
+
+
 def test_core_never_imports_a_paper(graph):
-    offences = {m: sorted(t for t in targets if _paper(t)) for m, targets in graph.items()
-                if _paper(m) is None and m not in PAPER_INDEXES}
+    offences = {m: sorted(t for t in targets if _paper(t)) for m, targets in graph.items() if _paper(m) is None}
     assert not {m: t for m, t in offences.items() if t}
+
+
+def _code_strings(tree: ast.AST) -> list[str]:
+    """Every string constant of a module that is not a docstring."""
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+                  and node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
+    return [node.value for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings]
+
+
+def test_no_core_module_names_a_paper_package():
+    """The core finds the papers through their records; no core code spells a paper package's name."""
+    names = [f"lib.{paper}" for paper in PAPERS] + [f"lib/{paper}" for paper in PAPERS]
+    for module, path in _modules().items():
+        if _paper(module) is None:
+            spelled = [text for text in _code_strings(ast.parse(path.read_text(encoding="utf-8")))
+                       if any(name in text for name in names)]
+            assert not spelled, f"{module} names a paper package: {spelled}"
+
+
+def test_every_notebook_belongs_to_one_paper_and_never_names_its_paper_itself():
+    for script in sorted(paths.NOTEBOOKS_DIR.glob("*.py")):
+        owners = [p.id for p in papers.all_papers() if p.owns(script.stem)]
+        assert len(owners) == 1, f"{script.name} matches the notebook prefixes of papers {owners}"
+        calls = [node for node in ast.walk(ast.parse(script.read_text(encoding="utf-8")))
+                 if isinstance(node, ast.Call) and any(k.arg == "paper" for k in node.keywords)]
+        assert not calls, f"{script.name} passes paper= itself: a notebook's paper is its plugin's"
 
 
 def test_papers_never_import_each_other(graph):
     offences = {m: sorted(t for t in targets if _paper(t) not in (None, _paper(m)))
                 for m, targets in graph.items() if _paper(m)}
     assert not {m: t for m, t in offences.items() if t}
-
-
-def test_the_registry_index_only_gathers_schemas(graph):
-    assert all(t == "lib.parameters" or t.endswith(".schemas") for t in graph["lib.schemas"])
 
 
 def test_no_import_cycle(graph):

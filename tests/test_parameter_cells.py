@@ -14,7 +14,7 @@ import jupytext
 import pytest
 from papermill.translators import PythonTranslator
 
-from lib import paths, schemas
+from lib import config, paths
 
 NOTEBOOKS = sorted(p.stem for p in paths.NOTEBOOKS_DIR.glob("*.py"))
 
@@ -27,5 +27,5 @@ def test_papermill_parses_every_parameter(notebook, caplog):
     with caplog.at_level(logging.WARNING, logger="papermill"):
         declared = {p.name for p in PythonTranslator.inspect(tagged[0])}
     assert not caplog.records, [r.getMessage() for r in caplog.records]
-    fields = {f.name for f in dataclasses.fields(schemas.SCHEMAS[notebook])}
+    fields = {f.name for f in dataclasses.fields(config.schema_for(notebook))}
     assert declared == fields, f"only in the schema: {fields - declared}; only in the cell: {declared - fields}"

@@ -4,7 +4,7 @@ from dataclasses import dataclass, fields
 
 import pytest
 
-from lib import config, parameters, schemas
+from lib import config, parameters
 
 
 def test_layer_takes_a_name_or_an_index_not_the_old_minus_one():
@@ -33,7 +33,6 @@ def test_register_names_the_schema_and_the_index_holds_every_paper():
     try:
         assert Probe.notebook == "ZZ_parameters_test" and parameters.REGISTERED["ZZ_parameters_test"] is Probe
         assert {f.name for f in fields(Probe)} >= {"profile", "recompute", "seed", "n_jobs", "rows"}
-        assert schemas.SCHEMAS is parameters.REGISTERED
-        assert {"00_theory_checks", "D01_deltab", "K01_kstar", "A01_audit_your_model"} <= set(schemas.SCHEMAS)
+        assert {"00_theory_checks", "D01_deltab", "K01_kstar", "A01_audit_your_model"} <= set(config.known_notebooks())
     finally:
         del parameters.REGISTERED["ZZ_parameters_test"]

@@ -10,7 +10,7 @@ import logging
 
 import jupytext
 import pandas as pd
-from conftest import TINY_NOTEBOOK, TINY_SCHEMA, run_cli, tiny_repository
+from conftest import TINY_NOTEBOOK, TINY_SCHEMA, add_toy_schema, run_cli, tiny_repository
 
 from lib import config, plotting, progress, results, runner
 
@@ -79,8 +79,7 @@ def test_a_batch_streams_cells_and_kernel_bars_without_noise(tmp_path, monkeypat
         "\n# %%\nfrom tqdm.auto import tqdm\nfor _ in tqdm(range(3), desc='steps'):\n    time.sleep(0.3)\n")
     (root / "notebooks" / "ZZ_bars.py").write_text(noisy)
     (root / "params" / "smoke" / "ZZ_bars.yaml").write_text("pause_s: 0.0\n")
-    with open(root / "lib" / "schemas.py", "a") as handle:
-        handle.write(TINY_SCHEMA.replace("ZZ_tiny", "ZZ_bars").replace("Tiny(", "Bars("))
+    add_toy_schema(root, TINY_SCHEMA.replace("ZZ_tiny", "ZZ_bars").replace("Tiny(", "Bars("))
     result = run_cli(root, "run", "--profile", "smoke", "--jobs", "2")
     assert result.returncode == 0, result.stderr
     err = result.stderr
@@ -89,6 +88,26 @@ def test_a_batch_streams_cells_and_kernel_bars_without_noise(tmp_path, monkeypat
     for noise in ("without encryption", "Passed unknown parameter", "Unable to parse", "Input Notebook"):
         assert noise not in err, noise
     assert result.stdout.splitlines()[0].split()[:2] == ["status", "notebook"]
+
+
+#: Keeps the kernel 1 s inside its handler of papermill's closing kernel_info request, where a shutdown's SIGINT lands
+#: (on a busy machine that happens by chance; jupyter_client's own manager then logs "KeyboardInterrupt caught").
+_LINGER = ("import time; _k = get_ipython().kernel; _info = _k.shell_handlers['kernel_info_request']\n"
+           "async def _lingering(*args):\n    await _info(*args); time.sleep(1)\n"
+           "_k.shell_handlers['kernel_info_request'] = _lingering")
+
+
+def test_a_kernel_is_shut_down_without_an_interrupt(tmp_path, capfd):
+    import nbformat
+    import papermill
+
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1")])
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    with progress.running("ZZ_quiet", ["x = 1"]) as options:
+        options["extra_arguments"].append(f"--IPKernelApp.exec_lines={_LINGER}")
+        papermill.execute_notebook(notebook, str(tmp_path / "out.ipynb"), kernel_name="python3", log_output=False,
+                                   progress_bar=False, **options)
+    assert "KeyboardInterrupt" not in capfd.readouterr().err  # the kernel's stderr is this process's
 
 
 def test_a_quiet_notebook_gets_a_heartbeat(monkeypatch, capsys):

@@ -109,11 +109,12 @@ def test_recompute_false_never_computes(sandbox):
 
 
 def test_claims_round_trip_in_field_order(sandbox):
-    claim = results.Claim("c1", "000", "Thm 3", "statement", "< 0.006", 0.001, "< 0.006", True)
+    claim = results.Claim("c1", "Thm 3", "statement", "< 0.006", 0.001, "< 0.006", True)
     second = dataclasses.replace(claim, id="c2")
     table, path = results.start(_params()).record_claims([claim, second])
-    assert list(table.columns) == [f.name for f in dataclasses.fields(results.Claim)]
+    assert list(table.columns) == ["paper", *(f.name for f in dataclasses.fields(results.Claim))]
     assert table.id.tolist() == ["c1", "c2"] and path.name == "claims.json"
+    assert table.paper.tolist() == ["000", "000"]  # the notebook's paper, from its plugin record
     assert results.claim("c3", "s", "t", "v", 0.3, "within 0.1 of 0.25").holds
     assert not results.claim("c4", "s", "t", "v", float("nan"), "< 1").holds
     with pytest.raises(ValueError, match="is not understood"):

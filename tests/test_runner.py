@@ -15,9 +15,9 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import TINY_NOTEBOOK, TINY_SCHEMA, run_cli, tiny_repository
+from conftest import TINY_NOTEBOOK, TINY_SCHEMA, add_toy_schema, run_cli, tiny_repository
 
-from lib import runner
+from lib import config, features, runner
 
 
 @pytest.fixture
@@ -139,8 +139,7 @@ def test_bad_override_fails_before_execution(repo):
 def test_failing_notebook_is_named_and_the_batch_goes_on(repo):
     (repo / "notebooks" / "ZZ_tiny2.py").write_text(TINY_NOTEBOOK.replace("ZZ_tiny", "ZZ_tiny2"))
     (repo / "params" / "smoke" / "ZZ_tiny2.yaml").write_text("fail: true\n")
-    with open(repo / "lib" / "schemas.py", "a") as handle:
-        handle.write(TINY_SCHEMA.replace("ZZ_tiny", "ZZ_tiny2").replace("Tiny(", "Tiny2("))
+    add_toy_schema(repo, TINY_SCHEMA.replace("ZZ_tiny", "ZZ_tiny2").replace("Tiny(", "Tiny2("))
     result = run_cli(repo, "run", "ZZ_tiny2", "ZZ_tiny", "--profile", "smoke", "--quiet", "--jobs", "2")
     assert result.returncode == 1
     assert "ZZ_tiny2: cell" in result.stderr and "ValueError: asked to fail" in result.stderr
@@ -190,3 +189,35 @@ def test_smoke_runs_one_notebook_per_core_by_default_and_model_profiles_one_at_a
     assert [runner.default_jobs(p) for p in ("default", "paper", "extended")] == [1, 1, 1]
     with pytest.raises(ValueError, match="profile='fast'.*allowed: smoke"):
         runner.default_jobs("fast")
+
+
+@pytest.mark.parametrize("notebook", ["D01_deltab", "D02_deltab_ablations"])
+def test_paper_placeholders_are_refused_in_one_line_before_any_hub_lookup(notebook):
+    with pytest.raises(config.ConfigError) as refused:
+        runner.check_models(config.resolve(notebook, "paper"))  # offline: the reference would fail later
+    message = str(refused.value)
+    assert f"{notebook}: parameter 'checkpoint_paths' = 'checkpoints/unharmful' (and 6 more) is a placeholder" in message
+    assert "put there a local folder with config.json and weights, or a hub id" in message
+    assert f"params/paper/{notebook}.yaml or with --set checkpoint_paths=[...]" in message
+    assert "'external_scores_csv'" in message and "\n" not in message and "hub is off" not in message
+
+
+def test_a_csv_placeholder_says_what_the_file_holds_and_real_paths_pass(tmp_path, monkeypatch):
+    checkpoint = tmp_path / "checkpoints" / "mine"
+    checkpoint.mkdir(parents=True)
+    params = config.resolve("D02_deltab_ablations", "paper", {"checkpoint_paths": [str(checkpoint)]})
+    with pytest.raises(config.ConfigError, match=r"'external_scores_csv' = 'checkpoints/wildguard_scores.csv' is a "
+                       r"placeholder \(no such path\); put there the path of your CSV file \(CSV checkpoint,group,"):
+        runner.check_placeholders(params)
+    assert not runner.is_placeholder(str(checkpoint)) and not runner.is_placeholder("meta-llama/Llama-3.1-8B")
+    monkeypatch.setattr(runner.paths, "REPO_ROOT", tmp_path)
+    assert not runner.is_placeholder("checkpoints/mine") and runner.is_placeholder("checkpoints/other")
+
+
+def test_a_hub_refusal_with_the_hub_on_names_the_token_not_the_offline_switch(monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "0")
+    message = str(features._hub_unavailable("meta-llama/Llama-3.1-8B", OSError("401 Client Error: gated repo\nmore")))
+    assert "could not be fetched from the hub (OSError: 401 Client Error: gated repo)" in message
+    assert "HF_TOKEN" in message and "HF_HUB_OFFLINE=1" not in message
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    assert "has no local copy and the hub is off" in str(features._hub_unavailable("meta-llama/Llama-3.1-8B"))

@@ -49,20 +49,20 @@ def test_a_lib_function_runs_its_module_closure():
     assert "lib/stats.py" in names and "lib/kstar/protocol.py" not in names
 
 
-def test_the_registry_brings_only_the_notebooks_own_papers_schema(tmp_path, monkeypatch):
+def test_a_notebook_runs_its_own_papers_modules_and_no_other_papers(tmp_path, monkeypatch):
     root = _lib(tmp_path, monkeypatch, {
-        "config.py": "from lib import schemas\n",
-        "schemas.py": "from lib.pa import schemas as a\nfrom lib.pb import schemas as b\n",
-        "pa/__init__.py": "", "pa/schemas.py": "", "pa/tool.py": "from lib import config\n",
-        "pb/__init__.py": "", "pb/schemas.py": "",
+        "config.py": "from lib import papers\n", "papers.py": "import importlib\n",  # papers found at run time
+        "pa/__init__.py": "", "pa/paper.py": "from lib.papers import Paper\n", "pa/schemas.py": "",
+        "pa/tool.py": "from lib import config\n",
+        "pb/__init__.py": "", "pb/paper.py": "from lib.papers import Paper\n", "pb/schemas.py": "",
     })
     script = tmp_path / "notebook.py"
     script.write_text("from lib import config\nfrom lib.pa import tool\n")
     names = [sources.name(p) for p in sources.of_file(script)]
-    assert "lib/pa/schemas.py" in names and "lib/pb/schemas.py" not in names
+    assert "lib/pa/tool.py" in names and "lib/papers.py" in names
+    assert not [n for n in names if n.startswith("lib/pb/")]
     before = sources.digest(sources.of_file(script))
     (root / "pb" / "schemas.py").write_text("# another paper's parameters\n")
     assert sources.digest(sources.of_file(script)) == before
-    (root / "pa" / "schemas.py").write_text("# this paper's parameters\n")
+    (root / "pa" / "tool.py").write_text("# this paper's code\nfrom lib import config\n")
     assert sources.digest(sources.of_file(script)) != before
-    assert "lib/pb/schemas.py" in [sources.name(p) for p in sources.closure(["lib.config"])]  # no paper: all

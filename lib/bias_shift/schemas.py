@@ -10,15 +10,12 @@ from dataclasses import dataclass
 
 from lib.bias_shift.evaluation import UNITS
 from lib.bias_shift.sentences import ANCHOR_SOURCES, ATTRIBUTE_VARIANTS, GROUPS, TARGET_VARIANTS
+from lib.bias_shift.stereotype import N_TEMPLATES, SYSTEM_PROMPTS
 from lib.parameters import NotebookParams, layer_param, param, register
 
 #: Offline output-level scorers: DecodingTrust agreement by forced choice and by sampling; VADER sentiment and
 #: alt-profanity-check's offensive-language probability of sampled continuations.
 SCORERS: tuple[str, ...] = ("dt_forced", "dt_sampled", "vader", "profanity")
-#: DecodingTrust's system prompts and template count (lib.bias_shift.stereotype reads them from the data; it
-#: cannot be imported here without an import cycle through lib.results, and a test keeps the two equal).
-SYSTEM_PROMPTS: tuple[str, ...] = ("benign", "untargeted", "targeted")
-N_TEMPLATES = 48
 
 
 @dataclass(frozen=True)

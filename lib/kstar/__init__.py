@@ -1,60 +1,8 @@
 """Paper 002 (How Language Models Organize Task Information): the sparse-readout count k*.
-Notebooks K01–K06.
-Entry points: lib.kstar.protocol (Algorithms 1–2, counts, precision, the synthetic count; re-exported here),
+
+Notebooks K01–K08. Entry points: lib.kstar.protocol (Algorithms 1–2, counts, precision, the synthetic count),
 lib.kstar.tasks (task pools), lib.kstar.world / models / synthetic (the factor world, A.3.3–A.3.4),
 lib.kstar.deployment / cells (A.3.1–A.3.2), lib.kstar.label_budget (A.4), lib.kstar.sae / sae_measure (SAE
-encoders, supports), lib.kstar.correspondence and composition (A.2.4–A.2.5).
+encoders, supports), lib.kstar.correspondence and composition (A.2.4–A.2.5). The package's plugin record is
+:mod:`lib.kstar.paper`.
 """
-
-from lib.kstar.protocol import (
-    EPS0,
-    FRAC,
-    GAMMAS,
-    L1_GRID,
-    MAX_ITER,
-    MIN_POSITIVES,
-    PREFIX_MAX,
-    READABLE_ABOVE,
-    SEEDS,
-    SUBSAMPLE_FRAC,
-    VAL_FRAC,
-    WINDOW_SIZE,
-    Candidate,
-    SearchResult,
-    best_layer,
-    ceiling,
-    ceiling_se,
-    count_bracket,
-    ext_median,
-    fit_score,
-    local_count,
-    mcdiarmid_radius,
-    neighbor_confirm,
-    prefix_sizes,
-    ranking,
-    readability_flag,
-    se_within_gap,
-    search,
-    seed_range,
-    seed_values,
-    skip_reason,
-    standardise,
-    stratified_subsample,
-    sweep_ceiling,
-    task_value,
-    threshold,
-    threshold_gap,
-    validation_split,
-    welch_t,
-    window,
-)
-
-__all__ = [
-    "EPS0", "FRAC", "GAMMAS", "L1_GRID", "MAX_ITER", "MIN_POSITIVES", "PREFIX_MAX", "READABLE_ABOVE", "SEEDS",
-    "SUBSAMPLE_FRAC", "VAL_FRAC", "WINDOW_SIZE", "Candidate", "SearchResult", "best_layer", "ceiling", "ceiling_se",
-    "count_bracket", "ext_median", "fit_score", "local_count", "mcdiarmid_radius", "neighbor_confirm", "prefix_sizes",
-    "ranking",
-    "readability_flag", "se_within_gap", "search", "seed_range", "seed_values", "skip_reason", "standardise",
-    "stratified_subsample", "sweep_ceiling", "task_value", "threshold", "threshold_gap", "validation_split",
-    "welch_t", "window",
-]

@@ -1,0 +1,11 @@
+"""Paper 002's plugin record (:class:`lib.papers.Paper`): its notebooks K01–K08."""
+
+from lib.papers import Paper
+
+PAPER = Paper(
+    id="002",
+    title="How Language Models Organize Task Information",
+    authors="",
+    prefixes=("K",),
+    schemas="lib.kstar.schemas",
+)
