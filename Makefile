@@ -10,10 +10,23 @@ export MPLBACKEND := Agg
 
 .PHONY: setup reproduce figures report test test-models bench lab lint clean
 
-$(VENV)/.installed: pyproject.toml
+# $(VENV)/.torch-spec records the TORCH_SPEC the venv was built with. A TORCH_SPEC given to make (command line or
+# environment) that differs from it rebuilds the venv, so `make setup TORCH_SPEC=…` swaps torch in an existing one;
+# not given, the recorded spec stands: a plain `make setup` stays a no-op and a rebuild keeps the torch you chose.
+TORCH_STAMP := $(VENV)/.torch-spec
+BUILT_TORCH := $(strip $(shell cat $(TORCH_STAMP) 2>/dev/null))
+ifeq ($(origin TORCH_SPEC),file)
+TORCH_SPEC := $(or $(BUILT_TORCH),$(TORCH_SPEC))
+else ifneq ($(strip $(TORCH_SPEC)),$(BUILT_TORCH))
+TORCH_CHANGED := torch-spec-changed
+endif
+.PHONY: torch-spec-changed
+
+$(VENV)/.installed: pyproject.toml $(TORCH_CHANGED)
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet $(TORCH_SPEC) -e ".[dev]"
+	echo '$(strip $(TORCH_SPEC))' > $(TORCH_STAMP)
 	touch $@
 
 setup: $(VENV)/.installed
@@ -42,13 +55,26 @@ bench: setup
 	$(PY) benchmarks/run_all.py
 
 # The lab extras are installed once (a stamp, like .installed). The server runs from the repository root, where
-# jupytext.toml lives, so saving pairs .py ↔ .ipynb without rewriting the script header; as root (most
-# containers) it needs --allow-root.
+# jupytext.toml lives, so saving pairs .py ↔ .ipynb and leaves the script's bytes alone (the scripts carry no
+# header for the kernel to rewrite); as root (most containers) it needs --allow-root.
+# lab/overrides.json changes two of JupyterLab's defaults for this project: a .py opens with jupytext's notebook
+# viewer ("Jupytext Notebook") on double-click or by URL, and a notebook that names no kernel (a script before its
+# paired .ipynb exists) starts the default one, Python 3 (ipykernel), without asking. It is installed as the
+# venv's own overrides.json, JupyterLab's file for default settings (<sys.prefix>/share/jupyter/lab/settings), so
+# it holds for this venv's Lab only; settings you change in the Lab (~/.jupyter) still win. The viewer is chosen
+# by file type, not folder, so lib/*.py opens as a notebook too (Open With → Editor for the text): saved from that
+# view it gets no pair and keeps its bytes (jupytext.toml). tests/test_lab.py checks all of this.
+LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings/overrides.json
+
 $(VENV)/.lab-installed: $(VENV)/.installed
 	$(PY) -m pip install --quiet $(TORCH_SPEC) -e ".[lab]"
 	touch $@
 
-lab: $(VENV)/.lab-installed
+$(LAB_SETTINGS): lab/overrides.json $(VENV)/.lab-installed
+	mkdir -p $(@D)
+	cp $< $@
+
+lab: $(VENV)/.lab-installed $(LAB_SETTINGS)
 	$(PY) -m jupyter lab --ServerApp.root_dir=. --LabApp.default_url=/lab/tree/notebooks $(if $(filter 0,$(shell id -u)),--allow-root)
 
 lint: setup
