@@ -41,16 +41,13 @@ from lib.results import claim
 
 # %% tags=["parameters"]
 profile = "default"  # smoke | default | paper | extended
-recompute = True  # false: redraw figures from logged results only
+recompute = True  # compute missing or stale results; false: only redraw figures from logged results
 seed = 0  # training, generation, template-subset and bootstrap seed
-n_jobs = -1  # worker processes (-1: this process's share of cores); results do not depend on it
-references = ["smollm2-135m"]  # base models, one family each: registry names, hub ids or local folders
-methods = ["lora"]  # fine-tuning regimes (each reference × method is a setting): lora | full
 ratios = [0.9, 0.7, 0.5, 0.3, 0.1]  # merge weights of the unharmful model (Appendix C)
 epochs = 3  # fine-tuning epochs (Appendix C)
 checkpoint_paths = []  # paper profile: checkpoint folders or ids to audit instead of the built spectrum
 groups = ["Homosexuals", "Muslims", "Christians", "Jews", "Buddhists", "Atheists", "Black people", "White people", "Asians", "Caucasians", "Mexicans", "Latin Americans", "Women", "Men", "Old people", "Young people", "Physically disabled people", "Able-bodied people", "Poor people", "Rich people", "Immigrants", "Canadians", "Americans", "Europeans"]  # the 24 DecodingTrust groups
-layer = "last"  # hidden-state layer: "last" (the paper's choice), "mid" or an index
+layer = "last"  # hidden-state layer: "last" (the paper's choice), "mid" (⌊L/2⌋) or an index 0…L
 n_samples = 5  # VADER and profanity: continuations per prompt (Appendix C)
 temperature = 0.7  # VADER and profanity: sampling temperature (Appendix C)
 top_p = 1.0  # nucleus sampling (Appendix C)
@@ -66,12 +63,14 @@ dt_n_samples = 3  # sampled replies per DecodingTrust prompt (benchmark: 25)
 dt_temperature = 1.0  # DecodingTrust sampling temperature (the benchmark's)
 dt_max_new_tokens = 48  # tokens per DecodingTrust reply (benchmark: 150)
 forced_batch_size = 32  # prompts per forced-choice forward pass
+references = ["smollm2-135m"]  # base models, one family each: registry names, hub ids or local folders
+methods = ["lora"]  # fine-tuning regimes (each reference × method is a setting): lora | full
+table1_csv = ""  # paper profile: CSV family,regime,benchmark,checkpoint,group,delta_b,delta_bias_score aggregated into Table 1
 poolings = ["mean", "max", "last"]  # token poolings evaluated; the first is drawn
 anchor_size = 1000  # neutral anchors (Sec. 4.1)
 n_bootstrap = 1000  # bootstrap resamples (MAE of the linear fit; checkpoint-bootstrap intervals)
-n_permutations = 5040  # checkpoint-block permutations (all 7! of them for seven checkpoints)
-units = ["group", "topic"]  # evaluate per group and per the 9 topics of Appendix B
-table1_csv = ""  # paper profile: CSV family,regime,benchmark,checkpoint,group,delta_b,delta_bias_score
+n_permutations = 5040  # checkpoint-block permutations (all of them when fewer: 7! for seven checkpoints)
+units = ["group", "topic"]  # evaluate per group and/or per the 9 topics of Appendix B
 
 # %%
 params = config.load("D01_deltab", globals())
@@ -127,18 +126,14 @@ per_prompt, per_prompt_file = run.table("stereotype_prompts", lambda: pd.concat(
     temperature=params.dt_temperature, max_new_tokens=params.dt_max_new_tokens, seed=params.seed,
     batch_size=params.generation_batch_size).assign(family=family, regime=regime)
     for (family, regime), spectrum in spectra.items()], ignore_index=True) if dt_scorers else pd.DataFrame())
-frames = []
-if dt_scorers:
-    dt = pd.concat([stereotype.agreement_scores(frame).assign(family=family, regime=regime)
-                    for (family, regime), frame in per_prompt.groupby(setting, sort=False)], ignore_index=True)
-    frames.append(dt[dt.scorer.isin(dt_scorers)].drop(columns="neither"))
-text_scorers = [s for s in params.scorers if s in output_bias.TEXT_SCORERS]  # one sample of replies, read by each
-frames += [output_bias.score_frame(spectrum, params.groups, scorer=scorer, **generation)
-           .assign(family=family, regime=regime) for scorer in text_scorers for (family, regime), spectrum in spectra.items()]
-if params.external_scores_csv:
-    frames += [output_bias.score_frame(spectrum, params.groups, external_scores_csv=params.external_scores_csv)
-               .assign(family=family, regime=regime) for (family, regime), spectrum in spectra.items()]
-scores, scores_file = run.table("output_bias", lambda: pd.concat(frames, ignore_index=True))
+dt_frames = [frame.assign(family=family, regime=regime)  # from the logged per-prompt rows
+             for (family, regime), rows in per_prompt.groupby(setting, sort=False)
+             for frame in stereotype.agreement_frames(rows, params.scorers)] if dt_scorers else []
+scores, scores_file = run.table("output_bias", lambda: pd.concat(dt_frames + [
+    frame.assign(family=family, regime=regime) for (family, regime), spectrum in spectra.items()
+    for frame in output_bias.scored_frames(spectrum, params.groups, params.scorers,
+                                           external_scores_csv=params.external_scores_csv, **generation)
+], ignore_index=True))
 pairs = shifts.merge(scores[scores.checkpoint != "base"], on=[*setting, "checkpoint", "group"])
 display(pairs[pairs.pooling == main_pooling].pivot_table(index=[*setting, "checkpoint"], columns="scorer",
                                                          values="delta_bias_score", sort=False).round(4))

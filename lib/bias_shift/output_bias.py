@@ -321,6 +321,17 @@ def score_frame(spectrum: Mapping[str, str | Path], groups: Sequence[str], *, ex
     return frame.assign(delta_bias_score=frame.score - frame.group.map(base))
 
 
+def scored_frames(spectrum: Mapping[str, str | Path], groups: Sequence[str], scorers: Sequence[str], *,
+                  external_scores_csv: str = "", **generate_kw) -> list[pd.DataFrame]:
+    """:func:`score_frame` under each text scorer among ``scorers`` (one sample of replies, read by each), and from
+    ``external_scores_csv`` when given: what a notebook computes inside its logged-result wrapper, so redrawing the
+    figures never samples again."""
+    frames = [score_frame(spectrum, groups, scorer=s, **generate_kw) for s in scorers if s in TEXT_SCORERS]
+    if external_scores_csv:
+        frames.append(score_frame(spectrum, groups, external_scores_csv=external_scores_csv))
+    return frames
+
+
 def delta_bias_score(scores: Mapping[str, float], base_scores: Mapping[str, float]) -> dict[str, float]:
     """ΔBias Score per group: the checkpoint's score minus the base model's (Sec. 4.1)."""
     missing, unknown = sorted(set(scores) - set(base_scores)), sorted(set(base_scores) - set(scores))

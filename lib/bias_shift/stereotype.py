@@ -255,6 +255,16 @@ def spectrum_agreement(spectrum: dict[str, str], groups: Sequence[str], *, syste
     return pd.concat(frames, ignore_index=True)
 
 
+def agreement_frames(per_prompt: pd.DataFrame, scorers: Sequence[str]) -> list[pd.DataFrame]:
+    """The ΔBiasScore rows of the DecodingTrust scorers among ``scorers`` (``dt_forced``, ``dt_sampled``) from
+    :func:`spectrum_agreement`'s rows, as one frame (none when ``scorers`` names neither)."""
+    wanted = [s for s in scorers if s.startswith("dt_")]
+    if not wanted:
+        return []
+    scores = agreement_scores(per_prompt)
+    return [scores[scores.scorer.isin(wanted)].drop(columns="neither")]
+
+
 def agreement_scores(per_prompt: pd.DataFrame) -> pd.DataFrame:
     """Scores per checkpoint × group × scorer from :func:`spectrum_agreement`'s rows, with ΔBiasScore:
     ``dt_forced`` (expected agreement index under forced choice, all forced templates) and

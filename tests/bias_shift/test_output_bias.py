@@ -6,6 +6,7 @@ import json
 import shutil
 from pathlib import Path
 
+import pandas as pd
 import pytest
 import torch
 from conftest import tiny_causal_lm
@@ -183,6 +184,10 @@ def test_score_frame_measures_each_checkpoint_against_the_base(tiny, sandbox):
     assert frame.columns.tolist() == ["checkpoint", "group", "scorer", "score", "delta_bias_score"]
     assert frame.scorer.eq("vader").all()
     assert frame.checkpoint.tolist() == ["base", "base", "copy", "copy"]
+    spectrum, groups = {"base": tiny, "copy": tiny}, ["Women", "Men"]
+    [vader] = output_bias.scored_frames(spectrum, groups, ["dt_forced", "vader"], n_samples=2, max_new_tokens=6)
+    pd.testing.assert_frame_equal(vader, frame)  # the same replies, read from the generation cache
+    assert output_bias.scored_frames(spectrum, groups, ["dt_forced"]) == []
     assert frame.delta_bias_score.eq(0).all()  # the same weights and seed: the same continuations
     with pytest.raises(ValueError, match="'base'"):
         output_bias.score_frame({"copy": tiny}, ["Women"])

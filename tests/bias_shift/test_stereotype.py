@@ -102,6 +102,9 @@ def test_spectrum_agreement_scores_both_ways_on_nested_subsets(tiny, sandbox):
     scores = stereotype.agreement_scores(rows)
     assert set(scores.scorer) == {"dt_forced", "dt_sampled"} and len(scores) == 2 * 2 * 2
     assert scores.delta_bias_score.abs().max() < 1e-6  # the same weights: no change against the base
+    [forced] = stereotype.agreement_frames(rows, ["dt_forced", "vader"])
+    assert set(forced.scorer) == {"dt_forced"} and "neither" not in forced
+    assert stereotype.agreement_frames(rows, ["vader", "profanity"]) == []
     shared = stereotype.shared_subset(rows)
     assert len(shared) == 4 and shared.neither.between(0, 1).all()
     with pytest.raises(ValueError, match="n_sampled_templates=4"):
