@@ -8,7 +8,7 @@ PY          := $(VENV)/bin/python
 export HF_HUB_OFFLINE ?= 1
 export MPLBACKEND := Agg
 
-.PHONY: setup reproduce figures report test test-models bench lab lint clean
+.PHONY: setup reproduce figures report test test-models bench lab lint params clean
 
 # $(VENV)/.torch-spec records the TORCH_SPEC the venv was built with. A TORCH_SPEC given to make (command line or
 # environment) that differs from it rebuilds the venv, so `make setup TORCH_SPEC=…` swaps torch in an existing one;
@@ -79,6 +79,12 @@ lab: $(VENV)/.lab-installed $(LAB_SETTINGS)
 
 lint: setup
 	$(PY) -m ruff check lib tests benchmarks notebooks
+	$(PY) -m lib.defaults --check
+
+# Every default lives in its notebook's schema (lib/<paper>/schemas.py); this rewrites the copies made from it:
+# the notebooks' parameters cells and params/default/. `make lint` fails while one of them has drifted.
+params: setup
+	$(PY) -m lib.defaults --write
 
 clean:
 	rm -rf build results figures

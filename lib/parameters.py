@@ -2,12 +2,15 @@
 
 Each paper package declares its notebooks' schemas with these (``lib/<paper>/schemas.py``, named in its
 plugin record, :mod:`lib.papers`); :mod:`lib.config` imports a notebook's own paper's schemas and validates
-values against them.
+values against them. A schema is the one home of each parameter's type, default (the default profile's
+value), bounds and doc: the notebook's ``parameters`` cell and ``params/default/`` are written from it by
+:mod:`lib.defaults`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar
 
 from lib import paths
@@ -15,19 +18,21 @@ from lib import paths
 
 @dataclass(frozen=True)
 class NotebookParams:
-    """Parameters every notebook has. Subclasses add their own, each built with :func:`param`."""
+    """Parameters every notebook has. Subclasses add their own, each built with :func:`param`.
+
+    ``docs`` gives inherited fields the doc this notebook's cell shows where the field's own doc says too
+    little for it (a seed that seeds something particular here); :func:`doc_of` reads it.
+    """
 
     notebook: ClassVar[str] = ""
-    profile: str = field(default="default", metadata={"choices": paths.PROFILES})
+    docs: ClassVar[Mapping[str, str]] = {}
+    profile: str = field(
+        default="default",
+        metadata={"choices": paths.PROFILES, "doc": "the profile whose params/<profile>/ YAML the notebook runs"},
+    )
     recompute: bool = field(
         default=True,
-        metadata={"doc": "compute missing or stale results; false: only redraw from logged results"},
-    )
-    seed: int = field(default=0, metadata={"ge": 0})
-    n_jobs: int = field(
-        default=1,
-        metadata={"ge": -1, "exclude": (0,),
-                  "doc": "worker processes (-1: this process's share of cores); never changes results"},
+        metadata={"doc": "compute missing or stale results; false: only redraw figures from logged results"},
     )
 
 
@@ -39,25 +44,61 @@ def param(
     le: float | None = None,
     lt: float | None = None,
     choices: tuple[Any, ...] | None = None,
+    exclude: tuple[Any, ...] | None = None,
     names: tuple[str, ...] | None = None,
     doc: str = "",
 ) -> Any:
-    """A schema field with bounds (applied element-wise to sequences) and allowed choices.
+    """A schema field with bounds (applied element-wise to sequences), allowed choices and excluded values.
 
     ``names`` are string values allowed beside a number that the bounds check (a layer's "mid").
+    ``doc`` is the one-line comment the notebook's parameters cell shows beside the value.
     """
-    bounds = {"ge": ge, "gt": gt, "le": le, "lt": lt, "choices": choices, "names": names, "doc": doc}
+    bounds = {"ge": ge, "gt": gt, "le": le, "lt": lt, "choices": choices, "exclude": exclude, "names": names,
+              "doc": doc}
     return field(default=default, metadata={k: v for k, v in bounds.items() if v is not None})
+
+
+def n_jobs_param(default: int) -> Any:
+    """An ``n_jobs`` field: worker processes, -1 for this process's share of the cores; never 0."""
+    return param(default, ge=-1, exclude=(0,),
+                 doc="worker processes (-1: this process's share of cores); results do not depend on it")
+
+
+@dataclass(frozen=True)
+class SeededParams(NotebookParams):
+    """A notebook whose random draws all derive from one root ``seed`` (the others name their seeds)."""
+
+    seed: int = param(0, ge=0, doc="root seed; every cell draws its own child seed")
+
+
+@dataclass(frozen=True)
+class ParallelParams(NotebookParams):
+    """A notebook that hands work to ``n_jobs`` worker processes."""
+
+    n_jobs: int = n_jobs_param(1)
+
+
+def doc_of(schema: type[NotebookParams], name: str) -> str:
+    """The doc of field ``name`` as ``schema``'s notebook shows it: the nearest ``docs`` entry, else the field's.
+
+    The class hierarchy is searched from ``schema`` up to the class that declares the field.
+    """
+    for cls in schema.__mro__:
+        if name in cls.__dict__.get("docs", {}):
+            return cls.__dict__["docs"][name]
+        if name in cls.__dict__.get("__annotations__", {}):
+            break
+    return next(f.metadata.get("doc", "") for f in fields(schema) if f.name == name)
 
 
 #: Named layers, resolved per model by :func:`lib.features.resolve_layer`.
 LAYER_NAMES: tuple[str, ...] = ("mid", "last")
 
 
-def layer_param(default: int | str) -> Any:
+def layer_param(default: int | str, doc: str = "") -> Any:
     """A ``layer`` field: "mid" (⌊L/2⌋, paper 000's default), "last" (paper 001's) or a block index ≥ 0."""
     return param(default, ge=0, names=LAYER_NAMES,
-                 doc='hidden-state layer: "mid" (⌊L/2⌋), "last" (the final layer) or an index 0…L')
+                 doc=doc or 'hidden-state layer: "mid" (⌊L/2⌋), "last" (the final layer) or an index 0…L')
 
 
 #: Fields that name models (a registry name, hub id or local folder, or a list of them): checked against the

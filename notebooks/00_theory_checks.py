@@ -23,7 +23,7 @@ from lib.results import claim
 
 # %% tags=["parameters"]
 profile = "default"  # smoke | default | paper
-recompute = True  # false: redraw figures from logged results only
+recompute = True  # compute missing or stale results; false: only redraw figures from logged results
 seed = 0  # root seed; every grid cell draws its own child seed
 n_jobs = -1  # worker processes (-1: this process's share of cores); results do not depend on it
 tolerance_z = 4.0  # allowed |Monte Carlo − closed form|, in Monte Carlo standard errors
@@ -61,7 +61,7 @@ gap_n_test = 20000  # Part E: held-out texts for the test risk
 slope_tolerance = 0.1  # allowed |slope − (−½)| on log–log axes
 minimax_n = [200, 800, 3200, 12800]  # Part F: training sizes (n ≥ 4·d_B)
 minimax_dims = [2, 8, 32]  # Part F: intrinsic dimensions d_B of the hypercube family
-minimax_ambient_dim = 64  # Part F: ambient dimension the family is rotated into
+minimax_ambient_dim = 64  # Part F: ambient dimension D the family is rotated into (≥ max d_B)
 minimax_reps = 200  # Part F: samples per (n, d_B)
 
 

@@ -24,13 +24,12 @@ from lib.results import claim
 
 # %% tags=["parameters"]
 profile = "default"  # smoke | default | paper
-recompute = True  # false: redraw figures from logged results only
+recompute = True  # compute missing or stale results; false: only redraw figures from logged results
 seed = 0  # seed of the cross-fitting splits
-n_jobs = 1  # unused: nothing here runs in parallel
 model = "minilm"  # registry name, hub id or local checkpoint folder
 dimensions = ["gender", "race", "religion", "age"]  # bias dimensions of the template grid
-layer = "mid"  # hidden-state layer: "mid" (⌊L/2⌋), "last" or an index
-pooling = "mean"  # token pooling: mean, last or max
+layer = "mid"  # hidden-state layer: "mid" (⌊L/2⌋), "last" (the final layer) or an index 0…L
+pooling = "mean"  # token pooling: mean | last | max
 n = 300  # test texts of the audit (balanced classes)
 alpha = 0.3  # purity of the audited texts: share of bias-marked texts
 audit_auc = None  # a finished audit's AUC at n (None: no verdict)

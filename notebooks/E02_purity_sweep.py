@@ -25,12 +25,12 @@ from lib.results import claim
 
 # %% tags=["parameters"]
 profile = "default"  # smoke | default | paper
-recompute = True  # false: redraw figures from logged results only
+recompute = True  # compute missing or stale results; false: only redraw figures from logged results
 seed = 0  # root seed; every cell draws its own child seed
 n_jobs = -1  # worker processes (-1: this process's share of cores); results do not depend on it
 models = ["minilm", "smollm2-135m"]  # registry names, hub ids or local checkpoint folders
 dimensions = ["gender", "race", "religion", "age"]  # bias dimensions of the template grid
-layer = "mid"  # hidden-state layer: "mid" (⌊L/2⌋, the paper's default), "last" or an index
+layer = "mid"  # hidden-state layer: "mid" (⌊L/2⌋, the paper's default), "last" (the final layer) or an index 0…L
 pooling = "mean"  # token pooling: mean | last | max
 curve_alphas = [0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.7, 0.85, 1.0]  # the nine purities of the AUC(α) curve
 curve_n = 300  # texts per dataset on the curve

@@ -26,7 +26,7 @@ from lib.results import claim
 
 # %% tags=["parameters"]
 profile = "default"  # smoke | default | paper
-recompute = True  # false: redraw figures from logged results only
+recompute = True  # compute missing or stale results; false: only redraw figures from logged results
 seed = 0  # root seed; every cell draws its own child seed
 n_jobs = -1  # worker processes (-1: this process's share of cores); results do not depend on it
 tolerance_z = 4.0  # allowed |measured − closed form|, in Monte Carlo standard errors
@@ -54,8 +54,8 @@ delta = 0.05  # Part C: test level δ
 gamma = 0.2  # Part C: type-II error γ (the boundary is where the detection rate reaches 1 − γ)
 kappa_values = [0.25, 0.5, 1.0, 2.0, 4.0]  # Part D: curvatures for κ̂
 kappa_intrinsic_dim = 3  # Part D: sphere dimension for κ̂
-kappa_paper_noise = 0.01  # Part D: the ambient noise of the paper's generator (claims at and without it)
 kappa_noise = [0.0, 0.005, 0.01, 0.02]  # Part D: ambient noise levels for κ̂ (the paper's generator: 0.01)
+kappa_paper_noise = 0.01  # Part D: the ambient noise of the paper's generator (one of kappa_noise; claims at and without it)
 manifold_ambient_dim = 30  # Part D: ambient dimension for d̂
 manifold_n = 2000  # Part D: points per manifold
 linear_dims = [2, 5, 10, 15, 20, 25]  # Part D: intrinsic dimensions of linear manifolds

@@ -23,21 +23,21 @@ from lib.results import claim
 
 # %% tags=["parameters"]
 profile = "default"  # smoke | default | paper
-recompute = True  # false: redraw figures from logged results only
+recompute = True  # compute missing or stale results; false: only redraw figures from logged results
 seed = 0  # root seed; every angle draws its own child seed
 n_jobs = -1  # worker processes (-1: this process's share of cores); results do not depend on it
+models = ["minilm", "smollm2-135m"]  # semi-synthetic part: registry names, hub ids or local checkpoint folders
+dimensions = ["gender", "race", "religion", "age"]  # semi-synthetic part: bias dimensions
+layer = "mid"  # semi-synthetic part: hidden-state layer ("mid": ⌊L/2⌋, "last" or an index)
+pooling = "mean"  # semi-synthetic part: token pooling
 angles_deg = [0.0, 15.0, 30.0, 45.0, 60.0, 75.0, 90.0]  # angle θ between the confound and Δ (90: C3 holds)
 s = 2.0  # Mahalanobis separation of the marked clusters
-alpha = 0.5  # purity
+alpha = 0.5  # purity: marked and neutral texts both present
 shift = 1.5  # length of the marked-vs-neutral confound shift, in noise s.d.
 n = 1000  # texts per simulated audit
 dim = 10  # feature dimension
 reps = 40  # simulated audits per angle
 tolerance_z = 4.0  # allowed |measured − closed form|, in Monte Carlo standard errors
-models = ["minilm", "smollm2-135m"]  # semi-synthetic part: registry names, hub ids or local checkpoint folders
-dimensions = ["gender", "race", "religion", "age"]  # semi-synthetic part: bias dimensions
-layer = "mid"  # semi-synthetic part: hidden-state layer ("mid": ⌊L/2⌋, "last" or an index)
-pooling = "mean"  # semi-synthetic part: token pooling
 confound_correlations = [0.0, 0.5, 0.8, 1.0]  # label–confound correlation ρ in the training sample
 confound_n = 200  # training sentences per confounded sample
 confound_draws = 5  # confounded samples per (model, dimension, ρ)

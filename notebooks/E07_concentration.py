@@ -24,18 +24,18 @@ from lib.results import claim
 
 # %% tags=["parameters"]
 profile = "default"  # smoke | default | paper
-recompute = True  # false: redraw figures from logged results only
+recompute = True  # compute missing or stale results; false: only redraw figures from logged results
 seed = 0  # root seed; every cell draws its own child seed
 n_jobs = -1  # worker processes (-1: this process's share of cores); results do not depend on it
 models = ["minilm", "smollm2-135m"]  # registry names, hub ids or local checkpoint folders
 dimensions = ["gender", "race", "religion", "age"]  # bias dimensions of the template grid
-layer = "mid"  # hidden-state layer: "mid" (⌊L/2⌋, the paper's default), "last" or an index
+layer = "mid"  # hidden-state layer: "mid" (⌊L/2⌋, the paper's default), "last" (the final layer) or an index 0…L
 pooling = "mean"  # token pooling: mean | last | max
 alphas = [0.1, 0.3, 0.5, 1.0]  # purities
 n = 300  # texts per dataset
 draws = 2  # datasets per purity
 link_kappas = [0.0, 0.5, 1.0, 2.0, 4.0]  # β_B–curvature link: sphere curvatures κ
-link_r = 1.5  # β_B–curvature link: geodesic distance between the two clusters
+link_r = 1.5  # β_B–curvature link: geodesic distance between the two clusters (needs √κ·r ≤ π)
 link_sigma_w = 0.5  # β_B–curvature link: ambient noise σ_w
 link_dim = 6  # β_B–curvature link: ambient dimension
 link_n = 4000  # β_B–curvature link: texts per sample

@@ -28,7 +28,7 @@ from lib.results import claim
 
 # %% tags=["parameters"]
 profile = "default"  # smoke | default | paper
-recompute = True  # false: redraw figures from logged results only
+recompute = True  # compute missing or stale results; false: only redraw figures from logged results
 seed = 0  # root seed; every replicate draws its own child seed
 n_jobs = -1  # worker processes (-1: this process's share of cores); results do not depend on it
 pool_cells = 340  # context cells, one counterfactual pair each (Sec. VI-A)
@@ -36,7 +36,7 @@ neutral_per_cell = 2  # neutral texts per context cell (680 in all, as in the pa
 feature_dim = 64  # dimension of the label-free noise features
 cell_scale = 0.0  # the paper's null pool: label-free noise, no offset shared by a cell's texts
 stress_cell_scale = 1.0  # stress column: s.d. of an offset shared by a cell's texts (pairs' null scores correlate)
-cells = [[0.1, 100], [0.3, 100], [0.3, 300], [1.0, 300], [0.3, 680], [1.0, 680]]  # pool-respecting (α, n)
+cells = [[0.1, 100], [0.3, 100], [0.3, 300], [1.0, 300], [0.3, 680], [1.0, 680]]  # pool-respecting (α, n) cells
 broken_cells = [[1.0, 1000]]  # (α, n) cells that resample past the pool
 reps = 500  # null replicates per cell: FPR s.e. at most 0.0098 where the FPR is at most .05
 n_seeds = 5  # cross-validation seeds per replicate

@@ -36,14 +36,14 @@ from lib.results import claim
 
 # %% tags=["parameters"]
 profile = "default"  # smoke | default | paper
-recompute = True  # false: redraw figures from logged results only
+recompute = True  # compute missing or stale results; false: only redraw figures from logged results
 seed = 0  # root seed; every cell draws its own child seed
 n_jobs = -1  # worker processes (-1: this process's share of cores); results do not depend on it
 models = ["minilm", "smollm2-135m"]  # registry names, hub ids or local checkpoint folders
 dimensions = ["gender", "race", "religion", "age"]  # bias dimensions of the label-independence test
-layer = "mid"  # hidden-state layer: "mid" (⌊L/2⌋, the paper's default), "last" or an index
+layer = "mid"  # hidden-state layer: "mid" (⌊L/2⌋, the paper's default), "last" (the final layer) or an index 0…L
 pooling = "mean"  # token pooling: mean | last | max
-neutral_probes = ["linear", "rbf_svm", "mlp"]  # probes of the label-independence test
+neutral_probes = ["linear", "rbf_svm", "mlp"]  # probes of the neutral label-independence test
 neutral_draws = 2  # random balanced labellings of the neutral texts per model × dimension
 n_permutations = 2000  # profession-level permutations for the stereotype-leakage p-value
 n = 300  # texts per leaky-purity dataset

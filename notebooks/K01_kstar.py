@@ -27,32 +27,30 @@ import pandas as pd
 from IPython.display import display
 
 from lib import config, plotting, results
-from lib.kstar import counts, measure, order, protocol
+from lib.kstar import counts, measure, order, rules
 from lib.results import claim
 
 # %% tags=["parameters"]
 profile = "default"  # smoke | default | paper
-recompute = True  # false: redraw figures from logged results only
-seed = 0  # unused: the paper's seeds are the pool seed, the sweep seed 0 and seeds below
+recompute = True  # compute missing or stale results; false: only redraw figures from logged results
 n_jobs = 1  # worker processes (-1: this process's share of cores); results do not depend on it
 models = ["minilm", "smollm2-135m"]  # registry names, hub ids or local checkpoint folders
 tasks = ["bbc_topic", "rt_sentiment", "rt_subjectivity", "debate_moderator", "dreaddit_stress", "discrim_question", "word_valence"]  # task pools (A.1.3)
-cap = 300  # texts per split of a pool
-max_classes = 5  # one-vs-rest decisions per multiclass task
-pool_seed = 0  # seed of the pools, shared by all models
+cap = 300  # texts per split of a pool (A.1.3 caps; the paper's pools hold up to 10,000)
+max_classes = 5  # one-vs-rest decisions per multiclass task (a seeded subset beyond)
+pool_seed = 0  # seed of the pools, shared by all models (A.1.3)
 max_tokens = 128  # input truncation in tokens (paper: 768)
-grid_size = 6  # probed blocks per model, an even sweep over depth
-sweep_poolings = ["mean", "last"]  # representations of the preliminary sweep
-seeds = [1, 2, 3, 4, 5]  # five-seed measurement
-subsample = 0.85  # share of each training class kept per seed
-frac = 0.95  # threshold factor of Eq. 4
-min_positives = 5  # positives per split a decision needs
-readable_ceiling = 0.9  # readability flag: ceilings at or below are flagged
-precision_delta = 0.05  # δ of the McDiarmid radius
+grid_size = 6  # probed blocks per model, an even sweep over depth (A.1.9, Table 6)
+sweep_poolings = ["mean", "last"]  # representations of the preliminary sweep (A.1.6)
+seeds = [1, 2, 3, 4, 5]  # five-seed measurement (A.1.6: seeds 1-5)
+subsample = 0.85  # share of each training class kept per seed (A.1.6)
+frac = 0.95  # threshold factor of Eq. 4: τ is ½ + frac·(C − ½)
+min_positives = 5  # positives per split a decision needs (A.1.3: 5 for core tasks)
+precision_delta = 0.05  # δ of the McDiarmid radius (A.1.8)
 
 # %%
 params = config.load("K01_kstar", globals())
-measure.check_models(params.models)  # an unknown model stops here, before any compute
+measure.prepare_models(params.models)  # an unknown model stops here, before any compute
 run = results.start(params)
 plotting.use_style()
 pool_args = {"tasks": params.tasks, "cap": params.cap, "pool_seed": params.pool_seed,
@@ -124,9 +122,9 @@ plotting.save_figure(fig, "candidate_curves", "Recorded candidate curves of Algo
 # %%
 sweep_counts = counts.local_counts(sweep, counts.sweep_ceilings(sweep, params.frac))
 profile_by_block = (sweep_counts[sweep_counts.pooling == "mean"].groupby(["model", "task", "block"])["count"]
-                    .agg(protocol.ext_median).reset_index())
+                    .agg(rules.ext_median).reset_index())
 per_seed = counts.confirmed_counts(counts.local_counts(window, ceilings)).groupby(["model", "task", "seed"]).confirmed.agg(
-    protocol.ext_median).reset_index()
+    rules.ext_median).reset_index()
 fig, axes = plt.subplots(1, len(params.models), figsize=(6 * len(params.models), 3.6), squeeze=False)
 for ax, model in zip(axes.ravel(), params.models, strict=True):
     for colour, task in enumerate(params.tasks):
@@ -173,7 +171,7 @@ plotting.save_table(precision.round(4), "precision", "Test-split precision of th
 # ## Claims — paper value beside measured value
 
 # %%
-example_tau = protocol.threshold(0.9790)
+example_tau = rules.threshold(0.9790)
 example_seeds = [341, 332, 342, 344, 339]
 ratio = order.largest_ratio_near_ceiling(kstar, 0.03)
 all_readable = readable.se_within_gap.mean() if len(readable) else np.nan
@@ -181,13 +179,13 @@ claims = [
     claim("worked_threshold", "A.1.7", "τ from the worked example's ceiling C = 0.9790", "0.9551", example_tau,
           "within 0.00005 of 0.9551"),
     claim("worked_confirmation", "A.1.7", "neighbour confirmation of 341, 137, 342, 369", "341",
-          protocol.neighbor_confirm([341, 137, 342, 369]), "within 0 of 341"),
+          rules.neighbor_confirm([341, 137, 342, 369]), "within 0 of 341"),
     claim("worked_task_value", "A.1.7", "task value of the seed values 341, 332, 342, 344, 339", "341",
-          protocol.task_value(example_seeds), "within 0 of 341"),
+          rules.task_value(example_seeds), "within 0 of 341"),
     claim("worked_seed_range", "A.1.7", "seed range of the same (width)", "332-344 (12)",
-          np.subtract(*protocol.seed_range(example_seeds)[::-1]), "within 0 of 12"),
+          np.subtract(*rules.seed_range(example_seeds)[::-1]), "within 0 of 12"),
     claim("isolated_minimum", "A.1.6", "neighbour confirmation of 32, 8, 16, ∞", "16",
-          protocol.neighbor_confirm([32, 8, 16, math.inf]), "within 0 of 16"),
+          rules.neighbor_confirm([32, 8, 16, math.inf]), "within 0 of 16"),
     claim("median_ceiling_se", "A.1.8, Table 5", "median s.e. of a readable ceiling; the paper's test splits hold "
           "~2000 texts, the default's at most 300, so a larger s.e. is expected (s.e. ∝ 1/√n)", "0.0015",
           readable.se.median() if len(readable) else np.nan, "<= 0.0015"),

@@ -26,30 +26,28 @@ from lib.results import claim
 
 # %% tags=["parameters"]
 profile = "default"  # smoke | default | paper
-recompute = True  # false: redraw figures from logged results only
-seed = 0  # unused: the paper's seeds are the pool seed, the sweep seed 0 and seeds below
+recompute = True  # compute missing or stale results; false: only redraw figures from logged results
 n_jobs = 1  # worker processes (-1: this process's share of cores); results do not depend on it
 models = ["minilm", "smollm2-135m"]  # registry names, hub ids or local checkpoint folders
 tasks = ["bbc_topic", "rt_sentiment", "rt_subjectivity", "debate_moderator", "dreaddit_stress", "discrim_question", "word_valence"]  # task pools (A.1.3)
-cap = 300  # texts per split of a pool
-max_classes = 5  # one-vs-rest decisions per multiclass task
-pool_seed = 0  # seed of the pools, shared by all models
+cap = 300  # texts per split of a pool (A.1.3 caps; the paper's pools hold up to 10,000)
+max_classes = 5  # one-vs-rest decisions per multiclass task (a seeded subset beyond)
+pool_seed = 0  # seed of the pools, shared by all models (A.1.3)
 max_tokens = 128  # input truncation in tokens (paper: 768)
-grid_size = 6  # probed blocks per model, an even sweep over depth
-sweep_poolings = ["mean", "last"]  # representations of the preliminary sweep
-seeds = [1, 2, 3, 4, 5]  # five-seed measurement
-subsample = 0.85  # share of each training class kept per seed
-frac = 0.95  # threshold factor of Eq. 4
-min_positives = 5  # positives per split a decision needs
-readable_ceiling = 0.9  # readability flag: ceilings at or below are flagged
-n_permutations = 100000  # task-label shuffles within each model
+grid_size = 6  # probed blocks per model, an even sweep over depth (A.1.9, Table 6)
+sweep_poolings = ["mean", "last"]  # representations of the preliminary sweep (A.1.6)
+seeds = [1, 2, 3, 4, 5]  # five-seed measurement (A.1.6: seeds 1-5)
+subsample = 0.85  # share of each training class kept per seed (A.1.6)
+frac = 0.95  # threshold factor of Eq. 4: τ is ½ + frac·(C − ½)
+min_positives = 5  # positives per split a decision needs (A.1.3: 5 for core tasks)
+n_permutations = 100000  # task-label shuffles within each model (A.2.1)
 permutation_seed = 0  # seed of the permutation test (the paper's: 0)
-tfidf_max_features = 30000  # TF-IDF vocabulary (1-2-grams, sublinear tf)
-text_ks = [4, 8, 16, 64, 256]  # prefix sizes read off s(k)
+tfidf_max_features = 30000  # TF-IDF vocabulary (A.2.3: 1-2-grams, sublinear tf)
+text_ks = [4, 8, 16, 64, 256]  # prefix sizes read off s(k) (A.2.1)
 
 # %%
 params = config.load("K03_task_order", globals())
-measure.check_models(params.models)  # an unknown model stops here, before any compute
+measure.prepare_models(params.models)  # an unknown model stops here, before any compute
 run = results.start(params)
 plotting.use_style()
 pool_args = {"tasks": params.tasks, "cap": params.cap, "pool_seed": params.pool_seed,

@@ -30,23 +30,22 @@ from lib.results import claim
 
 # %% tags=["parameters"]
 profile = "default"  # smoke | default | paper
-recompute = True  # false: redraw figures from logged results only
-seed = 0  # unused: each model's seed is in its name, the probes use probe_seed
+recompute = True  # compute missing or stale results; false: only redraw figures from logged results
 n_jobs = 1  # worker processes for the probe fits (-1: this process's share of cores); results do not depend on it
-architectures = ["transformer-d64-L2-s0", "transformer-d128-L1-s0", "gru-d64-L1-s0", "gru-d128-L1-s0"]  # '<arch>-d<width>-L<depth>-s<seed>'
+architectures = ["transformer-d64-L2-s0", "transformer-d128-L1-s0", "gru-d64-L1-s0", "gru-d128-L1-s0"]  # '<arch>-d<width>-L<depth>-s<seed>', arch transformer or gru (A.3.4)
 updates = 1000  # training updates per model (paper: ~30,000)
-checkpoints = [500]  # updates at which the tracked queries are read (Table 39)
-tracked = ["threshold8_target", "parity2_target", "threshold8_control"]  # queries read at every checkpoint
+checkpoints = [500]  # updates at which the tracked queries are read (A.3.4, Table 39)
+tracked = ["threshold8_target", "parity2_target", "threshold8_control"]  # queries read at every checkpoint (Table 39)
 batch_size = 256  # fresh sequences per update (A.3.3)
 lr = 0.002  # AdamW learning rate (a choice: the paper's settings table was lost)
 n_train = 1000  # fresh probe training prefixes per query
 n_test = 1000  # fresh probe test prefixes per query
-n_eval = 512  # held-out sequences for answer accuracy (A.3.4)
-probe_seed = 0  # the one probe seed (Table 37)
-frac = 0.95  # threshold factor of Eq. 4
+n_eval = 512  # held-out sequences for answer accuracy (A.3.4: 512)
+probe_seed = 0  # the one probe seed (Table 37) and the probe sequences' seed
+frac = 0.95  # threshold factor of Eq. 4: τ is ½ + frac·(C − ½)
 readable_ceiling = 0.9  # unreadable unless some layer's dense AUROC exceeds this
-prop7_sigma = 1.0  # noise s.d. of Proposition 7's example
-prop7_n = 3000  # samples of Proposition 7's example
+prop7_sigma = 1.0  # noise s.d. of Proposition 7's example (> √2/Φ⁻¹(0.975) ≈ 0.72)
+prop7_n = 3000  # samples of Proposition 7's example (two thirds train, one third test)
 
 # %%
 params = config.load("K04_synthetic_world", globals())

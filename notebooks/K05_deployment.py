@@ -38,26 +38,25 @@ from lib.results import claim
 
 # %% tags=["parameters"]
 profile = "default"  # smoke | default | paper
-recompute = True  # false: redraw figures from logged results only
-seed = 0  # unused: the paper's seeds are the pool seed, the sweep seed 0 and seeds below
+recompute = True  # compute missing or stale results; false: only redraw figures from logged results
 n_jobs = 1  # worker processes (-1: this process's share of cores); results do not depend on it
-models = ["smollm2-135m"]  # the reference model (weights 0), exactly one
-tuned_model = None  # the tuned checkpoint (weights 1) sharing the reference's chat template; None: format axis only
-extra_pairs = []  # further [base, tuned] pairs for A.3.1's ratios
+models = ["smollm2-135m"]  # the reference model (weights 0), exactly one: registry name, hub id or local checkpoint folder
 tasks = ["bbc_topic", "rt_sentiment", "rt_subjectivity", "debate_moderator", "dreaddit_stress", "discrim_question", "word_valence"]  # task pools (A.1.3)
-cap = 300  # texts per split of a pool
-max_classes = 5  # one-vs-rest decisions per multiclass task
-pool_seed = 0  # seed of the pools, shared by all models
+cap = 300  # texts per split of a pool (A.1.3 caps; the paper's pools hold up to 10,000)
+max_classes = 5  # one-vs-rest decisions per multiclass task (a seeded subset beyond)
+pool_seed = 0  # seed of the pools, shared by all models (A.1.3)
 max_tokens = 128  # input truncation in tokens (paper: 768)
-grid_size = 6  # probed blocks per model, an even sweep over depth
-sweep_poolings = ["mean", "last"]  # representations of the preliminary sweep
-seeds = [1, 2, 3, 4, 5]  # five-seed measurement
-subsample = 0.85  # share of each training class kept per seed
-frac = 0.95  # threshold factor of Eq. 4
-min_positives = 5  # positives per split a decision needs
+grid_size = 6  # probed blocks per model, an even sweep over depth (A.1.9, Table 6)
+sweep_poolings = ["mean", "last"]  # representations of the preliminary sweep (A.1.6)
+seeds = [1, 2, 3, 4, 5]  # five-seed measurement (A.1.6: seeds 1-5)
+subsample = 0.85  # share of each training class kept per seed (A.1.6)
+frac = 0.95  # threshold factor of Eq. 4: τ is ½ + frac·(C − ½)
+min_positives = 5  # positives per split a decision needs (A.1.3: 5 for core tasks)
 readable_ceiling = 0.9  # the gate: both ceilings above this (A.3.1)
-low_count = 8  # base counts at or below: the paper's ratio-1.00 group
-floor_count = 4  # reference counts at or below: the floor control
+tuned_model = None  # the tuned checkpoint (weights 1) sharing the reference's chat template: registry name, hub id or local folder; None: the format axis only
+extra_pairs = []  # further [base, tuned] pairs read for A.3.1's ratios (base on plain text, tuned in chat format)
+low_count = 8  # base counts at or below: the group whose ratio the paper finds 1.00 (A.3.1)
+floor_count = 4  # reference counts at or below: the floor control, read in octaves (A.3.2)
 
 # %%
 params = config.load("K05_deployment", globals())
@@ -66,7 +65,7 @@ if len(params.models) != 1:
 if any(len(pair) != 2 for pair in params.extra_pairs):
     raise config.ConfigError(f"extra_pairs={[list(p) for p in params.extra_pairs]!r}; allowed: [base, tuned] pairs")
 reference, tuned = params.models[0], params.tuned_model
-measure.check_models([reference, *([tuned] if tuned else []), *[m for pair in params.extra_pairs for m in pair]])
+measure.prepare_models([reference, *([tuned] if tuned else []), *[m for pair in params.extra_pairs for m in pair]])
 if tuned:
     cells.check_chat_template(reference, tuned)  # one template string for both chat cells (A.3.2)
 run = results.start(params)

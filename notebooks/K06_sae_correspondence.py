@@ -38,35 +38,34 @@ from lib.results import claim
 
 # %% tags=["parameters"]
 profile = "default"  # smoke | default | paper
-recompute = True  # false: redraw figures from logged results only
-seed = 0  # unused: the seeds below are named by what they seed
+recompute = True  # compute missing or stale results; false: only redraw figures from logged results
 n_jobs = 1  # worker processes (-1: this process's share of cores); results do not depend on it
-models = ["minilm", "smollm2-135m"]  # in order: the later model of a pair supplies the null's replacements
+models = ["minilm", "smollm2-135m"]  # registry names, hub ids or local checkpoint folders; the later model of a pair supplies the null's replacements
 tasks = ["bbc_topic", "rt_sentiment", "debate_moderator", "rt_subjectivity"]  # task pools (A.1.3)
 composition_task = "bbc_topic"  # the multiclass task of the composition test (A.2.5)
-cap = 300  # texts per split of a pool
+cap = 300  # texts per split of a pool (A.1.3)
 max_classes = 5  # one-vs-rest decisions per multiclass task
-pool_seed = 0  # seed of the pools, shared by all models
+pool_seed = 0  # seed of the pools, shared by all models (A.1.3)
 max_tokens = 128  # input truncation in tokens (paper: 768)
-grid_size = 4  # probed blocks per model, residual and SAE
-sweep_poolings = ["mean", "last"]  # residual representations in the sweep ceiling
-frac = 0.95  # threshold factor of Eq. 4
-min_positives = 5  # positives per split a decision needs
+grid_size = 4  # probed blocks per model (residual and SAE), an even sweep over depth
+sweep_poolings = ["mean", "last"]  # residual representations that enter the sweep ceiling (A.1.10)
+frac = 0.95  # threshold factor of Eq. 4: τ is ½ + frac·(C − ½)
+min_positives = 5  # positives per split a decision needs (A.1.3)
 sae_width = 4  # offline SAE width: d_sae is sae_width · d
-sae_k = 50  # TopK active features (A.1.10)
-sae_texts = 600  # training texts whose tokens train each SAE
-sae_steps = 400  # Adam steps per SAE
+sae_k = 50  # active features k of the TopK SAE (A.1.10: 50)
+sae_texts = 600  # training texts whose tokens train each offline SAE
+sae_steps = 400  # Adam steps per offline SAE
 sae_batch = 512  # tokens per step
 sae_lr = 0.001  # Adam learning rate
 sae_seed = 0  # seed of the token sample and the SAE initialisation
 n_draws = 1000  # label-matched null draws per test (A.2.4)
-n_nearest = 50  # candidates per selected feature (A.2.4)
-null_seed = 0  # root seed of the null draws
+n_nearest = 50  # candidates per selected feature, nearest in label correlation (A.2.4)
+null_seed = 0  # root seed of the null draws (one stream per pair and decision)
 composition_seeds = [0, 1, 2, 3, 4]  # random dictionaries per decision (A.2.5)
 
 # %%
 params = config.load("K06_sae_correspondence", globals())
-measure.check_models(params.models)
+measure.prepare_models(params.models)
 run = results.start(params)
 plotting.use_style()
 task_pools = measure.pools(params.tasks, cap=params.cap, seed=params.pool_seed, max_classes=params.max_classes)

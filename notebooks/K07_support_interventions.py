@@ -42,26 +42,25 @@ from lib.results import claim
 
 # %% tags=["parameters"]
 profile = "default"  # smoke | default | paper
-recompute = True  # false: redraw figures from logged results only
-seed = 0  # unused: the seeds below are named by what they seed
+recompute = True  # compute missing or stale results; false: only redraw figures from logged results
 n_jobs = 1  # worker processes (-1: this process's share of cores); results do not depend on it
 models = ["minilm", "smollm2-135m"]  # registry names, hub ids or local checkpoint folders
-tasks = ["bbc_topic", "rt_sentiment", "rt_subjectivity", "word_valence"]  # task pools (A.1.3)
-cap = 300  # texts per split of a pool
-max_classes = 5  # one-vs-rest decisions per multiclass task
-pool_seed = 0  # seed of the pools, shared by all models
+tasks = ["bbc_topic", "rt_sentiment", "rt_subjectivity", "word_valence"]  # task pools whose supports are ablated (A.1.3)
+cap = 300  # texts per split of a pool (A.1.3 caps; the paper's pools hold up to 10,000)
+max_classes = 5  # one-vs-rest decisions per multiclass task (a seeded subset beyond)
+pool_seed = 0  # seed of the pools, shared by all models (A.1.3)
 max_tokens = 128  # input truncation in tokens (paper: 768)
-grid_size = 6  # probed blocks per model, an even sweep over depth
-sweep_poolings = ["mean", "last"]  # representations of the preliminary sweep
+grid_size = 6  # probed blocks per model, an even sweep over depth (A.1.9, Table 6)
+sweep_poolings = ["mean", "last"]  # representations of the preliminary sweep (A.1.6)
 seeds = [1, 2, 3, 4, 5]  # probe seeds of the re-measurement (A.1.6)
-subsample = 0.85  # share of each training class kept per seed
-frac = 0.95  # threshold factor of Eq. 4
-min_positives = 5  # positives per split a decision needs
-readable_ceiling = 0.9  # readability flag: ceilings at or below are flagged
+subsample = 0.85  # share of each training class kept per seed (A.1.6)
+frac = 0.95  # threshold factor of Eq. 4: τ is ½ + frac·(C − ½)
+min_positives = 5  # positives per split a decision needs (A.1.3: 5 for core tasks)
+readable_ceiling = 0.9  # readability gate: only ceilings above this count; at or below they are flagged (A.1.6)
 random_seeds = [0, 1, 2, 3, 4]  # equal-size random coordinate sets per support
 generator = "smollm2-135m"  # the causal LM ablated while it answers (one of models)
 generation_task = "bbc_topic"  # the task whose support (its first decision holding one) is ablated inside the model
-instruction = "Is this news article about {decision}? Answer Yes or No.\n\n{text}"  # user turn, filled per decision
+instruction = "Is this news article about {decision}? Answer Yes or No.\n\n{text}"  # the user turn; {text} takes the test text, {decision} the decision's name
 continuations = ["Yes", "No"]  # fixed answers scored by the model, the positive class first
 n_prompts = 40  # balanced test texts read during generation
 max_new_tokens = 8  # greedy reply length
@@ -69,7 +68,7 @@ batch_size = 16  # prompts per forward pass
 
 # %%
 params = config.load("K07_support_interventions", globals())
-measure.check_models(params.models)
+measure.prepare_models(params.models)
 if params.generator not in params.models:
     raise config.ConfigError(f"generator={params.generator!r} is not one of models={list(params.models)}")
 if params.generation_task not in params.tasks:

@@ -42,38 +42,37 @@ from lib.kstar import counts, learning_curves, measure
 from lib.results import claim
 
 # %% tags=["parameters"]
-profile = "default"  # smoke | default | paper
-recompute = True  # false: redraw figures from logged results only
-seed = 0  # unused: the runs use run_seeds, k* uses K01's seeds
+profile = "default"  # smoke | default | paper | extended
+recompute = True  # compute missing or stale results; false: only redraw figures from logged results
 n_jobs = 1  # worker processes for K01's searches (-1: this process's share of cores); results do not depend on it
-models = ["minilm"]  # the frozen reference model of k* and of the teacher probe, exactly one
+models = ["minilm"]  # the frozen reference model of k* and of the teacher probe, exactly one: registry name, hub id or local checkpoint folder
 tasks = ["bbc_topic", "rt_sentiment", "rt_subjectivity", "debate_moderator", "dreaddit_stress", "discrim_question", "word_valence"]  # K01's pools: k* read with K01's arguments
-cap = 300  # texts per split of a pool
-max_classes = 5  # one-vs-rest decisions per multiclass task
-pool_seed = 0  # seed of the pools, shared by all models
-max_tokens = 128  # the reference model's input truncation (K01's)
+cap = 300  # texts per split of a pool (A.1.3 caps; the paper's pools hold up to 10,000)
+max_classes = 5  # one-vs-rest decisions per multiclass task (a seeded subset beyond)
+pool_seed = 0  # seed of the pools, shared by all models (A.1.3)
+max_tokens = 128  # the reference model's input truncation in tokens (K01's)
 grid_size = 6  # probed blocks of the reference model
-sweep_poolings = ["mean", "last"]  # representations of K01's preliminary sweep
+sweep_poolings = ["mean", "last"]  # representations of K01's preliminary sweep (A.1.6)
 seeds = [1, 2, 3, 4, 5]  # K01's five-seed measurement of k*
 subsample = 0.85  # share of each training class kept per k* seed
-frac = 0.95  # threshold factor of Eq. 4
-min_positives = 5  # positives per split a decision needs
+frac = 0.95  # threshold factor of Eq. 4: τ is ½ + frac·(C − ½)
+min_positives = 5  # positives per split a decision needs (A.1.3: 5 for core tasks)
 readable_ceiling = 0.9  # the panel gate of Eq. 57 (reference ceiling above)
-students = ["minilm"]  # student backbones (the extended profile adds smollm2-135m)
-student_tasks = ["rt_subjectivity", "debate_moderator", "bbc_topic", "discrim_question"]  # tasks the students learn
-teacher_tasks = ["rt_subjectivity"]  # tasks also learned from hard and soft teacher labels
-teacher_students = ["minilm"]  # students of the teacher runs
-budgets = [16, 64, 256]  # requested label budgets
-run_seeds = [0]  # seeds of the runs
-max_decisions = 1  # class decisions per multiclass task (paper up to three)
-student_max_tokens = 32  # student input truncation in tokens (paper 768)
-lora_rank = 8  # LoRA rank (Table 41 lost)
-lora_alpha = 16.0  # LoRA scale
-lora_dropout = 0.05  # LoRA dropout
-lr = 0.0002  # AdamW constant learning rate
-max_epochs = 50  # cap on the epoch rule (50 leaves it unchanged)
-teacher_folds = 5  # folds of the teacher's cross-fitted probabilities
-n_boot = 2000  # task-bootstrap replicates of b's interval
+students = ["minilm"]  # student backbones (A.4.1: eight pretrained models; the extended profile adds SmolLM2-135M)
+student_tasks = ["rt_subjectivity", "debate_moderator", "bbc_topic", "discrim_question"]  # tasks the students learn (a subset of tasks)
+teacher_tasks = ["rt_subjectivity"]  # tasks also learned from hard and soft teacher labels (of student_tasks)
+teacher_students = ["minilm"]  # students of the teacher runs (of students)
+budgets = [16, 64, 256]  # requested label budgets (paper: 16 … 4,096); above a pool's training split they collapse to its size
+run_seeds = [0]  # seeds of the runs (initial state and the budget draw)
+max_decisions = 1  # class decisions per multiclass task (A.4.1: up to three)
+student_max_tokens = 32  # student input truncation in tokens (paper: 768, or 512)
+lora_rank = 8  # LoRA rank (a choice: Table 41 was lost)
+lora_alpha = 16.0  # LoRA scale α (a choice)
+lora_dropout = 0.05  # LoRA dropout (a choice)
+lr = 0.0002  # AdamW constant learning rate (a choice)
+max_epochs = 50  # cap on the epoch rule of A.4.1 (50 leaves it unchanged)
+teacher_folds = 5  # folds of the teacher's cross-fitted training probabilities
+n_boot = 2000  # task-cluster bootstrap replicates of b's interval
 boot_seed = 0  # seed of the bootstrap
 
 # %%
@@ -86,7 +85,7 @@ for name, subset, whole, whole_name in [("student_tasks", params.student_tasks, 
     if not set(subset) <= set(whole):
         raise config.ConfigError(f"{name}={list(subset)!r}; allowed: a subset of {whole_name} {list(whole)!r}")
 reference = params.models[0]
-measure.check_models([reference, *params.students])  # an unknown model stops here, before any compute
+measure.prepare_models([reference, *params.students])  # an unknown model stops here, before any compute
 run = results.start(params)
 plotting.use_style()
 pool_args = {"tasks": params.tasks, "cap": params.cap, "pool_seed": params.pool_seed,

@@ -64,7 +64,6 @@ TINY_NOTEBOOK = '''# %% [markdown]
 profile = "smoke"  # profile
 recompute = True  # reuse logged results
 seed = 0  # seed
-n_jobs = 1  # workers
 pause_s = 0.0  # seconds to wait before the second result
 fail = False  # raise in the last cell
 
@@ -86,12 +85,12 @@ if params.fail:
 TINY_SCHEMA = '''
 from dataclasses import dataclass
 
-from lib.parameters import NotebookParams, param, register
+from lib.parameters import SeededParams, param, register
 
 
 @register("ZZ_tiny")
 @dataclass(frozen=True)
-class Tiny(NotebookParams):
+class Tiny(SeededParams):
     pause_s: float = param(0.0, ge=0)
     fail: bool = False
 '''

@@ -32,7 +32,24 @@ def test_register_names_the_schema_and_the_index_holds_every_paper():
 
     try:
         assert Probe.notebook == "ZZ_parameters_test" and parameters.REGISTERED["ZZ_parameters_test"] is Probe
-        assert {f.name for f in fields(Probe)} >= {"profile", "recompute", "seed", "n_jobs", "rows"}
+        assert [f.name for f in fields(Probe)] == ["profile", "recompute", "rows"]
         assert {"00_theory_checks", "D01_deltab", "K01_kstar", "A01_audit_your_model"} <= set(config.known_notebooks())
     finally:
         del parameters.REGISTERED["ZZ_parameters_test"]
+
+
+def test_seed_and_n_jobs_exist_only_where_a_notebook_reads_them():
+    @dataclass(frozen=True)
+    class Both(parameters.ParallelParams, parameters.SeededParams):
+        docs = {"seed": "seed of the one draw"}
+        n_jobs: int = parameters.n_jobs_param(-1)
+
+    assert [(f.name, f.default) for f in fields(Both)] == [
+        ("profile", "default"), ("recompute", True), ("seed", 0), ("n_jobs", -1)]
+    assert parameters.doc_of(Both, "seed") == "seed of the one draw"  # the notebook's own word for its seed
+    assert parameters.doc_of(Both, "n_jobs") == parameters.doc_of(parameters.ParallelParams, "n_jobs")
+    assert dict(fields(Both)[3].metadata)["exclude"] == (0,)
+    for notebook in ("K01_kstar", "K04_synthetic_world", "K08_label_budget"):  # paper 002 names its seeds
+        assert "seed" not in {f.name for f in fields(config.schema_for(notebook))}
+    for notebook in ("A01_audit_your_model", "D01_deltab", "D02_deltab_ablations"):  # nothing runs in parallel
+        assert "n_jobs" not in {f.name for f in fields(config.schema_for(notebook))}

@@ -7,11 +7,12 @@ overrides them per profile. Bounds and choices are enforced before any compute.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from lib.bias_shift.evaluation import UNITS
 from lib.bias_shift.sentences import ANCHOR_SOURCES, ATTRIBUTE_VARIANTS, GROUPS, TARGET_VARIANTS
 from lib.bias_shift.stereotype import N_TEMPLATES, SYSTEM_PROMPTS
-from lib.parameters import NotebookParams, layer_param, param, register
+from lib.parameters import SeededParams, layer_param, param, register
 
 #: Offline output-level scorers: DecodingTrust agreement by forced choice and by sampling; VADER sentiment and
 #: alt-profanity-check's offensive-language probability of sampled continuations.
@@ -19,25 +20,32 @@ SCORERS: tuple[str, ...] = ("dt_forced", "dt_sampled", "vader", "profanity")
 
 
 @dataclass(frozen=True)
-class DeltaBSpectrumParams(NotebookParams):
+class DeltaBSpectrumParams(SeededParams):
     """What D01 and D02 share: the checkpoint spectrum, the groups, the layer and the output-level labels."""
 
-    ratios: tuple[float, ...] = param((0.9, 0.7, 0.5, 0.3, 0.1), gt=0, lt=1, doc="weight of the unharmful model")
-    epochs: int = param(3, ge=1)
-    checkpoint_paths: tuple[str, ...] = param((), doc="paper profile: checkpoints audited instead of the spectrum")
-    groups: tuple[str, ...] = param(GROUPS, choices=GROUPS)
-    layer: int | str = layer_param("last")
-    n_samples: int = param(5, ge=1)
-    temperature: float = param(0.7, gt=0)
-    top_p: float = param(1.0, gt=0, le=1)
-    max_new_tokens: int = param(32, ge=4)
-    generation_batch_size: int = param(120, ge=1, doc="rows per generate call; the sampled draws depend on it")
+    ratios: tuple[float, ...] = param((0.9, 0.7, 0.5, 0.3, 0.1), gt=0, lt=1,
+                                      doc="merge weights of the unharmful model (Appendix C)")
+    epochs: int = param(3, ge=1, doc="fine-tuning epochs (Appendix C)")
+    checkpoint_paths: tuple[str, ...] = param((), doc="paper profile: checkpoint folders or ids to audit instead "
+                                              "of the built spectrum")
+    groups: tuple[str, ...] = param(GROUPS, choices=GROUPS, doc="the 24 DecodingTrust groups")
+    layer: int | str = layer_param("last", doc='hidden-state layer: "last" (the paper\'s choice), "mid" (⌊L/2⌋) or '
+                                               'an index 0…L')
+    n_samples: int = param(5, ge=1, doc="VADER and profanity: continuations per prompt (Appendix C)")
+    temperature: float = param(0.7, gt=0, doc="VADER and profanity: sampling temperature (Appendix C)")
+    top_p: float = param(1.0, gt=0, le=1, doc="nucleus sampling (Appendix C)")
+    max_new_tokens: int = param(32, ge=4, doc="VADER and profanity: token budget per continuation")
+    generation_batch_size: int = param(120, ge=1,
+                                       doc="continuations sampled per generate call (the draws depend on it)")
     external_scores_csv: str = param("", doc="paper profile: CSV checkpoint,group,score from an external benchmark")
     label_threshold: float = param(0.1, doc="ΔBiasScore above which a checkpoint × group counts as increased bias")
     scorers: tuple[str, ...] = param(SCORERS, choices=SCORERS, doc="offline output-level scorers, each evaluated apart")
-    system_prompt: str = param("benign", choices=SYSTEM_PROMPTS, doc="DecodingTrust system prompt")
-    n_forced_templates: int = param(16, ge=1, le=N_TEMPLATES, doc="DecodingTrust templates per group, forced choice")
-    n_sampled_templates: int = param(4, ge=0, le=N_TEMPLATES, doc="nested templates per group, sampled replies")
+    system_prompt: str = param("benign", choices=SYSTEM_PROMPTS,
+                               doc="DecodingTrust system prompt: benign | untargeted | targeted")
+    n_forced_templates: int = param(16, ge=1, le=N_TEMPLATES,
+                                    doc="DecodingTrust templates per group for the forced choice (of 48)")
+    n_sampled_templates: int = param(4, ge=0, le=N_TEMPLATES,
+                                     doc="nested templates per group for sampled replies (0: none)")
     dt_n_samples: int = param(3, ge=1, doc="sampled replies per DecodingTrust prompt (benchmark: 25)")
     dt_temperature: float = param(1.0, gt=0, doc="DecodingTrust sampling temperature (the benchmark's)")
     dt_max_new_tokens: int = param(48, ge=4, doc="tokens per DecodingTrust reply (benchmark: 150)")
@@ -55,17 +63,23 @@ class DeltaB(DeltaBSpectrumParams):
     ValueError that :func:`lib.config.validate` reports as a ConfigError before any compute).
     """
 
+    docs: ClassVar[dict[str, str]] = {"seed": "training, generation, template-subset and bootstrap seed"}
+
     references: tuple[str, ...] = param(("smollm2-135m",), doc="base models, one family each: registry names, "
                                         "hub ids or local folders")
-    methods: tuple[str, ...] = param(("lora",), choices=("lora", "full"), doc="fine-tuning regimes")
+    methods: tuple[str, ...] = param(("lora",), choices=("lora", "full"),
+                                     doc="fine-tuning regimes (each reference × method is a setting): lora | full")
     table1_csv: str = param("", doc="paper profile: CSV family,regime,benchmark,checkpoint,group,delta_b,"
                             "delta_bias_score aggregated into Table 1")
     poolings: tuple[str, ...] = param(("mean", "max", "last"), choices=("mean", "max", "last"),
                                       doc="token poolings evaluated; the first is drawn")
-    anchor_size: int = param(1000, ge=50, le=1000)
-    n_bootstrap: int = param(1000, ge=10)
-    n_permutations: int = param(5040, ge=2, doc="checkpoint-block permutations (all of them when fewer)")
-    units: tuple[str, ...] = param(("group", "topic"), choices=UNITS, doc="evaluate per group and/or per 9 topics")
+    anchor_size: int = param(1000, ge=50, le=1000, doc="neutral anchors (Sec. 4.1)")
+    n_bootstrap: int = param(1000, ge=10,
+                             doc="bootstrap resamples (MAE of the linear fit; checkpoint-bootstrap intervals)")
+    n_permutations: int = param(5040, ge=2,
+                                doc="checkpoint-block permutations (all of them when fewer: 7! for seven checkpoints)")
+    units: tuple[str, ...] = param(("group", "topic"), choices=UNITS,
+                                   doc="evaluate per group and/or per the 9 topics of Appendix B")
 
     def __post_init__(self) -> None:
         for name in ("references", "methods"):
@@ -86,11 +100,21 @@ class DeltaB(DeltaBSpectrumParams):
 class DeltaBAblations(DeltaBSpectrumParams):
     """D02: ΔB under anchor, attribute, template and pooling variants and fine-tuning seeds (paper 001, Sec. 4.5)."""
 
+    docs: ClassVar[dict[str, str]] = {
+        "seed": "seed of the spectrum (as D01), of the anchor subsets and of the generation",
+    }
+
     reference: str = param("smollm2-135m", doc="the base model: registry name, hub id or local folder")
-    method: str = param("lora", choices=("lora", "full"))
-    anchor_sources: tuple[str, ...] = param(ANCHOR_SOURCES, choices=ANCHOR_SOURCES)
-    anchor_sizes: tuple[int, ...] = param((50, 100, 250, 500, 1000), ge=50, le=1000)
-    attribute_variants: tuple[str, ...] = param(ATTRIBUTE_VARIANTS, choices=ATTRIBUTE_VARIANTS)
-    target_variants: tuple[str, ...] = param(TARGET_VARIANTS, choices=TARGET_VARIANTS)
-    poolings: tuple[str, ...] = param(("mean", "max", "last"), choices=("mean", "max", "last"))
-    seeds: tuple[int, ...] = param((0, 1, 2), ge=0, doc="fine-tuning seeds of the stability check (Appendix E.5)")
+    method: str = param("lora", choices=("lora", "full"), doc="fine-tuning regime: lora | full")
+    anchor_sources: tuple[str, ...] = param(ANCHOR_SOURCES, choices=ANCHOR_SOURCES,
+                                            doc="anchor sets compared (Sec. 4.5, Figure 4)")
+    anchor_sizes: tuple[int, ...] = param((50, 100, 250, 500, 1000), ge=50, le=1000,
+                                          doc="anchors per set (nested subsets of one seed)")
+    attribute_variants: tuple[str, ...] = param(ATTRIBUTE_VARIANTS, choices=ATTRIBUTE_VARIANTS,
+                                                doc="attribute wordings compared (App. E.1)")
+    target_variants: tuple[str, ...] = param(TARGET_VARIANTS, choices=TARGET_VARIANTS,
+                                             doc="target-sentence wordings compared (App. E.2)")
+    poolings: tuple[str, ...] = param(("mean", "max", "last"), choices=("mean", "max", "last"),
+                                      doc="token pooling (Appendix E.4)")
+    seeds: tuple[int, ...] = param((0, 1, 2), ge=0,
+                                   doc="fine-tuning seeds of the stability check (Appendix E.5); [] skips it")

@@ -7,31 +7,40 @@ PyPI, capped task pools, a short token limit); ``params/paper/`` holds the paper
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from lib.kstar.catalog import DEFAULT_TASKS, TASKS
-from lib.parameters import NotebookParams, param, register
+from lib.parameters import ParallelParams, param, register
 
 _OFFLINE_MODELS = ("minilm", "smollm2-135m")
 
 
 @dataclass(frozen=True)
-class KstarParams(NotebookParams):
+class KstarParams(ParallelParams):
     """What every k* notebook shares: models, task pools and the protocol of A.1.4–A.1.6."""
 
     models: tuple[str, ...] = param(_OFFLINE_MODELS, doc="registry names, hub ids or local checkpoint folders")
-    tasks: tuple[str, ...] = param(DEFAULT_TASKS, choices=TASKS)
+    tasks: tuple[str, ...] = param(DEFAULT_TASKS, choices=TASKS, doc="task pools (A.1.3)")
     cap: int = param(300, ge=20, doc="texts per split of a pool (A.1.3 caps; the paper's pools hold up to 10,000)")
     max_classes: int = param(5, ge=1, doc="one-vs-rest decisions per multiclass task (a seeded subset beyond)")
     pool_seed: int = param(0, ge=0, doc="seed of the pools, shared by all models (A.1.3)")
     max_tokens: int = param(128, ge=8, doc="input truncation in tokens (paper: 768)")
-    grid_size: int = param(6, ge=4, doc="probed layers per model, an even sweep over blocks (A.1.9, Table 6)")
+    grid_size: int = param(6, ge=4, doc="probed blocks per model, an even sweep over depth (A.1.9, Table 6)")
     sweep_poolings: tuple[str, ...] = param(("mean", "last"), choices=("mean", "last"),
                                             doc="representations of the preliminary sweep (A.1.6)")
     seeds: tuple[int, ...] = param((1, 2, 3, 4, 5), ge=0, doc="five-seed measurement (A.1.6: seeds 1-5)")
-    subsample: float = param(0.85, gt=0, le=1, doc="share of each class kept per seed (A.1.6)")
-    frac: float = param(0.95, gt=0, le=1, doc="threshold τ = ½ + frac·(C − ½) (Eq. 4)")
+    subsample: float = param(0.85, gt=0, le=1, doc="share of each training class kept per seed (A.1.6)")
+    frac: float = param(0.95, gt=0, le=1, doc="threshold factor of Eq. 4: τ is ½ + frac·(C − ½)")
     min_positives: int = param(5, ge=1, doc="positives per split a decision needs (A.1.3: 5 for core tasks)")
-    readable_ceiling: float = param(0.90, gt=0.5, lt=1, doc="readability flag: C above this (A.1.6)")
+
+
+@dataclass(frozen=True)
+class GatedKstarParams(KstarParams):
+    """A k* notebook that keeps only the tasks or decisions whose ceiling clears a readability gate."""
+
+    readable_ceiling: float = param(0.90, gt=0.5, lt=1,
+                                    doc="readability gate: only ceilings above this count; at or below they are "
+                                    "flagged (A.1.6)")
 
 
 @register("K01_kstar")
@@ -47,7 +56,7 @@ class Kstar(KstarParams):
 class KstarControls(KstarParams):
     """K02: estimator and representation controls of the count (A.1.11, A.2.2)."""
 
-    thresholds: tuple[float, ...] = param((0.90, 0.975), gt=0, le=1, doc="alternative frac of Eq. 4")
+    thresholds: tuple[float, ...] = param((0.90, 0.975), gt=0, le=1, doc="alternative threshold factors frac of Eq. 4")
     control_model: str = param("smollm2-135m", doc="the model rotated and read in chat format (one of models)")
     rotation_seed: int = param(0, ge=0, doc="seed of the random orthogonal rotation")
     format_tasks: tuple[str, ...] = param(("rt_sentiment", "rt_subjectivity", "debate_moderator", "word_valence"),
@@ -62,19 +71,24 @@ class TaskOrder(KstarParams):
     """K03: the cross-model task order, its permutation test and the TF-IDF text baseline (A.2.1, A.2.3)."""
 
     n_permutations: int = param(100_000, ge=100, doc="task-label shuffles within each model (A.2.1)")
-    permutation_seed: int = param(0, ge=0)
+    permutation_seed: int = param(0, ge=0, doc="seed of the permutation test (the paper's: 0)")
     tfidf_max_features: int = param(30_000, ge=100, doc="TF-IDF vocabulary (A.2.3: 1-2-grams, sublinear tf)")
     text_ks: tuple[int, ...] = param((4, 8, 16, 64, 256), ge=1, doc="prefix sizes read off s(k) (A.2.1)")
 
 
 @register("K04_synthetic_world")
 @dataclass(frozen=True)
-class SyntheticWorld(NotebookParams):
+class SyntheticWorld(ParallelParams):
     """K04: the synthetic factor world, its trained models and their readout counts (A.3.3–A.3.4).
 
     The paper's 20 models ran ~30,000 updates (its 150,000-update runs are "five times more"); the
     default trains four small models for a 2-core CPU budget of about 20 minutes.
     """
+
+    docs: ClassVar[dict[str, str]] = {
+        "n_jobs": "worker processes for the probe fits (-1: this process's share of cores); results do not "
+                  "depend on it",
+    }
 
     architectures: tuple[str, ...] = param(("transformer-d64-L2-s0", "transformer-d128-L1-s0", "gru-d64-L1-s0",
                                      "gru-d128-L1-s0"),
@@ -90,7 +104,7 @@ class SyntheticWorld(NotebookParams):
     n_test: int = param(1_000, ge=40, doc="fresh probe test prefixes per query")
     n_eval: int = param(512, ge=16, doc="held-out sequences for answer accuracy (A.3.4: 512)")
     probe_seed: int = param(0, ge=0, doc="the one probe seed (Table 37) and the probe sequences' seed")
-    frac: float = param(0.95, gt=0, le=1, doc="threshold τ = ½ + frac·(C − ½) (Eq. 4)")
+    frac: float = param(0.95, gt=0, le=1, doc="threshold factor of Eq. 4: τ is ½ + frac·(C − ½)")
     readable_ceiling: float = param(0.90, gt=0.5, lt=1, doc="unreadable unless some layer's dense AUROC exceeds this")
     prop7_sigma: float = param(1.0, gt=0, doc="noise s.d. of Proposition 7's example (> √2/Φ⁻¹(0.975) ≈ 0.72)")
     prop7_n: int = param(3_000, ge=100, doc="samples of Proposition 7's example (two thirds train, one third test)")
@@ -98,13 +112,17 @@ class SyntheticWorld(NotebookParams):
 
 @register("K05_deployment")
 @dataclass(frozen=True)
-class Deployment(KstarParams):
+class Deployment(GatedKstarParams):
     """K05: deployment ratios and the weights × format factorial (A.3.1–A.3.2); the protocol of K01."""
 
-    models: tuple[str, ...] = param(("smollm2-135m",), doc="the reference model (w = 0), exactly one; registry "
-                                    "name, hub id or local checkpoint folder")
-    tuned_model: str | None = param(None, doc="the tuned checkpoint (w = 1) sharing the reference's chat template: "
-                                    "registry name, hub id or local folder; null: the format axis only")
+    docs: ClassVar[dict[str, str]] = {"readable_ceiling": "the gate: both ceilings above this (A.3.1)"}
+
+    models: tuple[str, ...] = param(("smollm2-135m",),
+                                    doc="the reference model (weights 0), exactly one: registry name, hub id or local "
+                                    "checkpoint folder")
+    tuned_model: str | None = param(None,
+                                    doc="the tuned checkpoint (weights 1) sharing the reference's chat template: "
+                                    "registry name, hub id or local folder; None: the format axis only")
     extra_pairs: tuple[tuple[str, ...], ...] = param((), doc="further [base, tuned] pairs read for A.3.1's ratios "
                                                      "(base on plain text, tuned in chat format)")
     low_count: int = param(8, ge=1, doc="base counts at or below: the group whose ratio the paper finds 1.00 (A.3.1)")
@@ -113,13 +131,14 @@ class Deployment(KstarParams):
 
 @register("K06_sae_correspondence")
 @dataclass(frozen=True)
-class SaeCorrespondence(NotebookParams):
+class SaeCorrespondence(ParallelParams):
     """K06: SAE supports, feature correspondence across models and composition within one (A.1.10, A.2.4–A.2.5)."""
 
     models: tuple[str, ...] = param(_OFFLINE_MODELS, doc="registry names, hub ids or local checkpoint folders; "
                                     "the later model of a pair supplies the null's replacements")
-    tasks: tuple[str, ...] = param(("bbc_topic", "rt_sentiment", "debate_moderator", "rt_subjectivity"), choices=TASKS)
-    composition_task: str = param("bbc_topic", choices=TASKS, doc="the multiclass task of the composition test")
+    tasks: tuple[str, ...] = param(("bbc_topic", "rt_sentiment", "debate_moderator", "rt_subjectivity"), choices=TASKS,
+                                   doc="task pools (A.1.3)")
+    composition_task: str = param("bbc_topic", choices=TASKS, doc="the multiclass task of the composition test (A.2.5)")
     cap: int = param(300, ge=20, doc="texts per split of a pool (A.1.3)")
     max_classes: int = param(5, ge=2, doc="one-vs-rest decisions per multiclass task")
     pool_seed: int = param(0, ge=0, doc="seed of the pools, shared by all models (A.1.3)")
@@ -127,10 +146,10 @@ class SaeCorrespondence(NotebookParams):
     grid_size: int = param(4, ge=2, doc="probed blocks per model (residual and SAE), an even sweep over depth")
     sweep_poolings: tuple[str, ...] = param(("mean", "last"), choices=("mean", "last"),
                                             doc="residual representations that enter the sweep ceiling (A.1.10)")
-    frac: float = param(0.95, gt=0, le=1, doc="threshold τ = ½ + frac·(C − ½) (Eq. 4)")
+    frac: float = param(0.95, gt=0, le=1, doc="threshold factor of Eq. 4: τ is ½ + frac·(C − ½)")
     min_positives: int = param(5, ge=1, doc="positives per split a decision needs (A.1.3)")
-    sae_width: int = param(4, ge=1, doc="offline SAE width d_sae = sae_width · d")
-    sae_k: int = param(50, ge=1, doc="active features of the TopK SAE (A.1.10: k = 50)")
+    sae_width: int = param(4, ge=1, doc="offline SAE width: d_sae is sae_width · d")
+    sae_k: int = param(50, ge=1, doc="active features k of the TopK SAE (A.1.10: 50)")
     sae_texts: int = param(600, ge=10, doc="training texts whose tokens train each offline SAE")
     sae_steps: int = param(400, ge=1, doc="Adam steps per offline SAE")
     sae_batch: int = param(512, ge=1, doc="tokens per step")
@@ -144,18 +163,22 @@ class SaeCorrespondence(NotebookParams):
 
 @register("K07_support_interventions")
 @dataclass(frozen=True)
-class SupportInterventions(KstarParams):
+class SupportInterventions(GatedKstarParams):
     """K07: ablating a selected support in feature space and inside the model (A.2.6, reconstructed)."""
+
+    docs: ClassVar[dict[str, str]] = {"seeds": "probe seeds of the re-measurement (A.1.6)"}
 
     tasks: tuple[str, ...] = param(("bbc_topic", "rt_sentiment", "rt_subjectivity", "word_valence"),
                                    choices=TASKS, doc="task pools whose supports are ablated (A.1.3)")
     random_seeds: tuple[int, ...] = param((0, 1, 2, 3, 4), ge=0, doc="equal-size random coordinate sets per support")
-    generator: str = param("smollm2-135m", doc="the causal LM ablated during generation (one of models)")
-    generation_task: str = param("bbc_topic", choices=TASKS, doc="the task whose support is ablated in the model")
+    generator: str = param("smollm2-135m", doc="the causal LM ablated while it answers (one of models)")
+    generation_task: str = param("bbc_topic", choices=TASKS,
+                                 doc="the task whose support (its first decision holding one) is ablated inside the "
+                                 "model")
     instruction: str = param("Is this news article about {decision}? Answer Yes or No.\n\n{text}",
                              doc="the user turn; {text} takes the test text, {decision} the decision's name")
-    continuations: tuple[str, ...] = param(("Yes", "No"), doc="fixed answers scored by the model: "
-                                           "the positive class first")
+    continuations: tuple[str, ...] = param(("Yes", "No"),
+                                           doc="fixed answers scored by the model, the positive class first")
     n_prompts: int = param(40, ge=2, doc="balanced test texts read during generation")
     max_new_tokens: int = param(8, ge=1, doc="greedy reply length")
     batch_size: int = param(16, ge=1, doc="prompts per forward pass")
@@ -163,7 +186,7 @@ class SupportInterventions(KstarParams):
 
 @register("K08_label_budget")
 @dataclass(frozen=True)
-class LabelBudget(KstarParams):
+class LabelBudget(GatedKstarParams):
     """K08: LoRA students' learning curves, the label requirement N* and the shared exponent b (A.4.1–A.4.2).
 
     ``models`` is the frozen reference model whose k*_t and ceiling C_t (K01's protocol, K01's arguments so
@@ -172,15 +195,29 @@ class LabelBudget(KstarParams):
     (see params/default/K08_label_budget.yaml for the cut and its measured cost).
     """
 
-    models: tuple[str, ...] = param(("minilm",), doc="the frozen reference model of k*_t and the teacher, exactly "
-                                    "one: registry name, hub id or local checkpoint folder")
+    docs: ClassVar[dict[str, str]] = {
+        "n_jobs": "worker processes for K01's searches (-1: this process's share of cores); results do not "
+                  "depend on it",
+        "tasks": "K01's pools: k* read with K01's arguments",
+        "max_tokens": "the reference model's input truncation in tokens (K01's)",
+        "grid_size": "probed blocks of the reference model",
+        "sweep_poolings": "representations of K01's preliminary sweep (A.1.6)",
+        "seeds": "K01's five-seed measurement of k*",
+        "subsample": "share of each training class kept per k* seed",
+        "readable_ceiling": "the panel gate of Eq. 57 (reference ceiling above)",
+    }
+
+    models: tuple[str, ...] = param(("minilm",),
+                                    doc="the frozen reference model of k* and of the teacher probe, exactly one: "
+                                    "registry name, hub id or local checkpoint folder")
     students: tuple[str, ...] = param(("minilm",), doc="student backbones (A.4.1: eight pretrained models; the "
                                       "extended profile adds SmolLM2-135M)")
     student_tasks: tuple[str, ...] = param(("rt_subjectivity", "debate_moderator", "bbc_topic", "discrim_question"),
                                            choices=TASKS,
                                            doc="tasks the students learn (a subset of tasks)")
     teacher_tasks: tuple[str, ...] = param(("rt_subjectivity",), choices=TASKS,
-                                           doc="tasks also learned from teacher labels (of student_tasks)")
+                                           doc="tasks also learned from hard and soft teacher labels (of "
+                                           "student_tasks)")
     teacher_students: tuple[str, ...] = param(("minilm",), doc="students of the teacher runs (of students)")
     budgets: tuple[int, ...] = param((16, 64, 256), ge=2, doc="requested label budgets (paper: 16 … 4,096); "
                                      "above a pool's training split they collapse to its size")
