@@ -34,7 +34,6 @@ from lib.results import claim
 profile = "default"  # smoke | default | paper
 recompute = True  # compute missing or stale results; false: only redraw figures from logged results
 n_jobs = 1  # worker processes (-1: this process's share of cores); results do not depend on it
-models = ["minilm", "smollm2-135m"]  # registry names, hub ids or local checkpoint folders
 tasks = ["bbc_topic", "rt_sentiment", "rt_subjectivity", "debate_moderator", "dreaddit_stress", "discrim_question", "word_valence"]  # task pools (A.1.3)
 cap = 300  # texts per split of a pool (A.1.3 caps; the paper's pools hold up to 10,000)
 max_classes = 5  # one-vs-rest decisions per multiclass task (a seeded subset beyond)
@@ -46,6 +45,7 @@ seeds = [1, 2, 3, 4, 5]  # five-seed measurement (A.1.6: seeds 1-5)
 subsample = 0.85  # share of each training class kept per seed (A.1.6)
 frac = 0.95  # threshold factor of Eq. 4: τ is ½ + frac·(C − ½)
 min_positives = 5  # positives per split a decision needs (A.1.3: 5 for core tasks)
+models = ["minilm", "smollm2-135m"]  # registry names, hub ids or local checkpoint folders
 precision_delta = 0.05  # δ of the McDiarmid radius (A.1.8)
 
 # %%

@@ -34,8 +34,8 @@ recompute = True  # compute missing or stale results; false: only redraw figures
 n_jobs = 1  # worker processes for the probe fits (-1: this process's share of cores); results do not depend on it
 architectures = ["transformer-d64-L2-s0", "transformer-d128-L1-s0", "gru-d64-L1-s0", "gru-d128-L1-s0"]  # '<arch>-d<width>-L<depth>-s<seed>', arch transformer or gru (A.3.4)
 updates = 1000  # training updates per model (paper: ~30,000)
-checkpoints = [500]  # updates at which the tracked queries are read (A.3.4, Table 39)
-tracked = ["threshold8_target", "parity2_target", "threshold8_control"]  # queries read at every checkpoint (Table 39)
+read_at_updates = [500]  # updates at which the tracked queries are read (A.3.4, Table 39)
+tracked = ["threshold8_target", "parity2_target", "threshold8_control"]  # queries read at every update of read_at_updates (Table 39)
 batch_size = 256  # fresh sequences per update (A.3.3)
 lr = 0.002  # AdamW learning rate (a choice: the paper's settings table was lost)
 n_train = 1000  # fresh probe training prefixes per query
@@ -50,7 +50,7 @@ prop7_n = 3000  # samples of Proposition 7's example (two thirds train, one thir
 # %%
 params = config.load("K04_synthetic_world", globals())
 factor_world = world.FactorWorld()  # Table 35, rebuilt (lib.kstar.world)
-specs = synthetic.check_plan(params.architectures, params.tracked, params.checkpoints, params.updates, factor_world)
+specs = synthetic.check_plan(params.architectures, params.tracked, params.read_at_updates, params.updates, factor_world)
 run = results.start(params)
 plotting.use_style()
 
@@ -78,7 +78,7 @@ print(f"Proposition 5: infimum of the answer loss = (9/50)·log 2 = {infimum:.4f
 # queries after the last update.
 
 # %%
-model_args = {"updates": params.updates, "checkpoints": params.checkpoints, "tracked": params.tracked,
+model_args = {"updates": params.updates, "checkpoints": params.read_at_updates, "tracked": params.tracked,
               "n_train": params.n_train, "n_test": params.n_test, "n_eval": params.n_eval,
               "batch_size": params.batch_size, "lr": params.lr, "probe_seed": params.probe_seed,
               "readable_above": params.readable_ceiling, "n_jobs": params.n_jobs}
@@ -199,7 +199,7 @@ learned = final[((final.role == "target") & (final.function != "parity")) | (fin
 readable_controls = final[final.readable & (final.role == "control")]
 held_out = runs[(runs.kind == "accuracy") & (runs["query"] == "loss") & (runs["update"] == params.updates)].value
 first_model = specs[0].name
-first_stop = min([*params.checkpoints, params.updates])
+first_stop = min([*params.read_at_updates, params.updates])
 track = counts[(counts.model == first_model) & (counts.basis == "raw")].set_index(["query", "update"])["count"]
 paper_values = {"raw": ("29", "60.5/38", "0.31", "0.289"), "pca": ("16", "64/32", "0.35", "0.347")}
 claims = []

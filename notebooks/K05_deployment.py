@@ -40,7 +40,6 @@ from lib.results import claim
 profile = "default"  # smoke | default | paper
 recompute = True  # compute missing or stale results; false: only redraw figures from logged results
 n_jobs = 1  # worker processes (-1: this process's share of cores); results do not depend on it
-models = ["smollm2-135m"]  # the reference model (weights 0), exactly one: registry name, hub id or local checkpoint folder
 tasks = ["bbc_topic", "rt_sentiment", "rt_subjectivity", "debate_moderator", "dreaddit_stress", "discrim_question", "word_valence"]  # task pools (A.1.3)
 cap = 300  # texts per split of a pool (A.1.3 caps; the paper's pools hold up to 10,000)
 max_classes = 5  # one-vs-rest decisions per multiclass task (a seeded subset beyond)
@@ -52,6 +51,7 @@ seeds = [1, 2, 3, 4, 5]  # five-seed measurement (A.1.6: seeds 1-5)
 subsample = 0.85  # share of each training class kept per seed (A.1.6)
 frac = 0.95  # threshold factor of Eq. 4: τ is ½ + frac·(C − ½)
 min_positives = 5  # positives per split a decision needs (A.1.3: 5 for core tasks)
+model = "smollm2-135m"  # the reference model (weights 0): registry name, hub id or local checkpoint folder
 readable_ceiling = 0.9  # the gate: both ceilings above this (A.3.1)
 tuned_model = None  # the tuned checkpoint (weights 1) sharing the reference's chat template: registry name, hub id or local folder; None: the format axis only
 extra_pairs = []  # further [base, tuned] pairs read for A.3.1's ratios (base on plain text, tuned in chat format)
@@ -60,11 +60,9 @@ floor_count = 4  # reference counts at or below: the floor control, read in octa
 
 # %%
 params = config.load("K05_deployment", globals())
-if len(params.models) != 1:
-    raise config.ConfigError(f"models={list(params.models)!r}; allowed: exactly one reference model (w = 0)")
 if any(len(pair) != 2 for pair in params.extra_pairs):
     raise config.ConfigError(f"extra_pairs={[list(p) for p in params.extra_pairs]!r}; allowed: [base, tuned] pairs")
-reference, tuned = params.models[0], params.tuned_model
+reference, tuned = params.model, params.tuned_model
 measure.prepare_models([reference, *([tuned] if tuned else []), *[m for pair in params.extra_pairs for m in pair]])
 if tuned:
     cells.check_chat_template(reference, tuned)  # one template string for both chat cells (A.3.2)

@@ -44,7 +44,6 @@ from lib.results import claim
 profile = "default"  # smoke | default | paper
 recompute = True  # compute missing or stale results; false: only redraw figures from logged results
 n_jobs = 1  # worker processes (-1: this process's share of cores); results do not depend on it
-models = ["minilm", "smollm2-135m"]  # registry names, hub ids or local checkpoint folders
 tasks = ["bbc_topic", "rt_sentiment", "rt_subjectivity", "word_valence"]  # task pools whose supports are ablated (A.1.3)
 cap = 300  # texts per split of a pool (A.1.3 caps; the paper's pools hold up to 10,000)
 max_classes = 5  # one-vs-rest decisions per multiclass task (a seeded subset beyond)
@@ -56,6 +55,7 @@ seeds = [1, 2, 3, 4, 5]  # probe seeds of the re-measurement (A.1.6)
 subsample = 0.85  # share of each training class kept per seed (A.1.6)
 frac = 0.95  # threshold factor of Eq. 4: τ is ½ + frac·(C − ½)
 min_positives = 5  # positives per split a decision needs (A.1.3: 5 for core tasks)
+models = ["minilm", "smollm2-135m"]  # registry names, hub ids or local checkpoint folders
 readable_ceiling = 0.9  # readability gate: only ceilings above this count; at or below they are flagged (A.1.6)
 random_seeds = [0, 1, 2, 3, 4]  # equal-size random coordinate sets per support
 generator = "smollm2-135m"  # the causal LM ablated while it answers (one of models)

@@ -45,7 +45,6 @@ from lib.results import claim
 profile = "default"  # smoke | default | paper | extended
 recompute = True  # compute missing or stale results; false: only redraw figures from logged results
 n_jobs = 1  # worker processes for K01's searches (-1: this process's share of cores); results do not depend on it
-models = ["minilm"]  # the frozen reference model of k* and of the teacher probe, exactly one: registry name, hub id or local checkpoint folder
 tasks = ["bbc_topic", "rt_sentiment", "rt_subjectivity", "debate_moderator", "dreaddit_stress", "discrim_question", "word_valence"]  # K01's pools: k* read with K01's arguments
 cap = 300  # texts per split of a pool (A.1.3 caps; the paper's pools hold up to 10,000)
 max_classes = 5  # one-vs-rest decisions per multiclass task (a seeded subset beyond)
@@ -57,6 +56,7 @@ seeds = [1, 2, 3, 4, 5]  # K01's five-seed measurement of k*
 subsample = 0.85  # share of each training class kept per k* seed
 frac = 0.95  # threshold factor of Eq. 4: τ is ½ + frac·(C − ½)
 min_positives = 5  # positives per split a decision needs (A.1.3: 5 for core tasks)
+model = "minilm"  # the frozen reference model of k* and of the teacher probe: registry name, hub id or local checkpoint folder
 readable_ceiling = 0.9  # the panel gate of Eq. 57 (reference ceiling above)
 students = ["minilm"]  # student backbones (A.4.1: eight pretrained models; the extended profile adds SmolLM2-135M)
 student_tasks = ["rt_subjectivity", "debate_moderator", "bbc_topic", "discrim_question"]  # tasks the students learn (a subset of tasks)
@@ -77,14 +77,12 @@ boot_seed = 0  # seed of the bootstrap
 
 # %%
 params = config.load("K08_label_budget", globals())
-if len(params.models) != 1:
-    raise config.ConfigError(f"models={list(params.models)!r}; allowed: exactly one reference model")
 for name, subset, whole, whole_name in [("student_tasks", params.student_tasks, params.tasks, "tasks"),
                                         ("teacher_tasks", params.teacher_tasks, params.student_tasks, "student_tasks"),
                                         ("teacher_students", params.teacher_students, params.students, "students")]:
     if not set(subset) <= set(whole):
         raise config.ConfigError(f"{name}={list(subset)!r}; allowed: a subset of {whole_name} {list(whole)!r}")
-reference = params.models[0]
+reference = params.model
 measure.prepare_models([reference, *params.students])  # an unknown model stops here, before any compute
 run = results.start(params)
 plotting.use_style()

@@ -19,7 +19,6 @@ import pandas as pd
 from lib import features
 from lib.bias_shift import audit, checkpoints, sentences
 
-AXES: tuple[str, ...] = ("anchors", "attributes", "targets", "pooling")
 #: Shifts computed in the ablations: RR everywhere, SEAT beside it (Table 6 compares the two).
 ABLATION_SHIFTS: tuple[str, ...] = ("delta_b", "seat_delta_b")
 #: Columns scored: RR, RR minus the group-free control (not in the paper), SEAT.

@@ -1,4 +1,4 @@
-"""Parameter schemas of paper 002's notebooks (K01–K06), registered by notebook name.
+"""Parameter schemas of paper 002's notebooks (K01–K08), registered by notebook name.
 
 Each field's default is the ``default`` profile's value (offline: two small models that ship on
 PyPI, capped task pools, a short token limit); ``params/paper/`` holds the paper's settings.
@@ -7,7 +7,7 @@ PyPI, capped task pools, a short token limit); ``params/paper/`` holds the paper
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from lib.kstar.catalog import DEFAULT_TASKS, TASKS
 from lib.parameters import ParallelParams, param, register
@@ -16,10 +16,9 @@ _OFFLINE_MODELS = ("minilm", "smollm2-135m")
 
 
 @dataclass(frozen=True)
-class KstarParams(ParallelParams):
-    """What every k* notebook shares: models, task pools and the protocol of A.1.4–A.1.6."""
+class KstarProtocolParams(ParallelParams):
+    """What every k* notebook shares: task pools and the protocol of A.1.4–A.1.6."""
 
-    models: tuple[str, ...] = param(_OFFLINE_MODELS, doc="registry names, hub ids or local checkpoint folders")
     tasks: tuple[str, ...] = param(DEFAULT_TASKS, choices=TASKS, doc="task pools (A.1.3)")
     cap: int = param(300, ge=20, doc="texts per split of a pool (A.1.3 caps; the paper's pools hold up to 10,000)")
     max_classes: int = param(5, ge=1, doc="one-vs-rest decisions per multiclass task (a seeded subset beyond)")
@@ -35,12 +34,31 @@ class KstarParams(ParallelParams):
 
 
 @dataclass(frozen=True)
+class KstarParams(KstarProtocolParams):
+    """A k* notebook that reads every one of its models."""
+
+    models: tuple[str, ...] = param(_OFFLINE_MODELS, doc="registry names, hub ids or local checkpoint folders")
+
+
+def _readability_gate() -> Any:
+    """The ``readable_ceiling`` field of the notebooks that gate on a ceiling (A.1.6)."""
+    return param(0.90, gt=0.5, lt=1, doc="readability gate: only ceilings above this count; at or below they are "
+                 "flagged (A.1.6)")
+
+
+@dataclass(frozen=True)
 class GatedKstarParams(KstarParams):
     """A k* notebook that keeps only the tasks or decisions whose ceiling clears a readability gate."""
 
-    readable_ceiling: float = param(0.90, gt=0.5, lt=1,
-                                    doc="readability gate: only ceilings above this count; at or below they are "
-                                    "flagged (A.1.6)")
+    readable_ceiling: float = _readability_gate()
+
+
+@dataclass(frozen=True)
+class ReferenceKstarParams(KstarProtocolParams):
+    """A k* notebook measured on one reference model, gated on its ceiling."""
+
+    model: str = param("smollm2-135m", doc="the reference model: registry name, hub id or local checkpoint folder")
+    readable_ceiling: float = _readability_gate()
 
 
 @register("K01_kstar")
@@ -94,10 +112,10 @@ class SyntheticWorld(ParallelParams):
                                      "gru-d128-L1-s0"),
                                     doc="'<arch>-d<width>-L<depth>-s<seed>', arch transformer or gru (A.3.4)")
     updates: int = param(1_000, ge=1, doc="training updates per model (paper: ~30,000)")
-    checkpoints: tuple[int, ...] = param((500,), ge=1,
-                                         doc="updates at which the tracked queries are read (A.3.4, Table 39)")
+    read_at_updates: tuple[int, ...] = param((500,), ge=1,
+                                             doc="updates at which the tracked queries are read (A.3.4, Table 39)")
     tracked: tuple[str, ...] = param(("threshold8_target", "parity2_target", "threshold8_control"),
-                                     doc="queries read at every checkpoint (Table 39)")
+                                     doc="queries read at every update of read_at_updates (Table 39)")
     batch_size: int = param(256, ge=1, doc="fresh sequences per update (A.3.3)")
     lr: float = param(2e-3, gt=0, doc="AdamW learning rate (a choice: the paper's settings table was lost)")
     n_train: int = param(1_000, ge=40, doc="fresh probe training prefixes per query")
@@ -112,14 +130,13 @@ class SyntheticWorld(ParallelParams):
 
 @register("K05_deployment")
 @dataclass(frozen=True)
-class Deployment(GatedKstarParams):
+class Deployment(ReferenceKstarParams):
     """K05: deployment ratios and the weights × format factorial (A.3.1–A.3.2); the protocol of K01."""
 
     docs: ClassVar[dict[str, str]] = {"readable_ceiling": "the gate: both ceilings above this (A.3.1)"}
 
-    models: tuple[str, ...] = param(("smollm2-135m",),
-                                    doc="the reference model (weights 0), exactly one: registry name, hub id or local "
-                                    "checkpoint folder")
+    model: str = param("smollm2-135m", doc="the reference model (weights 0): registry name, hub id or local "
+                       "checkpoint folder")
     tuned_model: str | None = param(None,
                                     doc="the tuned checkpoint (weights 1) sharing the reference's chat template: "
                                     "registry name, hub id or local folder; None: the format axis only")
@@ -186,10 +203,10 @@ class SupportInterventions(GatedKstarParams):
 
 @register("K08_label_budget")
 @dataclass(frozen=True)
-class LabelBudget(GatedKstarParams):
+class LabelBudget(ReferenceKstarParams):
     """K08: LoRA students' learning curves, the label requirement N* and the shared exponent b (A.4.1–A.4.2).
 
-    ``models`` is the frozen reference model whose k*_t and ceiling C_t (K01's protocol, K01's arguments so
+    ``model`` is the frozen reference model whose k*_t and ceiling C_t (K01's protocol, K01's arguments so
     its cached searches are reused) enter Eq. 57 and whose probe is the teacher. Table 41 (LoRA settings,
     learning rate, token limits) was lost: those defaults are choices. The default is cut to fit a 2-core CPU
     (see params/default/K08_label_budget.yaml for the cut and its measured cost).
@@ -207,9 +224,8 @@ class LabelBudget(GatedKstarParams):
         "readable_ceiling": "the panel gate of Eq. 57 (reference ceiling above)",
     }
 
-    models: tuple[str, ...] = param(("minilm",),
-                                    doc="the frozen reference model of k* and of the teacher probe, exactly one: "
-                                    "registry name, hub id or local checkpoint folder")
+    model: str = param("minilm", doc="the frozen reference model of k* and of the teacher probe: registry name, "
+                       "hub id or local checkpoint folder")
     students: tuple[str, ...] = param(("minilm",), doc="student backbones (A.4.1: eight pretrained models; the "
                                       "extended profile adds SmolLM2-135M)")
     student_tasks: tuple[str, ...] = param(("rt_subjectivity", "debate_moderator", "bbc_topic", "discrim_question"),
