@@ -8,6 +8,7 @@ through its plugin record (:mod:`lib.papers`): paper 000's ``power`` calculator,
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import logging
 import sys
@@ -43,6 +44,11 @@ def _parser() -> argparse.ArgumentParser:
     for module in papers.commands().values():
         importlib.import_module(module).add_parser(commands)
     return parser
+
+
+#: The errno values of a write the environment refused (permissions, a read-only or full disk, a file in the way).
+_WRITE_ERRNOS = frozenset({errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC, errno.EDQUOT, errno.ENOTDIR,
+                           errno.EEXIST})
 
 
 def _list_cell(profile: str, name: str, problems: list[str]) -> str:
@@ -138,7 +144,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         _print_errors(str(error))
         return 2
     except OSError as error:
-        print(f"error: {error}; make the folder writable (or free space) and rerun", file=sys.stderr)
+        hint = "; make the folder writable (or free space) and rerun" if error.errno in _WRITE_ERRNOS else ""
+        print(f"error: {error}{hint}", file=sys.stderr)
         return 1
 
 

@@ -160,8 +160,15 @@ def _hub_offline() -> bool:
     return os.environ.get("HF_HUB_OFFLINE", "1") not in ("0", "false", "False")
 
 
-#: What a gated hub model (Llama, Gemma, Mistral) needs: its licence accepted on its hub page, then a token.
-_GATED_HINT = "a gated model (Llama, Gemma, Mistral) also needs its licence accepted and HF_TOKEN set (or `hf auth login`)"
+#: Hub id prefixes of gated model families (Llama, Gemma, Mistral): a download needs the licence accepted and a token.
+GATED_PREFIXES: tuple[str, ...] = ("meta-llama/", "google/gemma", "mistralai/")
+
+
+def _gated_hint(model_id: str) -> str:
+    if not model_id.startswith(GATED_PREFIXES):
+        return ""
+    return (f"; {model_id} is gated: accept its licence on its hub page and set HF_TOKEN (or run `hf auth login`) "
+            f"for that account")
 
 
 def _hub_unavailable(model_id: str, error: Exception | None = None) -> ModelUnavailableError:
@@ -169,13 +176,13 @@ def _hub_unavailable(model_id: str, error: Exception | None = None) -> ModelUnav
     if not _hub_offline():
         reason = str(error).strip().splitlines()[0] if error is not None and str(error).strip() else "no answer"
         return ModelUnavailableError(
-            f"model {model_id!r} could not be fetched from the hub ({type(error).__name__}: {reason}); "
-            f"check the id, or pass a local folder holding a transformers checkpoint; {_GATED_HINT}."
+            f"model {model_id!r} could not be fetched from the hub ({type(error).__name__}: {reason}); check the "
+            f"id, or pass a local folder holding a transformers checkpoint{_gated_hint(model_id)}."
         )
     return ModelUnavailableError(
         f"model {model_id!r} has no local copy and the hub is off (HF_HUB_OFFLINE=1). Offline defaults: "
         f"{', '.join(OFFLINE_DEFAULTS)}. For the paper profile, run with HF_HUB_OFFLINE=0 on a machine that "
-        f"reaches the hub ({_GATED_HINT}), or pass a local folder holding a transformers checkpoint."
+        f"reaches the hub, or pass a local folder holding a transformers checkpoint{_gated_hint(model_id)}."
     )
 
 
@@ -249,6 +256,45 @@ _CONVERTERS = {
 }
 
 
+#: The weight files a local checkpoint folder must hold (only safetensors load): one file, or an index of shards.
+WEIGHT_FILES: tuple[str, ...] = ("model.safetensors", "model.safetensors.index.json")
+
+
+def _check_weights(folder: Path) -> None:
+    """Raise :class:`ModelUnavailableError` in one line when ``folder`` has no safetensors weights (or lacks a shard
+    its index lists); the files are looked for, never read beyond the index."""
+    if (folder / WEIGHT_FILES[0]).is_file():
+        return
+    index = folder / WEIGHT_FILES[1]
+    if not index.is_file():
+        other = sorted(p.name for p in folder.glob("*.bin")) + sorted(p.name for p in folder.glob("*.safetensors"))
+        found = f"; found only {', '.join(other[:3])}" if other else ""
+        raise ModelUnavailableError(
+            f"model folder {str(folder)!r} has config.json but no weights: expected {' or '.join(WEIGHT_FILES)} "
+            f"(with its shards){found}; save the checkpoint with save_pretrained(folder) (safetensors, the default)"
+        )
+    shards = sorted(set(read_json(index).get("weight_map", {}).values()))
+    missing = [shard for shard in shards if not (folder / shard).is_file()]
+    if missing:
+        raise ModelUnavailableError(f"model folder {str(folder)!r} lacks {len(missing)} of the {len(shards)} weight "
+                                    f"shards its {WEIGHT_FILES[1]} lists, first {missing[0]!r}; copy the whole folder")
+
+
+def read_json(path: Path) -> dict:
+    """A model's JSON file (``config.json``, a weight index) as a mapping; a broken one raises ValueError in one line
+    naming the file and the position of the error."""
+    try:
+        content = json.loads(Path(path).read_text(encoding="utf-8"))
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{path} is not valid JSON: {error.msg} at line {error.lineno}, column {error.colno}; "
+                         f"repair or replace the file (save_pretrained writes it)") from None
+    except UnicodeDecodeError as error:
+        raise ValueError(f"{path} is not UTF-8 text ({error.reason} at byte {error.start}); replace the file") from None
+    if not isinstance(content, dict):
+        raise ValueError(f"{path} holds a JSON {type(content).__name__}, not an object of settings; replace the file")
+    return content
+
+
 def model_folder(name: str) -> Path:
     """A local folder with the model's config, tokenizer and safetensors weights.
 
@@ -259,6 +305,7 @@ def model_folder(name: str) -> Path:
         if not (Path(name) / "config.json").is_file():
             raise ModelUnavailableError(f"model folder {name!r} holds no config.json; a transformers checkpoint "
                                         f"folder holds config.json, a tokenizer and *.safetensors weights")
+        _check_weights(Path(name))
         return Path(name)
     if name.startswith((".", "/", "~")) or name.count("/") > 1:
         raise ModelUnavailableError(f"model path {name!r} is not a folder holding a transformers checkpoint")
@@ -330,7 +377,7 @@ def _config_file(name: str) -> Path:
 
 def n_layers(name: str) -> int:
     """Transformer layers L of the model (hidden states have L + 1 entries: embeddings first), from its config."""
-    config = json.loads(_config_file(name).read_text())
+    config = read_json(_config_file(name))
     return int(config.get("num_hidden_layers", config.get("n_layer", 0)))
 
 

@@ -1,6 +1,6 @@
 """Every path the companion reads or writes, built in one place, relative to the repo root.
 
-Layout (DESIGN.md): ``params/<profile>/<notebook>.yaml`` in, ``results/<profile>/<notebook>/``
+Layout (docs/ARCHITECTURE.md): ``params/<profile>/<notebook>.yaml`` in, ``results/<profile>/<notebook>/``
 and ``figures/<profile>/<notebook>/`` out, executed notebooks under ``build/<profile>/``. A run whose
 parameters differ from the YAML (``--set``, an edited parameters cell) is a *variant*: its outputs go
 to ``<notebook>@<overrides>`` beside the canonical folder, never into it (:func:`run_name`).
@@ -8,6 +8,7 @@ to ``<notebook>@<overrides>`` beside the canonical folder, never into it (:func:
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 #: ``extended`` holds YAMLs only for the notebooks it reruns at a larger scale than ``default`` (more families or
@@ -104,12 +105,38 @@ def run_stamp(profile: str, notebook: str, variant: str = "") -> Path:
     return build_dir(profile) / f"{run_name(notebook, variant)}.done.json"
 
 
-def audit_file(reference: str, audited: str) -> Path:
-    """Where ``python -m lib deltab`` writes an audit: results/audits/<reference>__<audited>.json."""
-    def slug(name: str) -> str:
-        return "".join(c if c.isalnum() or c in "-_." else "_" for c in Path(name).name or name)
+def _safe(text: str) -> str:
+    """``text`` with every character unsafe in a file name replaced by ``_``."""
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in text)
 
-    return RESULTS_DIR / "audits" / f"{slug(reference)}__{slug(audited)}.json"
+
+def is_local_model(name: str) -> bool:
+    """``name`` is a local folder (it exists, or is written as a path), not a registry name or ``org/model`` hub id."""
+    return Path(name).expanduser().exists() or name.startswith((".", "/", "~")) or name.count("/") > 1
+
+
+def model_slug(name: str) -> str:
+    """A readable file-name part naming a model: a registry name or hub id as written (``org/model`` becomes
+    ``org--model``); a local folder its last component and 8 hex digits of its resolved path's SHA-256, so two
+    folders sharing their last component (``a/harmful``, ``b/harmful``) never share a name."""
+    if not is_local_model(name):
+        return _safe(name.replace("/", "--"))
+    folder = Path(name).expanduser().resolve()
+    return f"{_safe(folder.name or 'root')}-{hashlib.sha256(folder.as_posix().encode()).hexdigest()[:8]}"
+
+
+def audit_file(reference: str, audited: str) -> Path:
+    """Where ``python -m lib deltab`` writes an audit: ``results/audits/<reference>__<audited>.json`` of their
+    :func:`model_slug` (the same pair of models always gets the same file: a rerun replaces its audit)."""
+    return RESULTS_DIR / "audits" / f"{model_slug(reference)}__{model_slug(audited)}.json"
+
+
+def display(path: Path | str) -> str:
+    """``path`` for a message: relative to the repository root when inside it, else absolute."""
+    try:
+        return relative_to_root(Path(path))
+    except ValueError:
+        return Path(path).resolve().as_posix()
 
 
 def relative_to_root(path: Path) -> str:

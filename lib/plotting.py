@@ -64,11 +64,12 @@ def save_figure(fig, name: str, caption: str, sources: Sequence[Path]) -> None:
 
 
 def save_table(frame: pd.DataFrame, name: str, caption: str, sources: Sequence[Path]) -> None:
-    """Write ``<name>.csv``, ``.md`` and ``.tex`` and ``<name>.caption.md``; refresh the index."""
+    """Write ``<name>.csv`` (every digit), ``.md`` and ``.tex`` (for reading: :func:`lib.results.readable`) and
+    ``<name>.caption.md``; refresh the index."""
     profile, notebook = _destination(sources)
     directory = paths.figures_dir(profile, notebook)
     text = _caption_text(caption, sources)
-    latex = frame.to_latex(index=False, float_format="%.4g", caption=text.replace("\n", " ").strip())
+    latex = results.readable(frame).to_latex(index=False, caption=text.replace("\n", " ").strip())
     results.atomic_write_text(directory / f"{name}.csv", frame.to_csv(index=False))
     results.atomic_write_text(directory / f"{name}.md", markdown_table(frame) + "\n")
     results.atomic_write_text(directory / f"{name}.tex", latex)
@@ -77,13 +78,14 @@ def save_table(frame: pd.DataFrame, name: str, caption: str, sources: Sequence[P
 
 
 def markdown_table(frame: pd.DataFrame) -> str:
-    """``frame`` as a Markdown table that keeps its columns: ``|`` in a cell or header is escaped
-    (``max |error|`` stays one cell) and a line break becomes a space."""
+    """``frame`` as a Markdown table for reading (numbers at :data:`lib.results.READABLE_DIGITS` significant digits)
+    that keeps its columns: ``|`` in a cell or header is escaped (``max |error|`` stays one cell) and a line
+    break becomes a space."""
 
     def escape(value):
         return value.replace("|", "\\|").replace("\n", " ") if isinstance(value, str) else value
 
-    return frame.rename(columns=lambda c: escape(str(c))).map(escape).to_markdown(index=False)
+    return results.readable(frame).rename(columns=lambda c: escape(str(c))).map(escape).to_markdown(index=False)
 
 
 def prune_outputs(profile: str, notebook: str, since: float) -> list[Path]:

@@ -38,6 +38,8 @@ _LOCK = threading.Lock()
 _CELL = re.compile(r"Executing Cell (\d+)")
 _CONSOLE_BARS = ("import tqdm.auto, tqdm.std; "
                  "tqdm.auto.tqdm, tqdm.auto.trange = tqdm.std.tqdm, tqdm.std.trange")
+#: Frames a notebook displays or prints (its closing claims table among them) show floats for reading.
+_READABLE_FRAMES = "import pandas, lib.results; pandas.set_option('display.float_format', lib.results.readable_number)"
 
 
 def cell_labels(notebook: Any) -> list[str]:
@@ -104,8 +106,9 @@ def running(name: str, labels: Sequence[str]) -> Iterator[dict[str, Any]]:
 
     Yields the extra options of ``papermill.execute_notebook`` that keep the kernel's noise out of the
     terminal: IPC transport in a folder of its own (no "running over TCP without encryption" warning; two
-    kernels never share a socket), console progress bars (a widget bar is logged once, never updated) and
-    a shutdown without interrupt (:func:`quiet_shutdown_kernel_manager`).
+    kernels never share a socket), console progress bars (a widget bar is logged once, never updated),
+    displayed frames' floats for reading (:func:`lib.results.readable_number`) and a shutdown without
+    interrupt (:func:`quiet_shutdown_kernel_manager`).
     """
     from traitlets.config import Config
 
@@ -115,7 +118,7 @@ def running(name: str, labels: Sequence[str]) -> Iterator[dict[str, Any]]:
     try:
         with tempfile.TemporaryDirectory(prefix="kernel-") as sockets:
             yield {"config": Config({"KernelManager": {"transport": "ipc", "ip": f"{sockets}/ipc"}}),
-                   "extra_arguments": [f"--IPKernelApp.exec_lines={_CONSOLE_BARS}"],
+                   "extra_arguments": [f"--IPKernelApp.exec_lines={_CONSOLE_BARS}; {_READABLE_FRAMES}"],
                    "kernel_manager_class": quiet_shutdown_kernel_manager()}
     finally:
         with _LOCK:

@@ -164,9 +164,18 @@ def _page(site: Path, page: Path, profile: str, title: str, body: str) -> None:
     results.atomic_write_text(page, document)
 
 
-def _frame_html(frame: pd.DataFrame) -> str:
-    """``frame`` as an HTML table for reading: numbers rounded by :func:`lib.results.readable`, NaN empty."""
-    return results.readable(frame).to_html(index=False, border=0, na_rep="")
+def _frame_html(frame: pd.DataFrame, *, rounded: bool = True) -> str:
+    """``frame`` as an HTML table, NaN empty; ``rounded``: its numbers for reading (:func:`lib.results.readable`),
+    else as they are (a manifest's parameters, versions and timings: provenance, every digit)."""
+    return (results.readable(frame) if rounded else frame).to_html(index=False, border=0, na_rep="")
+
+
+def _table_file_html(table: Path) -> str:
+    """A figure table's CSV as written (read as text), its numbers rounded for reading; an empty one says so."""
+    try:
+        return _frame_html(pd.read_csv(table, dtype=str, keep_default_na=False))
+    except pd.errors.EmptyDataError:
+        return "<p>(an empty table: no rows or columns)</p>"
 
 
 def _source_page(site: Path, source: str) -> Path:
@@ -292,7 +301,7 @@ def _write_gallery(site: Path, profile: str, experiments: list[Experiment]) -> N
             if output.image is not None:
                 shown = f'<img alt="{_e(output.stem)}" src="{_href(_copy(site, output.image), page)}">'
             elif output.table is not None:
-                shown = _frame_html(pd.read_csv(output.table, dtype=str, keep_default_na=False))  # as written
+                shown = _table_file_html(output.table)
             else:
                 shown = "<p>(no image or table file beside this caption)</p>"
             manifests = "<br>".join(_manifest_line(s) for s in output.sources[:1])
@@ -340,8 +349,9 @@ def _write_source(site: Path, profile: str, source: str) -> None:
                           columns=["parameter", "value"])
     packages = pd.DataFrame(sorted((manifest.get("packages") or {}).items()), columns=["package", "version"])
     body = (f'<p><a href="{_href(raw, page)}">{_e(Path(source).name)}</a> (a copy of <code>{_e(source)}</code>)</p>'
-            f"<h2>Run manifest</h2>{_frame_html(rows)}<h2>Parameters</h2>{_frame_html(params)}"
-            f"<h2>Package versions</h2>{_frame_html(packages)}<h2>Preview</h2>{_preview(file)}")
+            f"<h2>Run manifest</h2>{_frame_html(rows, rounded=False)}"
+            f"<h2>Parameters</h2>{_frame_html(params, rounded=False)}"
+            f"<h2>Package versions</h2>{_frame_html(packages, rounded=False)}<h2>Preview</h2>{_preview(file)}")
     _page(site, page, profile, source, body)
 
 

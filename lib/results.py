@@ -359,11 +359,12 @@ def _significant_digits(text: str) -> int:
 
 
 def _readable_cell(value: Any, digits: int) -> Any:
-    """A float as :func:`readable_number` writes it; a numeric string with more than ``digits`` significant digits
-    (a CSV read back as text) likewise; anything else (ints, bools, words, "0.00") as it is."""
-    if isinstance(value, float | np.floating) and not isinstance(value, bool):
+    """A float as :func:`readable_number` writes it; a float written as text (a CSV read back as strings) with more
+    than ``digits`` significant digits likewise; anything else (ints, bools, words, "0.00", "12345") as it is."""
+    if isinstance(value, float | np.floating):
         return value if np.isnan(value) else readable_number(value, digits)
-    if isinstance(value, str) and _NUMBER.match(value) and _significant_digits(value) > digits:
+    if (isinstance(value, str) and _NUMBER.match(value) and any(c in value for c in ".eE")
+            and _significant_digits(value) > digits):
         return readable_number(float(value), digits)
     return value
 

@@ -16,12 +16,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
+import tempfile
 import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from lib import config, features, parallel, parameters, paths, plotting, progress, results, sources
@@ -30,6 +33,7 @@ DEFAULT_CELL_TIMEOUT_S = 3600
 #: Profiles whose notebooks are mostly one thread of imports, kernel start-up and Python on tiny models: a batch
 #: of them runs one notebook per core by default (the smoke batch: 149 s at two jobs, 264 s at one, 2 cores).
 ONE_THREAD_PROFILES: tuple[str, ...] = ("smoke",)
+_log = logging.getLogger(__name__)
 
 
 def default_jobs(profile: str) -> int:
@@ -68,7 +72,7 @@ def fingerprint(params: parameters.NotebookParams) -> str:
 def _stamp(profile: str, notebook: str, variant: str = "") -> dict[str, Any] | None:
     try:
         return json.loads(paths.run_stamp(profile, notebook, variant).read_text())
-    except (FileNotFoundError, json.JSONDecodeError):
+    except (OSError, ValueError):  # absent, unreadable, or not JSON: not a completed run
         return None
 
 
@@ -107,11 +111,10 @@ def status(profile: str, notebook: str, variant: str = "") -> str:
         return "missing"
     try:
         params = config.validate(notebook, stamp["params"]) if variant else config.resolve(notebook, profile)
-    except (config.ConfigError, KeyError, TypeError):
+        current = config.variant(params) == variant and _is_done(params, stamp)
+    except (config.ConfigError, KeyError, TypeError):  # the YAML or schema changed since: not current
         return "stale"
-    if config.variant(params) != variant:
-        return "stale"
-    return "done" if _is_done(params, stamp) else "stale"
+    return "done" if current else "stale"
 
 
 def _is_done(params: parameters.NotebookParams, stamp: dict[str, Any] | None) -> bool:
@@ -128,12 +131,65 @@ def variants(profile: str) -> list[tuple[str, str]]:
     return sorted(paths.split_run_name(name) for name in names)
 
 
+#: The folder under which the paper profile's YAMLs name what you supply yourself (fine-tuned checkpoints, benchmark
+#: CSVs). The repository ships no such folder, so a value under it that does not exist is a placeholder to replace.
+PLACEHOLDER_FOLDER = "checkpoints"
+
+
+def _values(value: Any) -> list[Any]:
+    return list(value) if isinstance(value, list | tuple) else [value]
+
+
+def is_placeholder(value: Any) -> bool:
+    """``value`` is a path under :data:`PLACEHOLDER_FOLDER` that exists neither here nor at the repository root."""
+    if not isinstance(value, str) or not value or Path(value).parts[0] != PLACEHOLDER_FOLDER:
+        return False
+    return not Path(value).exists() and not (paths.REPO_ROOT / value).exists()
+
+
+def _placeholder_fields(params: parameters.NotebookParams) -> list[str]:
+    """The model and CSV parameters holding a placeholder, in schema order."""
+    values = config.as_dict(params)
+    names = [f.name for f in fields(params) if f.name in parameters.MODEL_FIELDS or f.name.endswith("_csv")]
+    return [name for name in names if any(is_placeholder(v) for v in _values(values.get(name)))]
+
+
+def _wanted(params: parameters.NotebookParams, name: str) -> str:
+    """What a placeholder of parameter ``name`` should be replaced with."""
+    if name in parameters.MODEL_FIELDS:
+        return "a local folder with config.json and weights, or a hub id"
+    doc = next(f.metadata.get("doc", "") for f in fields(params) if f.name == name)
+    return f"the path of your CSV file ({doc.removeprefix('paper profile: ')})" if doc else "the path of your CSV file"
+
+
+def check_placeholders(params: parameters.NotebookParams) -> None:
+    """No model or CSV parameter still holds a profile's placeholder (a path under :data:`PLACEHOLDER_FOLDER`).
+
+    Raises :class:`lib.config.ConfigError` in one line: the parameter, the placeholder, what to put there, where.
+    """
+    found = _placeholder_fields(params)
+    if not found:
+        return
+    name, values = found[0], _values(config.as_dict(params)[found[0]])
+    first = next(v for v in values if is_placeholder(v))
+    others = sum(is_placeholder(v) for v in values) - 1
+    where = paths.relative_to_root(paths.params_file(params.profile, params.notebook))
+    example = f"{name}=[...]" if isinstance(config.as_dict(params)[name], list | tuple) else f"{name}=..."
+    raise config.ConfigError(
+        f"{params.notebook}: parameter {name!r} = {first!r}{f' (and {others} more)' if others else ''} is a "
+        f"placeholder (no such path); put there {_wanted(params, name)}, in {where} or with --set {example}"
+        + (f"; placeholders too: {', '.join(map(repr, found[1:]))}" if found[1:] else "")
+    )
+
+
 def check_models(params: parameters.NotebookParams) -> None:
-    """Every model the parameters name exists and has their ``layer``, read from ``config.json`` only.
+    """No placeholder is left (:func:`check_placeholders`), and every model the parameters name exists and has
+    their ``layer``, read from ``config.json`` only.
 
     Raises :class:`lib.config.ConfigError` naming the parameter before any compute (an unknown hub id
     offline fails at once with :class:`lib.features.ModelUnavailableError`'s message).
     """
+    check_placeholders(params)
     values = config.as_dict(params)
     for field in parameters.MODEL_FIELDS:
         names = values.get(field) or []
@@ -145,6 +201,12 @@ def check_models(params: parameters.NotebookParams) -> None:
                 raise config.ConfigError(f"{params.notebook}: parameter {field!r} = {name!r}: {error}") from None
 
 
+def _one_line(text: str) -> str:
+    """The first non-empty line of ``text``, marked when more followed (a batch reports each failure in one line)."""
+    lines = [line.strip() for line in str(text).splitlines() if line.strip()]
+    return (lines[0] + (" (…)" if len(lines) > 1 else "")) if lines else ""
+
+
 def _failure_message(notebook: str, error: Exception) -> str:
     from papermill.exceptions import PapermillExecutionError
 
@@ -152,9 +214,51 @@ def _failure_message(notebook: str, error: Exception) -> str:
         first_line = next((line for line in error.source.splitlines() if line.strip()), "")
         return (
             f"{notebook}: cell {error.exec_count} (index {error.cell_index}, `{first_line.strip()}`) "
-            f"raised {error.ename}: {error.evalue}"
+            f"raised {error.ename}: {_one_line(error.evalue)}"
         )
-    return f"{notebook}: {type(error).__name__}: {error}"
+    return f"{notebook}: {type(error).__name__}: {_one_line(str(error))}"
+
+
+def output_folders(params: parameters.NotebookParams) -> list[Path]:
+    """The folders a run writes: its results (unless ``recompute`` is off: then it only reads them), its figures,
+    and build/ (the executed notebook and the stamp)."""
+    variant = config.variant(params)
+    written = [paths.figures_dir(params.profile, params.notebook, variant), paths.build_dir(params.profile)]
+    results_folder = paths.results_dir(params.profile, params.notebook, variant)
+    return ([results_folder] if params.recompute else []) + written
+
+
+def unwritable(folder: Path) -> str | None:
+    """Why ``folder`` cannot be created and written into, or None; probed with a temporary folder removed at once."""
+    existing = folder
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        return f"{paths.display(existing)} is a file, not a folder"
+    try:
+        os.rmdir(tempfile.mkdtemp(dir=existing, prefix=".write-check-"))
+    except OSError as error:
+        where = "" if existing == folder else f"{paths.display(existing)}/: "
+        return f"{where}[Errno {error.errno}] {error.strerror}"
+    return None
+
+
+def _unwritable_outcome(params: parameters.NotebookParams, label: str) -> Outcome | None:
+    """A failed outcome naming the first output folder that cannot be written, before anything is touched."""
+    for folder in output_folders(params):
+        problem = unwritable(folder)
+        if problem:
+            return Outcome(label, "failed", 0.0, f"{label}: cannot write {paths.display(folder)}/: {problem}; "
+                                                 "nothing was run or removed: make it a writable folder (or free "
+                                                 "space) and rerun")
+    return None
+
+
+def _write_failure(label: str, error: OSError, stage: str) -> str:
+    """One line for a write or removal that failed at ``stage``, naming the file."""
+    where = f": {paths.display(error.filename)}" if error.filename else ""
+    return f"{label}: {stage} ([Errno {error.errno}] {error.strerror}{where}); make the folder writable (or free " \
+        "space) and rerun"
 
 
 def execute(params: parameters.NotebookParams, *, cell_timeout_s: int, log_output: bool) -> None:
@@ -192,16 +296,32 @@ def run_one(
     target = fingerprint(params)
     if not force and _is_done(params, _stamp(profile, name, variant)):
         return Outcome(label, "skipped", 0.0, "up to date")
-    paths.run_stamp(profile, name, variant).unlink(missing_ok=True)
-    if force and not reuse:
-        results.discard_results(profile, name, variant)
+    refused = _unwritable_outcome(params, label)
+    if refused is not None:
+        return refused
+    try:
+        paths.run_stamp(profile, name, variant).unlink(missing_ok=True)
+        if force and not reuse:
+            results.discard_results(profile, name, variant)
+    except OSError as error:
+        return Outcome(label, "failed", 0.0, _write_failure(label, error, "cannot clear the previous run"))
     start, started_at = time.perf_counter(), time.time()
     try:
         execute(params, cell_timeout_s=cell_timeout_s, log_output=log_output)
     except Exception as error:  # a failing notebook must not stop the batch
         return Outcome(label, "failed", time.perf_counter() - start, _failure_message(label, error))
     seconds = time.perf_counter() - start
-    plotting.prune_outputs(profile, label, since=started_at)
+    try:
+        _finish(params, target, seconds, started_at)
+    except OSError as error:
+        return Outcome(label, "failed", seconds, _write_failure(label, error, "ran, but is not marked done"))
+    return Outcome(label, "ran", seconds)
+
+
+def _finish(params: parameters.NotebookParams, target: str, seconds: float, started_at: float) -> None:
+    """After a successful execution: prune the figures it no longer writes, then write the stamp (atomically, last)."""
+    name, profile, variant = params.notebook, params.profile, config.variant(params)
+    plotting.prune_outputs(profile, paths.run_name(name, variant), since=started_at)
     produced = [paths.relative_to_root(p) for p in results.complete_results(profile, name, variant)]
     results.atomic_write_text(
         paths.run_stamp(profile, name, variant),
@@ -211,7 +331,6 @@ def run_one(
             "results": produced, "seconds": round(seconds, 3), "finished": datetime.now(UTC).isoformat(),
         }),
     )
-    return Outcome(label, "ran", seconds)
 
 
 def run_batch(
@@ -243,9 +362,7 @@ def run_batch(
             f"no notebook {', '.join(map(repr, unknown))} under profile {profile!r}; "
             f"available: {', '.join(available) or 'none'}"
         )
-    resolved = [config.resolve(n, profile, overrides) for n in (notebooks or available)]
-    for params in resolved:
-        check_models(params)
+    resolved = validated(notebooks or available, profile, overrides)
     outcomes: list[Outcome] = []
     with (
         tqdm(total=len(resolved), desc=f"notebooks ({profile})", unit="nb", mininterval=0, disable=None) as bar,
@@ -261,5 +378,35 @@ def run_batch(
             outcomes.append(outcome)
             bar.update()
     if paths.FIGURES_DIR.joinpath(profile).is_dir():
-        plotting.write_index(profile)  # once more after concurrent notebooks
+        try:
+            plotting.write_index(profile)  # once more after concurrent notebooks
+        except OSError as error:
+            _log.warning("warning: %s not rewritten: [Errno %s] %s", paths.display(paths.figures_index(profile)),
+                         error.errno, error.strerror)
     return outcomes
+
+
+#: At most this many problems are listed one per line before a batch refuses to start; the rest are counted.
+MAX_LISTED_PROBLEMS = 5
+
+
+def validated(
+    notebooks: Sequence[str], profile: str, overrides: Mapping[str, Any] | None = None
+) -> list[parameters.NotebookParams]:
+    """Every notebook's resolved parameters with its models checked; otherwise one :class:`lib.config.ConfigError`
+    listing each notebook's problem on its own line (every bad file at once, before any compute)."""
+    resolved, problems = [], []
+    for notebook in notebooks:
+        try:
+            params = config.resolve(notebook, profile, overrides)
+            check_models(params)
+        except config.ConfigError as error:
+            problems.append(str(error))
+            continue
+        resolved.append(params)
+    if problems:
+        listed = problems[:MAX_LISTED_PROBLEMS]
+        if len(problems) > len(listed):
+            listed.append(f"and {len(problems) - len(listed)} more notebooks with problems")
+        raise config.ConfigError("\n".join(listed))
+    return resolved

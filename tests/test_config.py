@@ -2,6 +2,7 @@
 
 import jupytext
 import pytest
+from conftest import run_cli, tiny_repository
 
 from lib import config, paths, runner
 
@@ -125,3 +126,49 @@ def test_variants_are_named_by_their_overrides():
     named = variant(models=["/data/my model"])
     assert named.startswith("models=_data_my_model~") and len(named) == 30
     assert named != variant(models=["/data/my_model"])
+
+
+
+def _error_lines(stderr: str) -> list[str]:
+    """The non-empty lines a command wrote to stderr (a clean refusal: one ``error:`` line per problem)."""
+    return [line for line in stderr.splitlines() if line.strip()]
+
+
+def test_a_yaml_syntax_error_is_one_line_naming_the_file_and_the_line(tmp_path, monkeypatch):
+    root = tiny_repository(tmp_path, only_tiny=True)
+    (root / "params" / "smoke" / "ZZ_tiny.yaml").write_text("pause_s: 0.0\nfail: [true\nseed: 1\n")
+    for args in (["run", "ZZ_tiny", "--profile", "smoke", "--quiet"], ["run", "--profile", "smoke", "--quiet"],
+                 ["list"]):
+        result = run_cli(root, *args)
+        lines = _error_lines(result.stderr)
+        assert result.returncode == 2 and len(lines) == 1 and "Traceback" not in result.stderr, (args, result.stderr)
+        assert lines[0].startswith("error: params/smoke/ZZ_tiny.yaml, line 3, column 5: invalid YAML: expected ','")
+        assert "flow sequence that starts at line 2" in lines[0] and "allowed: one 'parameter: value'" in lines[0]
+    assert "ZZ_tiny   invalid" in result.stdout  # list still lists, marking the broken file
+    assert not (root / "build").exists() and not (root / "results").exists()
+    monkeypatch.setattr(paths, "PARAMS_DIR", root / "params")
+    with pytest.raises(config.ConfigError, match=r"ZZ_tiny\.yaml, line 3, column 5: invalid YAML"):
+        config.read_params_file("smoke", "ZZ_tiny")
+
+
+@pytest.mark.parametrize(("assignment", "problem"), [
+    ("purity_s=[0.1,", "expected the node content, but found the end of the text"),
+    ('name="half', "found unexpected end of stream"),
+    ("seed=a: b: c", "mapping values are not allowed here"),
+])
+def test_a_malformed_set_value_names_the_key_the_value_and_the_allowed_forms(assignment, problem):
+    key, _, raw = assignment.partition("=")
+    with pytest.raises(config.ConfigError) as refused:
+        config.parse_override(assignment)
+    message = str(refused.value)
+    assert message.startswith(f"--set {key}={raw!r}: the value is not valid YAML: {problem}; allowed: a number")
+    assert "\n" not in message
+
+
+def test_a_malformed_set_value_is_one_line_before_anything_runs(tmp_path):
+    root = tiny_repository(tmp_path, only_tiny=True)
+    result = run_cli(root, "run", "--profile", "smoke", "--quiet", "--set", "pause_s=[0.1,")
+    lines = _error_lines(result.stderr)
+    assert result.returncode == 2 and len(lines) == 1, result.stderr
+    assert lines[0].startswith("error: --set pause_s='[0.1,': the value is not valid YAML") and "[0.1, 0.2]" in lines[0]
+    assert not (root / "build").exists() and not (root / "results").exists()

@@ -292,7 +292,8 @@ def test_check_model_reads_the_config_only(monkeypatch, tmp_path):
     with pytest.raises(features.ModelUnavailableError, match="Offline defaults: minilm, smollm2-135m"):
         features.check_model("no-such-org/no-such-model", "mid")
     assert time.perf_counter() - start < 5
-    (tmp_path / "config.json").write_text(json.dumps({"num_hidden_layers": 4}))  # no weights: not read
+    (tmp_path / "config.json").write_text(json.dumps({"num_hidden_layers": 4}))
+    (tmp_path / "model.safetensors").write_bytes(b"")  # its weights must exist, but are never read
     features.check_model(str(tmp_path), 4)
     with pytest.raises(ValueError, match="allowed: 'mid', 'last' or an integer 0…4"):
         features.check_model(str(tmp_path), 5)

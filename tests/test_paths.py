@@ -1,5 +1,7 @@
 """lib.paths: one home for every path, all inside the repository."""
 
+import re
+
 import pytest
 
 from lib import paths
@@ -28,4 +30,17 @@ def test_unknown_profile_is_refused_with_the_allowed_ones():
 
 def test_audit_file_names_both_models():
     path = paths.audit_file("smollm2-135m", "/models/my ckpt")
-    assert path.parent == paths.RESULTS_DIR / "audits" and path.name == "smollm2-135m__my_ckpt.json"
+    assert path.parent == paths.RESULTS_DIR / "audits"
+    assert re.fullmatch(r"smollm2-135m__my_ckpt-[0-9a-f]{8}\.json", path.name)
+    assert paths.audit_file("Qwen/Qwen2.5-7B-Instruct", "gpt2").name == "Qwen--Qwen2.5-7B-Instruct__gpt2.json"
+
+
+def test_audits_of_folders_sharing_their_last_component_get_different_names(tmp_path, monkeypatch):
+    for parent in ("a", "b"):
+        (tmp_path / parent / "harmful").mkdir(parents=True)
+    first = paths.audit_file("minilm", str(tmp_path / "a" / "harmful"))
+    second = paths.audit_file("minilm", str(tmp_path / "b" / "harmful"))
+    assert first != second and first.name.startswith("minilm__harmful-") and second.name.startswith("minilm__harmful-")
+    monkeypatch.chdir(tmp_path / "a")
+    assert paths.audit_file("minilm", "harmful") == first  # the same folder however it is written
+    assert paths.audit_file("minilm", "./harmful/") == first

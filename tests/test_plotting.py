@@ -68,3 +68,24 @@ def test_markdown_tables_keep_their_columns_and_the_index_embeds(sandbox, logged
     index = (sandbox / "figures" / "smoke" / "INDEX.md").read_text()
     assert "![00_theory_checks · curve](00_theory_checks/curve.png)" in index
     assert "max \\|error\\|" in index  # the table itself, embedded
+
+
+def test_tables_for_reading_are_rounded_and_the_csv_keeps_every_digit(sandbox, logged):
+    frame = pd.DataFrame({"claim": ["power"], "measured": [0.07999999999999996], "n": [3200], "tiny": [2.220446e-16]})
+    plotting.save_table(frame, "rounded", "Rounded for reading.", [logged])
+    folder = sandbox / "figures" / "smoke" / "00_theory_checks"
+    assert "0.07999999999999996" in (folder / "rounded.csv").read_text()
+    assert pd.read_csv(folder / "rounded.csv").measured.iloc[0] == 0.07999999999999996
+    for name in ("rounded.md", "rounded.tex", "INDEX.md"):
+        text = (folder / name if name != "INDEX.md" else sandbox / "figures" / "smoke" / name).read_text()
+        assert "0.08" in text and "0.0799" not in text and "3200" in text and "2.22e-16" in text, name
+
+
+def test_readable_rounds_floats_and_long_float_strings_only():
+    frame = pd.DataFrame({"value": [0.07999999999999996, float("nan")], "text": ["0.7363920785128822", "0.00"],
+                          "count": [12345678, 2], "label": ["2.13.0", "+0.5"]})
+    shown = results.readable(frame)
+    assert shown.value.iloc[0] == "0.08" and pd.isna(shown.value.iloc[1])
+    assert list(shown.text) == ["0.7364", "0.00"] and list(shown["count"]) == [12345678, 2]
+    assert list(shown.label) == ["2.13.0", "+0.5"] and frame.value.iloc[0] == 0.07999999999999996  # a copy
+    assert [results.readable_number(v) for v in (12345.678, 1.0, -0.5, float("inf"))] == ["12350", "1", "-0.5", "inf"]

@@ -125,6 +125,21 @@ def test_notebook_gallery_source_and_claims_content(smoke_site):
     assert '<td class="fails">does not hold</td>' in claims[sanity:]
 
 
+def test_gallery_and_claims_pages_round_for_reading(sandbox):
+    run = results.start(config.validate("00_theory_checks", {"profile": "smoke"}))
+    curve = run.save_table("curve", pd.DataFrame({"x": [0, 1], "y": [0.5, 0.07999999999999996]}))
+    plotting.save_table(pd.DataFrame({"claim": ["C3"], "measured": [0.07999999999999996]}), "raw", "Raw.", [curve])
+    plotting.save_table(pd.DataFrame(), "nothing", "An empty table.", [curve])
+    run.record_claims([results.claim("C3", "Thm 4", "power", "0.8", 0.07999999999999996, "<= 0.05")])
+    site = report.build("smoke").parent
+    assert "(an empty table: no rows or columns)" in (site / "gallery.html").read_text()
+    pages = {name: (site / name).read_text() for name in ("gallery.html", "claims.html",
+                                                           "sources/00_theory_checks/curve.parquet.html")}
+    for name, page in pages.items():
+        assert "<td>0.08</td>" in page and "0.0799" not in page, name
+    assert "0.07999999999999996" in (paths.figures_dir("smoke", "00_theory_checks") / "raw.csv").read_text()
+
+
 def test_default_profile_has_no_banner_and_the_site_is_rebuilt(sandbox):
     _companion("default")
     stale = paths.report_dir("default") / "notebooks" / "gone.html"

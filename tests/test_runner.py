@@ -196,7 +196,8 @@ def test_paper_placeholders_are_refused_in_one_line_before_any_hub_lookup(notebo
     with pytest.raises(config.ConfigError) as refused:
         runner.check_models(config.resolve(notebook, "paper"))  # offline: the reference would fail later
     message = str(refused.value)
-    assert f"{notebook}: parameter 'checkpoint_paths' = 'checkpoints/unharmful' (and 6 more) is a placeholder" in message
+    placeholder = f"{notebook}: parameter 'checkpoint_paths' = 'checkpoints/unharmful' (and 6 more) is a placeholder"
+    assert placeholder in message
     assert "put there a local folder with config.json and weights, or a hub id" in message
     assert f"params/paper/{notebook}.yaml or with --set checkpoint_paths=[...]" in message
     assert "'external_scores_csv'" in message and "\n" not in message and "hub is off" not in message
@@ -218,6 +219,106 @@ def test_a_hub_refusal_with_the_hub_on_names_the_token_not_the_offline_switch(mo
     monkeypatch.setenv("HF_HUB_OFFLINE", "0")
     message = str(features._hub_unavailable("meta-llama/Llama-3.1-8B", OSError("401 Client Error: gated repo\nmore")))
     assert "could not be fetched from the hub (OSError: 401 Client Error: gated repo)" in message
-    assert "HF_TOKEN" in message and "HF_HUB_OFFLINE=1" not in message
+    assert "meta-llama/Llama-3.1-8B is gated" in message and "HF_TOKEN" in message and "HF_HUB_OFFLINE=1" not in message
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     assert "has no local copy and the hub is off" in str(features._hub_unavailable("meta-llama/Llama-3.1-8B"))
+    assert "gated" not in str(features._hub_unavailable("gpt2"))  # an open model gets no token advice
+
+
+def _error_lines(stderr: str) -> list[str]:
+    return [line for line in stderr.splitlines() if line.strip()]
+
+
+def _half_written(root: Path) -> list[Path]:
+    """Temporary files of atomic writes and write probes left under the output folders."""
+    found = []
+    for folder in ("results", "figures", "build"):
+        if (root / folder).is_dir():
+            found += [p for p in (root / folder).rglob(".*") if p.name.endswith(".tmp") or "write-check" in p.name]
+    return found
+
+
+def test_a_model_folder_without_weights_is_refused_in_one_line_before_any_compute(tmp_path):
+    root = tiny_repository(tmp_path)
+    folder = tmp_path / "no-weights"
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps({"model_type": "bert", "num_hidden_layers": 2}))
+    result = run_cli(root, "run", "A01_audit_your_model", "--profile", "smoke", "--quiet", "--set", f"model={folder}")
+    lines = _error_lines(result.stderr)
+    assert result.returncode == 2 and len(lines) == 1, result.stderr
+    assert f"parameter 'model' = '{folder}': model folder '{folder}' has config.json but no weights" in lines[0]
+    assert "expected model.safetensors or model.safetensors.index.json" in lines[0]
+    assert not (root / "build").exists() and not (root / "results").exists()
+
+
+def test_a_broken_config_json_names_the_file_and_the_position(tmp_path):
+    root = tiny_repository(tmp_path)
+    folder = tmp_path / "broken"
+    folder.mkdir()
+    (folder / "config.json").write_text('{"model_type": "bert",\n "num_hidden_layers": 2,,\n}')
+    (folder / "model.safetensors").write_bytes(b"")  # present: the config is what is wrong
+    result = run_cli(root, "run", "A01_audit_your_model", "--profile", "smoke", "--quiet", "--set", f"model={folder}")
+    lines = _error_lines(result.stderr)
+    assert result.returncode == 2 and len(lines) == 1, result.stderr
+    position = "Expecting property name enclosed in double quotes at line 2, column 25"
+    assert f"{folder / 'config.json'} is not valid JSON: {position}" in lines[0]
+    assert not (root / "build").exists() and not (root / "results").exists()
+
+
+def test_an_unwritable_results_folder_fails_in_one_line_and_the_batch_table_is_printed(repo):
+    (repo / "results").mkdir()
+    (repo / "results" / "smoke").write_text("a file where the profile's results folder belongs")  # stops root too
+    result = run_cli(repo, "run", "--profile", "smoke", "--quiet")
+    lines = _error_lines(result.stderr)
+    assert result.returncode == 1 and len(lines) == 1, result.stderr
+    assert lines[0] == ("FAILED ZZ_tiny: cannot write results/smoke/ZZ_tiny/: results/smoke is a file, not a folder; "
+                        "nothing was run or removed: make it a writable folder (or free space) and rerun")
+    assert result.stdout.startswith("status  notebook") and "failed  ZZ_tiny" in result.stdout
+    assert not _stamp(repo).exists() and not (repo / "build" / "smoke" / "ZZ_tiny.ipynb").exists()
+    assert "ZZ_tiny   missing" in run_cli(repo, "list").stdout and not _half_written(repo)
+
+
+def test_with_force_an_unwritable_output_folder_removes_nothing(repo):
+    assert run_cli(repo, "run", "--profile", "smoke", "--quiet").returncode == 0
+    kept = {p: p.read_bytes() for p in [_stamp(repo), *(repo / "results/smoke/ZZ_tiny").iterdir()]}
+    (repo / "figures" / "smoke").mkdir(parents=True, exist_ok=True)
+    (repo / "figures" / "smoke" / "ZZ_tiny").write_text("a file where the figures folder belongs")  # stops root too
+    result = run_cli(repo, "run", "--profile", "smoke", "--quiet", "--force")
+    lines = _error_lines(result.stderr)
+    assert result.returncode == 1 and len(lines) == 1, result.stderr
+    assert lines[0].startswith("FAILED ZZ_tiny: cannot write figures/smoke/ZZ_tiny/: figures/smoke/ZZ_tiny is a file")
+    assert "failed  ZZ_tiny" in result.stdout
+    assert {p: p.read_bytes() for p in kept} == kept  # the stamp and every result as they were: still done
+    assert "ZZ_tiny   done" in run_cli(repo, "list").stdout and not _half_written(repo)
+
+
+def _read_only_prefix(folder: Path) -> list[str] | None:
+    """A command prefix that runs with ``folder`` read-only: chmod for a user; for root (whom chmod cannot stop) a
+    read-only bind mount in a private mount namespace, where ``unshare`` allows it; else None."""
+    if os.geteuid() != 0:
+        folder.chmod(0o555)
+        return []
+    mount = f'mount --bind "{folder}" "{folder}" && mount -o remount,bind,ro "{folder}" && exec "$@"'
+    probe = subprocess.run(["unshare", "-m", "sh", "-c", mount, "sh", "true"], capture_output=True)
+    return ["unshare", "-m", "sh", "-c", mount, "sh"] if probe.returncode == 0 else None
+
+
+def test_a_read_only_results_folder_with_force_keeps_the_run_done(repo):
+    assert run_cli(repo, "run", "--profile", "smoke", "--quiet").returncode == 0
+    folder = repo / "results" / "smoke" / "ZZ_tiny"
+    kept = {p: p.read_bytes() for p in [_stamp(repo), *folder.iterdir()]}
+    prefix = _read_only_prefix(folder)
+    if prefix is None:
+        pytest.skip("running as root without a mount namespace: no folder is read-only to root")
+    try:
+        command = [*prefix, sys.executable, "-m", "lib", "run", "--profile", "smoke", "--quiet", "--force"]
+        result = subprocess.run(command, cwd=repo, capture_output=True, text=True, timeout=600,
+                                env={**os.environ, "HF_HUB_OFFLINE": "1"})
+    finally:
+        folder.chmod(0o755)
+    lines = _error_lines(result.stderr)
+    assert result.returncode == 1 and len(lines) == 1, result.stderr
+    assert lines[0].startswith("FAILED ZZ_tiny: cannot write results/smoke/ZZ_tiny/: [Errno ")
+    assert "nothing was run or removed" in lines[0] and "failed  ZZ_tiny" in result.stdout
+    assert {p: p.read_bytes() for p in kept} == kept
+    assert "ZZ_tiny   done" in run_cli(repo, "list").stdout and not _half_written(repo)

@@ -33,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
     except (ValueError, features.ModelUnavailableError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    print(table.to_markdown(index=False, floatfmt=".4f"))
+    print(results.readable(table).to_markdown(index=False))
     control, median = float(table.control_delta_b.iloc[0]), float(table.delta_b.abs().median())
     print(f"control ΔB (group-free subjects: {', '.join(sentences.CONTROL_SUBJECTS)}): {control:.4f}; "
           "group_shift = delta_b − control_delta_b is each group's own shift")
