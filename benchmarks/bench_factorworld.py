@@ -11,7 +11,7 @@ import time
 
 import numpy as np
 
-from lib.kstar import models, world
+from lib.kstar import networks, world
 
 N, UPDATES = 4096, 20
 FW = world.FactorWorld()
@@ -50,9 +50,9 @@ def main() -> None:
     print(f"  loop        {loop:12.0f} sequences/s   vectorised / loop = {vectorised / loop:.1f}x (target >= 10x)")
     print(f"training, batch 256, {UPDATES} updates after 2 warm-up updates")
     for name in ("transformer-d64-L2-s0", "transformer-d128-L1-s0", "gru-d64-L1-s0", "gru-d128-L1-s0"):
-        model = models.build(models.parse_spec(name))
-        models.train(model, FW, 2)
-        print(f"  {name:24s} {rate(lambda m=model: models.train(m, FW, UPDATES), UPDATES):6.2f} updates/s")
+        model = networks.build(networks.parse_spec(name))
+        networks.train(model, FW, 2)
+        print(f"  {name:24s} {rate(lambda m=model: networks.train(m, FW, UPDATES), UPDATES):6.2f} updates/s")
 
 
 if __name__ == "__main__":

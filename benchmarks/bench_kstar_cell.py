@@ -1,4 +1,4 @@
-"""Seconds per k* cell (paper 002, Algorithm 1, App. A.1.4–A.1.5): ``lib.kstar.protocol.search`` vs a plain loop.
+"""Seconds per k* cell (paper 002, Algorithm 1, App. A.1.4–A.1.5): ``lib.kstar.probe_search.search`` vs a plain loop.
 
 One cell = one class decision at one layer and one seed: a dense FitScore, up to eleven prefix
 FitScores (four validation fits and a refit each) and ten ℓ1 fits, ≤ 70 LIBLINEAR fits. Baseline, in
@@ -15,7 +15,7 @@ with two worker processes) and d = 2048 (two workers only: the inline search rep
 
 Why the ratio is bounded on this machine: ``search`` runs the same LIBLINEAR fits (the reference
 path; no other solver), so its only gain is running independent fits on several cores (processes:
-LIBLINEAR's random generator is process-global, see lib/kstar/protocol.py). With 2 cores the
+LIBLINEAR's random generator is process-global, see lib/kstar/probe_search.py). With 2 cores the
 ceiling is 2×, lower when the longest single ℓ1 fit exceeds half the cell (the benchmark prints the
 ℓ1 share of the baseline and that bound).
 """
@@ -33,7 +33,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import roc_auc_score
 from sklearn.preprocessing import StandardScaler
 
-from lib.kstar import protocol
+from lib.kstar import fitscore, probe_search, rules, splits
 
 _NEW_API = tuple(int(p) for p in re.findall(r"\d+", sklearn.__version__)[:2]) >= (1, 8)
 
@@ -65,21 +65,21 @@ def plain_loop(X_tr, y_tr, X_te, y_te, seed: int) -> tuple[list[tuple[str, int, 
     t = np.abs(Z[pos].mean(0) - Z[~pos].mean(0)) / np.sqrt(Z[pos].var(0) / pos.sum() + Z[~pos].var(0) / (~pos).sum()
                                                           + 1e-12)
     order = np.argsort(-t, kind="stable")
-    fit_rows, val_rows = protocol.validation_split(y_tr, seed=seed)
+    fit_rows, val_rows = splits.validation_split(y_tr, seed=seed)
 
-    def fitscore(cols):
+    def fit_score(cols):
         val = []
-        for gamma in protocol.GAMMAS:
+        for gamma in fitscore.GAMMAS:
             model = _logistic(gamma, False, seed).fit(Z[fit_rows][:, cols], y_tr[fit_rows])
             val.append(roc_auc_score(y_tr[val_rows], model.decision_function(Z[val_rows][:, cols])))
-        model = _logistic(protocol.GAMMAS[int(np.argmax(val))], False, seed).fit(Z[:, cols], y_tr)
+        model = _logistic(fitscore.GAMMAS[int(np.argmax(val))], False, seed).fit(Z[:, cols], y_tr)
         return roc_auc_score(y_te, model.decision_function(Z_te[:, cols]))
 
     d = Z.shape[1]
-    dense = fitscore(np.arange(d))
-    candidates = [("prefix", k, fitscore(np.sort(order[:k]))) for k in protocol.prefix_sizes(d)]
+    dense = fit_score(np.arange(d))
+    candidates = [("prefix", k, fit_score(np.sort(order[:k]))) for k in probe_search.prefix_sizes(d)]
     l1_seconds = []
-    for gamma in protocol.L1_GRID:
+    for gamma in fitscore.L1_GRID:
         start = time.perf_counter()
         model = _logistic(gamma, True, seed).fit(Z, y_tr)
         l1_seconds.append(time.perf_counter() - start)
@@ -105,10 +105,10 @@ def timed_cell(d: int, n_train: int, jobs: tuple[int, ...] = (1, 2), seed: int =
           flush=True)
     for n_jobs in jobs:
         start = time.perf_counter()
-        result = protocol.search(X_tr, y_tr, X_te, y_te, seed, n_jobs=n_jobs)
+        result = probe_search.search(X_tr, y_tr, X_te, y_te, seed, n_jobs=n_jobs)
         ours = time.perf_counter() - start
-        tau = protocol.threshold(result.dense_auroc)
-        same = protocol.local_count(result, tau)[0] == _count(base, protocol.threshold(base_dense))
+        tau = rules.threshold(result.dense_auroc)
+        same = rules.local_count(result, tau)[0] == _count(base, rules.threshold(base_dense))
         print(f"  search(n_jobs={n_jobs}), {result.n_fits} fits          {ours:7.1f} s   "
               f"baseline / ours = {base_s / ours:4.2f}x   same local count: {same}", flush=True)
 
@@ -119,10 +119,10 @@ def count_sample(n_cells: int, d: int, n_train: int) -> None:
     for cell in range(n_cells):
         k_signal, strength = (2, 4, 8, 16, 32)[cell % 5], (0.3, 0.5, 0.8, 1.2)[cell % 4]
         X_tr, y_tr, X_te, y_te = synthetic_cell(100 + cell, n_train, n_train // 2, d, k_signal, strength)
-        ours = protocol.search(X_tr, y_tr, X_te, y_te, cell, n_jobs=2)
+        ours = probe_search.search(X_tr, y_tr, X_te, y_te, cell, n_jobs=2)
         base, base_dense, _ = plain_loop(X_tr, y_tr, X_te, y_te, cell)
-        tau = protocol.threshold(ours.dense_auroc)
-        k_ours, k_base = protocol.local_count(ours, tau)[0], _count(base, protocol.threshold(base_dense))
+        tau = rules.threshold(ours.dense_auroc)
+        k_ours, k_base = rules.local_count(ours, tau)[0], _count(base, rules.threshold(base_dense))
         if k_ours != k_base:
             margins = sorted({round(c.auroc - tau, 6) for c in ours.candidates if c.size in (k_ours, k_base)})
             differences.append(f"cell {cell}: search {k_ours} vs loop {k_base}, AUROC − τ of those sizes: {margins}")
@@ -137,7 +137,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="d = 576 only, n = 2,000, a 5-cell count sample")
     args, _ = parser.parse_known_args()
     X_tr, y_tr, X_te, y_te = synthetic_cell(0, 60, 40, 8)
-    protocol.search(X_tr, y_tr, X_te, y_te, 0, n_jobs=2)  # start the worker pool once, as a notebook session does
+    probe_search.search(X_tr, y_tr, X_te, y_te, 0, n_jobs=2)  # start the worker pool once, as a notebook session does
     if args.quick:
         timed_cell(576, 2000)
     else:

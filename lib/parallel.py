@@ -2,18 +2,22 @@
 
 Every item gets its own seed, spawned from one root seed with ``numpy.random.SeedSequence``,
 so a result depends on (root seed, item position) only — never on the backend, the number of
-workers or the scheduling order.
+workers or the scheduling order. :func:`map_shared` maps over items that all read the same large
+arrays, written once to shared memory instead of being pickled into every task.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import sys
-from collections.abc import Callable, Sequence
-from typing import TypeVar
+import tempfile
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar
 
 import joblib
 import numpy as np
+import scipy.sparse as sp
 from threadpoolctl import threadpool_limits
 
 # Environment variables read once, when the OpenMP / BLAS runtimes load (before torch or numpy import).
@@ -107,3 +111,61 @@ def parallel_map(
     with Client(scheduler) as client, joblib.parallel_config(backend="dask", client=client):
         return list(joblib.Parallel()(calls))
 
+
+SHARED_PREFIX = "lib-shared-"  #: name prefix of the folders :func:`map_shared` writes (and removes)
+
+
+def _shared_root() -> str | None:
+    """Where :func:`map_shared` writes: ``/dev/shm`` (memory) when writable, else the temporary folder."""
+    return "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
+
+
+def _write_shared(folder: str, name: str, array) -> str:
+    if sp.issparse(array):
+        path = os.path.join(folder, f"{name}.npz")
+        sp.save_npz(path, array, compressed=False)
+    else:
+        path = os.path.join(folder, f"{name}.npy")
+        np.save(path, np.asarray(array))
+    return path
+
+
+def _open_shared(path: str):
+    """A dense array memory-mapped read-only, or a scipy sparse matrix loaded as CSR."""
+    return sp.load_npz(path).tocsr() if path.endswith(".npz") else np.load(path, mmap_mode="r")
+
+
+def _call_shared(task: tuple[Callable, Any, dict[str, str]], _item_seed: int):
+    func, item, paths = task
+    return func(item, {name: _open_shared(path) for name, path in paths.items()})
+
+
+def map_shared(
+    func: Callable[[T, Mapping[str, Any]], R],
+    items: Sequence[T],
+    shared: Mapping[str, Any],
+    *,
+    n_jobs: int = 1,
+) -> list[R]:
+    """``[func(item, shared) for item in items]`` over loky processes, ``shared`` written once to shared memory.
+
+    ``shared``: name → a large array every item reads (numpy, or scipy sparse). With one worker (``n_jobs=1``,
+    or ``-1`` where this process's share of the cores is one) ``func`` gets the arrays as they are, inline.
+    Otherwise each array is written once to a folder under ``/dev/shm`` (the temporary folder where that is not
+    writable) and every task opens it there: dense arrays memory-mapped read-only, sparse ones loaded as CSR.
+    The folder is removed when the map returns or raises. ``func`` must be picklable (a module-level
+    function) and must not write to the arrays; as with :func:`parallel_map` workers get one BLAS thread each
+    (inline, too), so a pure ``func`` gives the same result for every ``n_jobs``. Items carry their own seeds.
+    """
+    if n_jobs == 0 or n_jobs < -1:
+        raise ValueError(f"n_jobs={n_jobs!r} is out of range; allowed: -1 or >= 1")
+    workers = threads_per_process() if n_jobs == -1 else n_jobs
+    if workers == 1:
+        with threadpool_limits(limits=1):
+            return [func(item, shared) for item in items]
+    folder = tempfile.mkdtemp(prefix=SHARED_PREFIX, dir=_shared_root())
+    try:
+        paths = {name: _write_shared(folder, name, array) for name, array in shared.items()}
+        return parallel_map(_call_shared, [(func, item, paths) for item in items], n_jobs=workers)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)

@@ -73,3 +73,32 @@ def test_importing_lib_sets_a_passive_wait_policy_in_a_fresh_process() -> None:
     env["PROBE_COMPANION_JOBS"] = str(len(os.sched_getaffinity(0)))
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["PASSIVE", "1"]
+
+
+def shared_row_sum(item: int, arrays) -> tuple[float, float, bool]:
+    """Row ``item`` summed in the dense and the sparse shared array, and whether the dense one is read-only."""
+    dense, sparse = arrays["dense"], arrays["sparse"]
+    return float(dense[item].sum()), float(sparse[item].sum()), not dense.flags.writeable
+
+
+def shared_fail(item: int, arrays) -> None:
+    raise RuntimeError(f"item {item}")
+
+
+def test_map_shared_gives_every_worker_the_same_arrays_as_inline(tmp_path, monkeypatch):
+    import scipy.sparse as sp
+
+    monkeypatch.setattr(parallel, "_shared_root", lambda: str(tmp_path))
+    rng = np.random.default_rng(0)
+    shared = {"dense": rng.standard_normal((6, 50)), "sparse": sp.random(6, 50, density=0.2, format="csr", rng=1)}
+    inline = parallel.map_shared(shared_row_sum, range(6), shared, n_jobs=1)
+    workers = parallel.map_shared(shared_row_sum, range(6), shared, n_jobs=2)
+    assert [row[:2] for row in workers] == [row[:2] for row in inline]
+    assert all(read_only for *_, read_only in workers)  # memory-mapped from one shared file, not pickled
+    assert not any(read_only for *_, read_only in inline)  # inline: the arrays themselves
+    assert list(tmp_path.iterdir()) == []  # the shared files are removed
+    with pytest.raises(RuntimeError, match="item"):
+        parallel.map_shared(shared_fail, range(2), shared, n_jobs=2)
+    assert list(tmp_path.iterdir()) == []  # also when a task raises
+    with pytest.raises(ValueError, match="n_jobs=0"):
+        parallel.map_shared(shared_row_sum, range(2), shared, n_jobs=0)

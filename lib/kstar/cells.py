@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from lib import features, results
-from lib.kstar import counts, measure, protocol
+from lib.kstar import counts, measure, rules
 
 
 @dataclass(frozen=True)
@@ -51,7 +51,7 @@ def sweeps(cells: Sequence[Cell], *, grid_size: int, poolings: Sequence[str], n_
                       .assign(cell=c.name) for c in cells], ignore_index=True)
 
 
-def windows(sweep: pd.DataFrame, frac: float = protocol.FRAC) -> pd.DataFrame:
+def windows(sweep: pd.DataFrame, frac: float = rules.FRAC) -> pd.DataFrame:
     """Every cell's best block and four-block window from its own sweep (A.1.6)."""
     if sweep.empty:
         return pd.DataFrame()
@@ -74,7 +74,7 @@ def window_rows(cells: Sequence[Cell], located: pd.DataFrame, *, seeds: Sequence
     return pd.concat(frames, ignore_index=True)
 
 
-def task_tables(window: pd.DataFrame, frac: float = protocol.FRAC) -> pd.DataFrame:
+def task_tables(window: pd.DataFrame, frac: float = rules.FRAC) -> pd.DataFrame:
     """Every cell's task table (k*, seed range, ceiling; Eq. 16) with a ``cell`` column."""
     if window.empty:
         return pd.DataFrame()

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from lib.kstar import protocol
+from lib.kstar import fitscore, probe_search, rules
 
 COLUMNS = ("decision", "dictionary_size", "support_size", "own_overlap", "ceiling", "tau", "auroc", "recovery",
            "random_recovery", "random_min", "random_max", "width", "width_ratio")  #: :func:`composition_table`'s
@@ -57,15 +57,15 @@ def own_overlap(support: Sequence[int], dictionary: Sequence[int]) -> float:
 
 def _score(Z_tr, y_tr, Z_te, y_te, columns, seed: int, centre: bool) -> float:
     cols = list(columns)
-    return protocol.fit_score(Z_tr[:, cols], y_tr, Z_te[:, cols], y_te, seed, centre=centre)[0]
+    return fitscore.fit_score(Z_tr[:, cols], y_tr, Z_te[:, cols], y_te, seed, centre=centre)[0]
 
 
 def width(Z_tr, y_tr, Z_te, y_te, dictionary: Sequence[int], tau: float, *, seed: int = 0,
           centre: bool = False) -> float:
     """The smallest Eq. 12 prefix of ``dictionary`` ranked by |Welch t| within it whose probe reaches τ (∞ if none)."""
     cols = np.asarray(dictionary, dtype=int)
-    ranked = cols[protocol.ranking(protocol.standardise(Z_tr[:, cols], Z_tr[:, cols], centre=centre)[0], y_tr)]
-    for k in protocol.prefix_sizes(len(cols)):
+    ranked = cols[probe_search.ranking(fitscore.standardise(Z_tr[:, cols], Z_tr[:, cols], centre=centre)[0], y_tr)]
+    for k in probe_search.prefix_sizes(len(cols)):
         if _score(Z_tr, y_tr, Z_te, y_te, ranked[:k], seed, centre) >= tau:
             return k
     return math.inf
@@ -73,7 +73,7 @@ def width(Z_tr, y_tr, Z_te, y_te, dictionary: Sequence[int], tau: float, *, seed
 
 def composition_table(Z_tr, Z_te, labels_train: Mapping[str, np.ndarray], labels_test: Mapping[str, np.ndarray],
                       supports: Mapping[str, Sequence[int]], ceilings: Mapping[str, float], *, seed: int = 0,
-                      null_seeds: Sequence[int] = NULL_SEEDS, frac: float = protocol.FRAC,
+                      null_seeds: Sequence[int] = NULL_SEEDS, frac: float = rules.FRAC,
                       centre: bool = False) -> pd.DataFrame:
     """One row per decision (A.2.5): dictionary size, own overlap, A_i(U₋ᵢ), recovery, the random dictionaries'
     mean recovery, the width and the own support size. ``centre=False``: SAE features (A.1.10); True: the
@@ -92,7 +92,7 @@ def composition_table(Z_tr, Z_te, labels_train: Mapping[str, np.ndarray], labels
             rng = np.random.default_rng([int(null_seed), zlib.crc32(decision.encode())])
             drawn = np.sort(rng.choice(n_features, size=len(dictionary), replace=False))
             random.append(recovery(_score(Z_tr, y_tr, Z_te, y_te, drawn, seed, centre), ceiling))
-        tau = protocol.threshold(ceiling, frac)
+        tau = rules.threshold(ceiling, frac)
         rows.append({"decision": decision, "dictionary_size": len(dictionary), "support_size": len(supports[decision]),
                      "own_overlap": own_overlap(supports[decision], dictionary), "ceiling": ceiling, "tau": tau,
                      "auroc": auroc, "recovery": recovery(auroc, ceiling), "random_recovery": float(np.mean(random)),

@@ -3,7 +3,9 @@
 Every function reads the tidy rows of :func:`lib.kstar.measure.run_searches` (one row per candidate
 plus a ``dense`` row) and applies the threshold afterwards, so the controls of A.1.11 and A.2.2 —
 another threshold, one search path, a single layer — are recomputed from the same curves without
-fitting anything again. Column ``decision`` names a class decision within its ``task``.
+fitting anything again. Column ``decision`` names a class decision within its ``task``. The rules
+themselves (Eq. 4, 14–16, Algorithm 2's window, A.1.8's precision) are :mod:`lib.kstar.rules`; this
+module applies them table-wide and is what the notebooks call.
 """
 
 from __future__ import annotations
@@ -15,30 +17,30 @@ import numpy as np
 import pandas as pd
 
 from lib import stats
-from lib.kstar import protocol
+from lib.kstar import rules
 
 DECISION = ["model", "task", "decision"]
 PATHS = ("prefix", "l1")
 
 
-def sweep_ceilings(sweep: pd.DataFrame, frac: float = protocol.FRAC) -> pd.DataFrame:
+def sweep_ceilings(sweep: pd.DataFrame, frac: float = rules.FRAC) -> pd.DataFrame:
     """Per decision: the sweep's ceiling (largest test AUROC of any probe across representations, blocks
     and paths, A.1.6 "Preliminary sweep") and its threshold."""
     out = sweep.groupby(DECISION, sort=False).auroc.max().rename("ceiling").reset_index()
-    out["tau"] = [protocol.threshold(c, frac) for c in out.ceiling]
+    out["tau"] = [rules.threshold(c, frac) for c in out.ceiling]
     return out
 
 
-def window_ceilings(window: pd.DataFrame, frac: float = protocol.FRAC) -> pd.DataFrame:
+def window_ceilings(window: pd.DataFrame, frac: float = rules.FRAC) -> pd.DataFrame:
     """Per decision: the common ceiling C (largest dense AUROC over the window's blocks and seeds, A.1.6),
     τ (Eq. 4), the test class counts, Hanley–McNeil s.e. and whether 1.96·s.e. lies below the gap (A.1.8)."""
     dense = window[window.path == "dense"]
     out = dense.groupby(DECISION, sort=False).agg(ceiling=("auroc", "max"), n_test_pos=("n_test_pos", "first"),
                                                   n_test_neg=("n_test_neg", "first")).reset_index()
-    out["tau"] = [protocol.threshold(c, frac) for c in out.ceiling]
-    out["se"] = [protocol.ceiling_se(c, p, n) for c, p, n in zip(out.ceiling, out.n_test_pos, out.n_test_neg,
-                                                                strict=True)]
-    out["gap"] = [protocol.threshold_gap(c, frac) for c in out.ceiling]
+    out["tau"] = [rules.threshold(c, frac) for c in out.ceiling]
+    out["se"] = [rules.ceiling_se(c, p, n) for c, p, n in zip(out.ceiling, out.n_test_pos, out.n_test_neg,
+                                                             strict=True)]
+    out["gap"] = [rules.threshold_gap(c, frac) for c in out.ceiling]
     out["se_within_gap"] = 1.96 * out.se < out.gap
     out["unreadable"] = out.ceiling <= 0.5  # A.1.3/A.1.8: nothing above chance; τ ≤ ½ would make every probe qualify
     return out
@@ -46,7 +48,8 @@ def window_ceilings(window: pd.DataFrame, frac: float = protocol.FRAC) -> pd.Dat
 
 def local_counts(rows: pd.DataFrame, thresholds: pd.DataFrame, paths: Sequence[str] = PATHS) -> pd.DataFrame:
     """Per search (decision × representation × block × seed): k* of Eq. 5 — the smallest candidate on
-    ``paths`` whose test AUROC reaches the decision's τ (∞ if none) — and the search's dense AUROC."""
+    ``paths`` whose test AUROC reaches the decision's τ (∞ if none) — and the search's dense AUROC.
+    :func:`lib.kstar.rules.local_count` over every search at once, without the supports."""
     keys = [c for c in ("model", "task", "decision", "pooling", "block", "seed") if c in rows.columns]
     merged = rows.merge(thresholds[[*DECISION, "tau"]], on=DECISION, validate="many_to_one")
     qualifying = merged[merged.path.isin(paths) & (merged.auroc >= merged.tau)]
@@ -57,7 +60,7 @@ def local_counts(rows: pd.DataFrame, thresholds: pd.DataFrame, paths: Sequence[s
     return out
 
 
-def best_blocks(sweep: pd.DataFrame, frac: float = protocol.FRAC, pooling: str = "mean") -> pd.DataFrame:
+def best_blocks(sweep: pd.DataFrame, frac: float = rules.FRAC, pooling: str = "mean") -> pd.DataFrame:
     """Per task: the sweep's best block in ``pooling`` (smallest median local count over decisions, ties to
     the larger dense AUROC, A.1.6) and the four-block window bracketing it."""
     counts = local_counts(sweep, sweep_ceilings(sweep, frac))
@@ -66,10 +69,10 @@ def best_blocks(sweep: pd.DataFrame, frac: float = protocol.FRAC, pooling: str =
     for (model, task), cell in counts.groupby(["model", "task"], sort=False):
         by_block = {int(b): list(g["count"]) for b, g in cell.groupby("block")}
         dense = {int(b): list(g.dense_auroc) for b, g in cell.groupby("block")}
-        best = protocol.best_layer(by_block, dense)
+        best = rules.best_layer(by_block, dense)
         grid = sorted(by_block)
         rows.append({"model": model, "task": task, "best_block": best,
-                     "window": list(protocol.window(grid, best)), "grid": grid})
+                     "window": list(rules.window(grid, best)), "grid": grid})
     return pd.DataFrame(rows)
 
 
@@ -79,7 +82,7 @@ def confirmed_counts(local: pd.DataFrame) -> pd.DataFrame:
     for (model, task, decision, seed), cell in local.groupby([*DECISION, "seed"], sort=False):
         ordered = cell.sort_values("block")["count"].tolist()
         rows.append({"model": model, "task": task, "decision": decision, "seed": seed,
-                     "confirmed": float(protocol.neighbor_confirm(ordered))})
+                     "confirmed": float(rules.neighbor_confirm(ordered))})
     return pd.DataFrame(rows, columns=[*DECISION, "seed", "confirmed"])
 
 
@@ -88,35 +91,35 @@ def single_layer_counts(local: pd.DataFrame) -> pd.DataFrame:
     decisions is smallest gives the seed's value; no confirmation (the safeguard this variant drops)."""
     rows = []
     for (model, task, seed), cell in local.groupby(["model", "task", "seed"], sort=False):
-        per_block = [protocol.ext_median(g["count"]) for _, g in cell.groupby("block")]
+        per_block = [rules.ext_median(g["count"]) for _, g in cell.groupby("block")]
         rows.append({"model": model, "task": task, "seed": seed, "value": float(min(per_block))})
     return pd.DataFrame(rows, columns=["model", "task", "seed", "value"])
 
 
-def task_counts(confirmed: pd.DataFrame, ceilings: pd.DataFrame, readable_above: float = protocol.READABLE_ABOVE
+def task_counts(confirmed: pd.DataFrame, ceilings: pd.DataFrame, readable_above: float = rules.READABLE_ABOVE
                 ) -> pd.DataFrame:
     """Per task–model cell (Eq. 16): k* (median over decisions per seed, then over seeds, unrounded), the
     seed range, and the task ceiling with its readability flag (:func:`task_ceilings`)."""
     rows = []
     for (model, task), cell in confirmed.groupby(["model", "task"], sort=False):
         by_seed = {seed: list(g.confirmed) for seed, g in cell.groupby("seed")}
-        values = protocol.seed_values(by_seed)
-        rows.append({"model": model, "task": task, "kstar": float(protocol.task_value(by_seed)),
+        values = rules.seed_values(by_seed)
+        rows.append({"model": model, "task": task, "kstar": float(rules.task_value(by_seed)),
                      "seed_min": float(min(values)), "seed_max": float(max(values))})
     return pd.DataFrame(rows, columns=["model", "task", "kstar", "seed_min", "seed_max"]).merge(
         task_ceilings(ceilings, readable_above), on=["model", "task"])
 
 
-def task_ceilings(ceilings: pd.DataFrame, readable_above: float = protocol.READABLE_ABOVE) -> pd.DataFrame:
+def task_ceilings(ceilings: pd.DataFrame, readable_above: float = rules.READABLE_ABOVE) -> pd.DataFrame:
     """Per task: the ceiling (median of its decisions' common ceilings: the paper's definition was lost; a
     choice), the readability flag (ceiling ≤ 0.90, A.1.6) and the number of decisions."""
     out = ceilings.groupby(["model", "task"], sort=False).agg(ceiling=("ceiling", "median"),
                                                               n_decisions=("decision", "nunique")).reset_index()
-    out["flagged"] = [protocol.readability_flag(c, readable_above) for c in out.ceiling]
+    out["flagged"] = [rules.readability_flag(c, readable_above) for c in out.ceiling]
     return out
 
 
-def window_counts(window: pd.DataFrame, frac: float = protocol.FRAC, paths: Sequence[str] = PATHS,
+def window_counts(window: pd.DataFrame, frac: float = rules.FRAC, paths: Sequence[str] = PATHS,
                   rule: str = "confirm") -> pd.DataFrame:
     """The task table of Algorithm 2 from the window's curves under a threshold ``frac``, the search
     ``paths`` and a layer ``rule`` ("confirm": neighbour confirmation; "single": best single layer)."""
@@ -132,7 +135,7 @@ def window_counts(window: pd.DataFrame, frac: float = protocol.FRAC, paths: Sequ
     rows = []
     for (model, task), cell in per_seed.groupby(["model", "task"], sort=False):
         values = cell.value.tolist()
-        rows.append({"model": model, "task": task, "kstar": float(protocol.ext_median(values)),
+        rows.append({"model": model, "task": task, "kstar": float(rules.ext_median(values)),
                      "seed_min": float(min(values)), "seed_max": float(max(values))})
     return pd.DataFrame(rows, columns=["model", "task", "kstar", "seed_min", "seed_max"]).merge(
         task_ceilings(ceilings), on=["model", "task"])
@@ -159,7 +162,7 @@ def display_count(value: float) -> str:
     return "∞" if math.isinf(value) else str(int(np.round(value)))
 
 
-def variants(window: pd.DataFrame, fracs: Sequence[float], frac: float = protocol.FRAC) -> pd.DataFrame:
+def variants(window: pd.DataFrame, fracs: Sequence[float], frac: float = rules.FRAC) -> pd.DataFrame:
     """The estimator controls of A.1.11 (Table 19) from one window's curves: the main protocol, every
     threshold in ``fracs``, ranking-only, ℓ1-only and the best single layer; column ``variant``."""
     specs = {"main": (frac, PATHS, "confirm"), "ranking only": (frac, ("prefix",), "confirm"),
@@ -220,6 +223,6 @@ def precision_table(ceilings: pd.DataFrame, tasks: pd.DataFrame, n_scorers: int,
     for model, cell in readable_decisions(ceilings, tasks).groupby("model", sort=False):
         rows.append({"model": model, "decisions": len(cell), "median_se": cell.se.median(),
                      "median_gap": cell.gap.median(), "share_se_within_gap": cell.se_within_gap.mean(),
-                     "radius": protocol.mcdiarmid_radius(int(cell.n_test_pos.median()), int(cell.n_test_neg.median()),
-                                                         n_scorers, delta)})
+                     "radius": rules.mcdiarmid_radius(int(cell.n_test_pos.median()), int(cell.n_test_neg.median()),
+                                                      n_scorers, delta)})
     return pd.DataFrame(rows)

@@ -20,9 +20,9 @@ import numpy as np
 import pandas as pd
 
 from lib import stats
-from lib.kstar import counts, protocol
+from lib.kstar import counts, rules
 
-GATE = protocol.READABLE_ABOVE  #: A.3.1 "Data and gate": both ceilings must exceed 0.90
+GATE = rules.READABLE_ABOVE  #: A.3.1 "Data and gate": both ceilings must exceed 0.90
 MIN_RANK_TASKS = 3  #: ρ_m needs this many gated tasks (two points always give ±1); a choice
 
 
@@ -163,7 +163,7 @@ def shared_blocks(windows: Sequence[Sequence[int]]) -> tuple[int, ...]:
     return tuple(sorted(int(b) for b in common))
 
 
-def shared_layer_counts(cells: Mapping[str, pd.DataFrame], frac: float = protocol.FRAC) -> pd.DataFrame:
+def shared_layer_counts(cells: Mapping[str, pd.DataFrame], frac: float = rules.FRAC) -> pd.DataFrame:
     """A.3.2, "Layer control": every cell's task table recomputed from its logged window curves restricted
     to the blocks all cells share for that task (ceiling, τ, local counts and neighbour confirmation on
     those blocks only). ``cells`` maps a cell name to its window rows (:func:`lib.kstar.measure.window_table`,

@@ -45,7 +45,7 @@ import numpy as np
 import pandas as pd
 
 from lib import features, stats
-from lib.kstar import counts, measure, protocol, sae_measure
+from lib.kstar import counts, fitscore, measure, probe_search, rules, sae_measure, splits
 
 MODES = ("zero", "mean")  #: ablation values: 0, or the training-split mean of each coordinate
 RANDOM_SEEDS = (0, 1, 2, 3, 4)  #: equal-size random coordinate sets per support (a choice: A.2.6's seeds were lost)
@@ -130,7 +130,7 @@ def set_key(model: str, task: str, decision: str) -> str:
     return f"{model}/{task}/{decision}"
 
 
-def supports(sweep: pd.DataFrame, frac: float = protocol.FRAC) -> pd.DataFrame:
+def supports(sweep: pd.DataFrame, frac: float = rules.FRAC) -> pd.DataFrame:
     """Per decision: its residual support at the task's best block in mean pooling (A.1.6's best layer, from
     :func:`lib.kstar.counts.best_blocks`), chosen by A.1.10's rule — the smallest candidate reaching τ of the
     sweep ceiling over every representation (:func:`lib.kstar.sae_measure.supports`)."""
@@ -138,14 +138,14 @@ def supports(sweep: pd.DataFrame, frac: float = protocol.FRAC) -> pd.DataFrame:
     return sae_measure.supports(sweep, best, frac, pooling="mean")
 
 
-def _rows(result: protocol.SearchResult, tags: dict) -> list[dict]:
+def _rows(result: probe_search.SearchResult, tags: dict) -> list[dict]:
     rows = [{**tags, "path": "dense", "size": result.n_features, "auroc": result.dense_auroc}]
     rows += [{**tags, "path": c.path, "size": c.size, "auroc": c.auroc} for c in result.candidates]
     return rows
 
 
-def ablation_searches(X_tr, y_tr, X_te, y_te, support, *, seeds: Sequence[int] = protocol.SEEDS,
-                      subsample: float = protocol.SUBSAMPLE_FRAC, random_seeds: Sequence[int] = RANDOM_SEEDS,
+def ablation_searches(X_tr, y_tr, X_te, y_te, support, *, seeds: Sequence[int] = rules.SEEDS,
+                      subsample: float = splits.SUBSAMPLE_FRAC, random_seeds: Sequence[int] = RANDOM_SEEDS,
                       key: str = "", labels: dict | None = None, n_jobs: int = 1) -> pd.DataFrame:
     """Every search of the feature-space intervention on one decision at one block, as tidy rows (A.2.6).
 
@@ -170,20 +170,20 @@ def ablation_searches(X_tr, y_tr, X_te, y_te, support, *, seeds: Sequence[int] =
     n_pos, n_neg = int(y_te.sum()), int(y_te.size - y_te.sum())
     rows = []
     for seed in seeds:
-        keep = protocol.stratified_subsample(y_tr, subsample, seed=seed)
+        keep = splits.stratified_subsample(y_tr, subsample, seed=seed)
         Xs, ys = X_tr[keep], y_tr[keep]
         base = {**(labels or {}), "seed": seed, "n_test_pos": n_pos, "n_test_neg": n_neg}
-        rows += _rows(protocol.search(Xs, ys, X_te, y_te, seed, n_jobs=n_jobs),
+        rows += _rows(probe_search.search(Xs, ys, X_te, y_te, seed, n_jobs=n_jobs),
                       {**base, "condition": "none", "set_seed": -1, "mode": "none", "operation": "ablate",
                        "set_size": 0, "overlap": 0.0})
         for condition, set_seed, cols in sets:
             tags = {**base, "condition": condition, "set_seed": set_seed, "set_size": len(cols),
                     "overlap": len(set(cols) & set(chosen.tolist())) / chosen.size}
             for mode in MODES if condition == "support" else ("mean",):
-                result = protocol.search(ablate(Xs, cols, mode, means), ys, ablate(X_te, cols, mode, means), y_te, seed,
-                                         n_jobs=n_jobs)
+                result = probe_search.search(ablate(Xs, cols, mode, means), ys, ablate(X_te, cols, mode, means), y_te,
+                                             seed, n_jobs=n_jobs)
                 rows += _rows(result, {**tags, "mode": mode, "operation": "ablate"})
-            auroc, _ = protocol.fit_score(Xs[:, list(cols)], ys, X_te[:, list(cols)], y_te, seed)
+            auroc, _ = fitscore.fit_score(Xs[:, list(cols)], ys, X_te[:, list(cols)], y_te, seed)
             rows.append({**tags, "mode": "none", "operation": "keep", "path": "dense", "size": len(cols),
                          "auroc": auroc})
     return pd.DataFrame(rows)
@@ -195,14 +195,14 @@ def _ceiling_count(part: pd.DataFrame, tau: float) -> tuple[float, float]:
     for _, rows in part.groupby("seed"):
         qualifying = rows[rows.path.isin(counts.PATHS) & (rows.auroc >= tau)]
         per_seed.append(float(qualifying["size"].min()) if len(qualifying) else math.inf)
-    return float(part[part.path == "dense"].auroc.max()), float(protocol.ext_median(per_seed))
+    return float(part[part.path == "dense"].auroc.max()), float(rules.ext_median(per_seed))
 
 
 def _recovery(auroc: float, ceiling: float) -> float:
     return (auroc - 0.5) / (ceiling - 0.5) if ceiling > 0.5 else math.nan
 
 
-def summary_table(rows: pd.DataFrame, frac: float = protocol.FRAC, z: float = 1.96) -> pd.DataFrame:
+def summary_table(rows: pd.DataFrame, frac: float = rules.FRAC, z: float = 1.96) -> pd.DataFrame:
     """One row per decision from :func:`ablation_searches`' rows (A.2.6, reconstructed):
 
     ceiling C, τ, Hanley–McNeil s.e. of C (A.1.8) and the tolerance z·s.e.; the count; after ablating the
@@ -216,8 +216,8 @@ def summary_table(rows: pd.DataFrame, frac: float = protocol.FRAC, z: float = 1.
     for key, cell in rows.groupby(labels, sort=False) if labels else [((), rows)]:
         base = cell[cell.condition == "none"]
         ceiling = float(base[base.path == "dense"].auroc.max())
-        tau = protocol.threshold(ceiling, frac)
-        se = protocol.ceiling_se(ceiling, int(cell.n_test_pos.iloc[0]), int(cell.n_test_neg.iloc[0]))
+        tau = rules.threshold(ceiling, frac)
+        se = rules.ceiling_se(ceiling, int(cell.n_test_pos.iloc[0]), int(cell.n_test_neg.iloc[0]))
         ablated = cell[cell.operation == "ablate"]
         support = ablated[ablated.condition == "support"]
         randoms = ablated[ablated.condition == "random"]
@@ -232,7 +232,7 @@ def summary_table(rows: pd.DataFrame, frac: float = protocol.FRAC, z: float = 1.
             row[f"ceiling_{mode}"], row[f"count_{mode}"] = _ceiling_count(support[support["mode"] == mode], tau)
         row.update({"random_ceiling": float(np.median(random_ceilings)), "random_ceiling_min": min(random_ceilings),
                     "random_ceiling_max": max(random_ceilings),
-                    "random_count": float(protocol.ext_median([c for _, c in per_set])),
+                    "random_count": float(rules.ext_median([c for _, c in per_set])),
                     "random_overlap": float(randoms.overlap.mean()),
                     "support_only": float(kept[kept.condition == "support"].auroc.median()),
                     "random_only": float(kept_random.median())})

@@ -31,7 +31,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from lib import paths, results, stats
-from lib.kstar import label_budget, measure, protocol, students
+from lib.kstar import fitscore, label_budget, measure, students
 from lib.kstar.tasks import TaskPool
 
 SOURCES = ("ground_truth", "hard_teacher", "soft_teacher")  #: A.4.1, "Label sources"
@@ -68,8 +68,8 @@ def text_hashes(texts: Sequence[str]) -> list[str]:
 def _teacher_probe(seed: int) -> GridSearchCV:
     """Standardise, then a class-balanced ℓ2 logistic probe (LIBLINEAR), γ from A.1.4's grid by inner 5-fold AUROC."""
     probe = make_pipeline(StandardScaler(), LogisticRegression(solver="liblinear", class_weight="balanced",
-                                                               max_iter=protocol.MAX_ITER, random_state=seed))
-    return GridSearchCV(probe, {"logisticregression__C": list(protocol.GAMMAS)}, scoring="roc_auc",
+                                                               max_iter=fitscore.MAX_ITER, random_state=seed))
+    return GridSearchCV(probe, {"logisticregression__C": list(fitscore.GAMMAS)}, scoring="roc_auc",
                         cv=StratifiedKFold(5, shuffle=True, random_state=seed))
 
 

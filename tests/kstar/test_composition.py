@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from lib.kstar import composition, protocol
+from lib.kstar import composition, fitscore
 
 
 def test_recovery_is_the_kept_share_of_the_above_chance_ceiling():
@@ -40,7 +40,7 @@ def _family(seed=0, n=240, n_classes=5, n_shared=10, n_noise=60):
                 for c in range(n_classes)}
     train = slice(0, n)
     test = slice(n, 2 * n)
-    ceilings = {d: protocol.fit_score(X[train], y[train], X[test], y[test], 0)[0] for d, y in ys.items()}
+    ceilings = {d: fitscore.fit_score(X[train], y[train], X[test], y[test], 0)[0] for d, y in ys.items()}
     y_tr, y_te = {d: y[train] for d, y in ys.items()}, {d: y[test] for d, y in ys.items()}
     return X[train], X[test], y_tr, y_te, supports, ceilings
 

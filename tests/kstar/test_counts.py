@@ -2,10 +2,12 @@
 
 import math
 
+import numpy as np
 import pandas as pd
 import pytest
 
-from lib.kstar import counts, protocol
+from lib.kstar import counts, rules
+from lib.kstar.probe_search import Candidate
 
 
 def _rows(model, task, decision, block, seed, dense, curve, n_pos=100, n_neg=100):
@@ -31,7 +33,7 @@ def test_common_ceiling_threshold_and_confirmed_count_follow_the_paper():
     window = _window({3: 32, 7: 8, 11: 16, 15: math.inf})
     ceilings = counts.window_ceilings(window)
     assert ceilings.ceiling.item() == 0.98
-    assert ceilings.tau.item() == pytest.approx(protocol.threshold(0.98)) == pytest.approx(0.956)
+    assert ceilings.tau.item() == pytest.approx(rules.threshold(0.98)) == pytest.approx(0.956)
     local = counts.local_counts(window, ceilings)
     assert local.sort_values("block")["count"].tolist() == [32, 8, 16, math.inf]
     assert counts.confirmed_counts(local).confirmed.item() == 16  # 32, 8, 16, ∞ → 16 (A.1.6)
@@ -113,5 +115,47 @@ def test_precision_table_reads_readable_decisions_only():
     ceilings, tasks = counts.window_ceilings(window), counts.window_counts(window)
     table = counts.precision_table(ceilings, tasks, n_scorers=440).iloc[0]
     assert table.decisions == 1  # task u is flagged (ceiling 0.85)
-    assert table.median_se == pytest.approx(protocol.ceiling_se(0.98, 100, 100))
-    assert table.radius == pytest.approx(protocol.mcdiarmid_radius(100, 100, 440))
+    assert table.median_se == pytest.approx(rules.ceiling_se(0.98, 100, 100))
+    assert table.radius == pytest.approx(rules.mcdiarmid_radius(100, 100, 440))
+
+
+def test_sweep_and_window_ceilings_take_the_largest_auroc_over_blocks_seeds_and_paths():
+    window = _window({1: 4, 2: 4}, dense=0.95, seeds=(1, 2))
+    window.loc[(window.block == 2) & (window.seed == 2) & (window.path == "dense"), "auroc"] = 0.97
+    window.loc[(window.block == 1) & (window.path == "prefix") & (window["size"] == 256), "auroc"] = 0.99
+    assert counts.window_ceilings(window).ceiling.item() == 0.97  # dense probes only (A.1.6, Eq. 4)
+    sweep = window.assign(pooling="mean")
+    last = sweep.assign(pooling="last", auroc=sweep.auroc - 0.2)
+    assert counts.sweep_ceilings(pd.concat([sweep, last])).ceiling.item() == 0.99  # any probe ("Preliminary sweep")
+
+
+def test_the_ceiling_error_is_compared_with_the_gap_as_in_the_worked_example():
+    worked = _window({1: 4}, dense=0.979, decision="yes")
+    worked[["n_test_pos", "n_test_neg"]] = 1039, 961
+    low = _window({1: 4}, dense=0.62, decision="no")
+    low[["n_test_pos", "n_test_neg"]] = 40, 960
+    at_chance = _window({1: 4}, dense=0.5, decision="chance")
+    out = counts.window_ceilings(pd.concat([worked, low, at_chance], ignore_index=True)).set_index("decision")
+    assert round(out.se["yes"], 4) == 0.0032 and out.gap["yes"] == pytest.approx(0.02395)  # A.1.7–A.1.8
+    assert out.se_within_gap.to_dict() == {"yes": True, "no": False, "chance": False}  # "no": gap 0.006, large s.e.
+    assert out.unreadable.to_dict() == {"yes": False, "no": False, "chance": True}  # C ≤ ½ reads nothing
+
+
+def test_local_counts_apply_the_rule_of_rules_local_count_to_every_search():
+    rng = np.random.default_rng(0)
+    rows = []
+    for block in range(4):
+        for seed in (1, 2):
+            sizes = rng.integers(1, 300, 12)
+            aurocs = rng.uniform(0.85, 0.93 if block == 3 else 0.99, 12).round(3)  # block 3 never reaches τ
+            rows += _rows("m", "t", "yes", block, seed, 0.97, {})
+            rows += [{**rows[-1], "path": "prefix" if i < 6 else "l1", "size": int(s), "auroc": float(a)}
+                     for i, (s, a) in enumerate(zip(sizes, aurocs, strict=True))]
+    window = pd.DataFrame(rows)
+    ceilings = counts.window_ceilings(window)
+    local = counts.local_counts(window, ceilings).set_index(["block", "seed"])["count"]
+    tau = ceilings.tau.item()
+    for (block, seed), search in window[window.path != "dense"].groupby(["block", "seed"]):
+        candidates = [Candidate(r.path, r.size, tuple(range(r.size)), r.auroc, 1.0) for r in search.itertuples()]
+        assert local[(block, seed)] == rules.local_count(candidates, tau)[0]
+    assert np.isfinite(local).any() and not np.isfinite(local).all()

@@ -45,4 +45,4 @@ def test_an_unknown_model_stops_before_any_compute():
     from lib import features
 
     with pytest.raises(features.ModelUnavailableError):
-        measure.check_models(["minilm", "/no/such/checkpoint"])
+        measure.prepare_models(["minilm", "/no/such/checkpoint"])

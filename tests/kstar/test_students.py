@@ -9,6 +9,15 @@ from lib.kstar import students
 WORDS = ["apple", "river", "stone", "cloud", "music", "paper", "green", "house"]
 
 
+def adapted_modules(student) -> list[str]:
+    """Names (inside the backbone's base model) of the modules peft wrapped with LoRA adapters."""
+    from peft.tuners.lora import LoraLayer
+
+    prefix = "base_model.model."
+    return [name.removeprefix(prefix) for name, module in student.backbone.named_modules()
+            if isinstance(module, LoraLayer)]
+
+
 def planted(n: int, seed: int) -> tuple[list[str], np.ndarray]:
     """An easy task: positives contain "excellent", negatives "terrible", among random filler words."""
     rng = np.random.default_rng(seed)
@@ -26,7 +35,7 @@ def planted(n: int, seed: int) -> tuple[list[str], np.ndarray]:
 ])
 def test_lora_targets_every_attention_and_mlp_projection_of_every_block(model, expected):
     student, _ = students.build(model, seed=0)
-    adapted = students.adapted_modules(student)
+    adapted = adapted_modules(student)
     for block in ("0", "1"):  # both blocks of the tiny model, each with every projection
         here = {name.split(f".{block}.", 1)[1] for name in adapted if f".{block}." in name}
         assert here == expected

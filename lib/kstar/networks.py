@@ -1,4 +1,4 @@
-"""The models of the synthetic world (paper 002, App. A.3.3–A.3.4): a causal transformer and a GRU,
+"""The networks of the synthetic factor world (paper 002, App. A.3.3–A.3.4): a causal transformer and a GRU,
 trained on the answer loss of Eq. 49, read at the query position.
 
 - :class:`Transformer`: token and learned position embeddings, ``depth`` pre-norm blocks (causal

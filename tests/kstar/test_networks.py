@@ -1,4 +1,4 @@
-"""lib.kstar.models: tiny transformers and GRUs of the synthetic world (paper 002, A.3.3–A.3.4)."""
+"""lib.kstar.networks: tiny transformers and GRUs of the synthetic world (paper 002, A.3.3–A.3.4)."""
 
 import math
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from lib.kstar import models, world
+from lib.kstar import networks, world
 
 
 @pytest.fixture(scope="module")
@@ -14,11 +14,11 @@ def fw():
     return world.FactorWorld()
 
 
-@pytest.mark.parametrize("arch", models.ARCHITECTURES)
+@pytest.mark.parametrize("arch", networks.ARCHITECTURES)
 def test_readout_has_embeddings_as_layer_zero_and_one_state_per_layer(fw, arch):
-    model = models.build(models.ModelSpec(arch, 8, 2, seed=1))
+    model = networks.build(networks.ModelSpec(arch, 8, 2, seed=1))
     probes = fw.probe_set(np.random.default_rng(0), 20, ["threshold2_target"])
-    states = models.readout(model, probes.tokens[0], batch_size=7)
+    states = networks.readout(model, probes.tokens[0], batch_size=7)
     assert states.shape == (3, 20, 8) and states.dtype == np.float64
     # layer 0 at the query position is the query's embedding (plus its position): the same for every prefix
     assert np.allclose(states[0], states[0][0])
@@ -26,7 +26,7 @@ def test_readout_has_embeddings_as_layer_zero_and_one_state_per_layer(fw, arch):
 
 
 def test_transformer_is_causal_and_read_before_the_final_norm(fw):
-    model = models.build(models.ModelSpec("transformer", 8, 2))
+    model = networks.build(networks.ModelSpec("transformer", 8, 2))
     tokens = torch.from_numpy(fw.sample(np.random.default_rng(1), 4).tokens)
     changed = tokens.clone()
     changed[:, 40:] = world.QUERY0
@@ -39,7 +39,7 @@ def test_transformer_is_causal_and_read_before_the_final_norm(fw):
 
 
 def test_gru_layers_are_read_one_by_one(fw):
-    model = models.build(models.ModelSpec("gru", 6, 2))
+    model = networks.build(networks.ModelSpec("gru", 6, 2))
     tokens = torch.from_numpy(fw.sample(np.random.default_rng(2), 3).tokens)
     with torch.no_grad():
         states = model.states(tokens)
@@ -49,28 +49,28 @@ def test_gru_layers_are_read_one_by_one(fw):
 
 
 def test_answer_loss_is_the_cross_entropy_at_the_12_answer_positions_only(fw):
-    model = models.build(models.ModelSpec("transformer", 8, 1))
+    model = networks.build(networks.ModelSpec("transformer", 8, 1))
     tokens = torch.from_numpy(fw.sample(np.random.default_rng(3), 5).tokens)
     with torch.no_grad():
         full = model.logits(model.states(tokens)[-1])  # every position
         log_p = torch.log_softmax(full, -1)
         expected = -np.mean([log_p[i, p - 1, tokens[i, p]].item() for i in range(5) for p in world.ANSWER_POSITIONS])
-        assert models.answer_loss(model, tokens).item() == pytest.approx(expected, rel=1e-5)
+        assert networks.answer_loss(model, tokens).item() == pytest.approx(expected, rel=1e-5)
 
 
 def test_training_lowers_the_loss_and_keeps_snapshots(fw):
-    model = models.build(models.ModelSpec("transformer", 16, 1))
-    trained = models.train(model, fw, 40, batch_size=32, lr=3e-3, checkpoints=[10, 40])
+    model = networks.build(networks.ModelSpec("transformer", 16, 1))
+    trained = networks.train(model, fw, 40, batch_size=32, lr=3e-3, checkpoints=[10, 40])
     assert trained.losses[0] > 4.0  # about log 118 at initialisation
     assert trained.losses[-5:].mean() < 2.0  # the two answer tokens are found quickly
     assert set(trained.snapshots) == {10, 40}
     assert not torch.equal(trained.snapshots[10]["head.weight"], trained.snapshots[40]["head.weight"])
-    loss, accuracy = models.evaluate(model, fw.sample(np.random.default_rng(4), 64))
+    loss, accuracy = networks.evaluate(model, fw.sample(np.random.default_rng(4), 64))
     assert loss >= 0 and accuracy.shape == (50,) and np.nanmax(accuracy) <= 1
 
 
 def test_training_is_reproducible(fw):
-    runs = [models.train(models.build(models.ModelSpec("gru", 8, 1, seed=3)), fw, 3, batch_size=8, seed=5)
+    runs = [networks.train(networks.build(networks.ModelSpec("gru", 8, 1, seed=3)), fw, 3, batch_size=8, seed=5)
             for _ in range(2)]
     assert np.array_equal(runs[0].losses, runs[1].losses)
 
@@ -88,14 +88,14 @@ def test_a_loss_minimiser_reaches_the_infimum_of_proposition_5(fw):
 ])
 def test_bad_model_names_raise_naming_the_value(name, message):
     with pytest.raises(ValueError, match=message):
-        models.parse_spec(name)
+        networks.parse_spec(name)
 
 
 def test_spec_name_round_trips_and_bad_training_arguments_raise(fw):
-    spec = models.parse_spec("gru-d128-L1-s3")
-    assert spec == models.ModelSpec("gru", 128, 1, 3) and spec.name == "gru-d128-L1-s3"
-    model = models.build(models.ModelSpec("gru", 4, 1))
+    spec = networks.parse_spec("gru-d128-L1-s3")
+    assert spec == networks.ModelSpec("gru", 128, 1, 3) and spec.name == "gru-d128-L1-s3"
+    model = networks.build(networks.ModelSpec("gru", 4, 1))
     with pytest.raises(ValueError, match=r"checkpoints \[5\]"):
-        models.train(model, fw, 3, checkpoints=[5])
+        networks.train(model, fw, 3, checkpoints=[5])
     with pytest.raises(ValueError, match="updates=0"):
-        models.train(model, fw, 0)
+        networks.train(model, fw, 0)
