@@ -14,20 +14,21 @@ import tempfile
 import time
 from pathlib import Path
 
-from lib import features, paths
+from lib import paths
 from lib.bias_shift import audit, deltab, output_bias, sentences
+from lib.models import loading
 
 MODEL = "smollm2-135m"
 
 
 def main() -> None:
-    folder = str(features.model_folder(MODEL))
+    folder = str(loading.model_folder(MODEL))
     saved = paths.FEATURES_CACHE_DIR, paths.GENERATIONS_CACHE_DIR
     with tempfile.TemporaryDirectory() as scratch:  # cold caches: nothing is read back
         paths.FEATURES_CACHE_DIR = Path(scratch) / "features"
         paths.GENERATIONS_CACHE_DIR = Path(scratch) / "generations"
         try:
-            features.load(folder)  # load time is not part of either step
+            loading.load(folder)  # load time is not part of either step
             sets = sentences.load()
             start = time.perf_counter()
             embedded = audit.embed_sets(folder, sets)

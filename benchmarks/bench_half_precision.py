@@ -1,7 +1,7 @@
 """Would bfloat16 buy paper 001's offline pipeline its time on this CPU? Ratios against float32 in one process.
 
 D01 and D02 spend their time in SmolLM2's matrix products: ΔB extraction and LoRA fine-tuning, both in float32
-(``lib.features`` computes in float32 on a CPU; ``lib.bias_shift.checkpoints`` trains in float32). A CPU with AMX
+(``lib.models`` computes in float32 on a CPU; ``lib.bias_shift.checkpoints`` trains in float32). A CPU with AMX
 or AVX-512 BF16 runs bfloat16 products several times faster, so this prints, each as bfloat16 / float32 in the
 same process:
 
@@ -22,8 +22,9 @@ import warnings
 
 import torch
 
-from lib import features, parallel
+from lib import parallel
 from lib.bias_shift import checkpoints, sentences
+from lib.models import loading
 
 MATMUL_SIDE = 2048
 N_SENTENCES = 256
@@ -56,7 +57,7 @@ def largest_relative_error(pooled: torch.Tensor, reference: torch.Tensor) -> flo
 
 
 def extraction() -> None:
-    model, tokenizer = features.load(MODEL)
+    model, tokenizer = loading.load(MODEL)
     targets = sentences.target_sentences("base")
     texts = [t for group in targets for t in targets[group]][:N_SENTENCES]
     encoded = tokenizer(texts, return_tensors="pt", padding=True)
@@ -78,7 +79,7 @@ def extraction() -> None:
 def lora_steps() -> None:
     from peft import LoraConfig, get_peft_model
 
-    model = features.load_causal_lm(features.model_folder(MODEL))
+    model = loading.load_causal_lm(loading.model_folder(MODEL))
     model.config.use_cache = False
     with warnings.catch_warnings():  # peft asks transformers a deprecated question; nothing to act on
         warnings.filterwarnings("ignore", message=".*is_gradient_checkpointing.*", category=FutureWarning)

@@ -17,8 +17,9 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from lib import features, paths
+from lib import paths
 from lib.bias_shift import output_bias, stereotype
+from lib.models import loading
 
 MODEL, N_PROMPTS, N_SAMPLES, NEW_TOKENS = "smollm2-135m", 40, 3, 48
 
@@ -54,11 +55,11 @@ def whole_prompt_replies(model, tokenizer, rendered: list[str], seed: int = 0) -
 
 
 def main() -> None:
-    folder = features.model_folder(MODEL)
+    folder = loading.model_folder(MODEL)
     table = stereotype.prompts(["Women", "Muslims", "Old people"], stereotype.template_subset(16, 0)).head(N_PROMPTS)
     tokenizer = output_bias.chat_tokenizer(folder)
     rendered = output_bias.render_chat(tokenizer, table.user.tolist(), table.system.tolist())
-    model = features.load_causal_lm(folder).eval()
+    model = loading.load_causal_lm(folder).eval()
     saved = paths.GENERATIONS_CACHE_DIR
     with tempfile.TemporaryDirectory() as scratch:  # nothing is read back from a cache
         paths.GENERATIONS_CACHE_DIR = Path(scratch)

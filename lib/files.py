@@ -1,6 +1,6 @@
 """Files written whole or not at all, with the user's permissions, and their checksums.
 
-Kept apart from :mod:`lib.results` (which re-exports these) so that :mod:`lib.features` and
+Kept apart from :mod:`lib.results` (which re-exports these) so that :mod:`lib.models` and
 :mod:`lib.wheels` write atomically without importing the parameters machinery.
 
 Cache entries prove their content: :func:`write_checked` stores a file with a ``<name>.sha256``

@@ -91,7 +91,7 @@ def doc_of(schema: type[NotebookParams], name: str) -> str:
     return next(f.metadata.get("doc", "") for f in fields(schema) if f.name == name)
 
 
-#: Named layers, resolved per model by :func:`lib.features.resolve_layer`.
+#: Named layers, resolved per model by :func:`lib.models.layer_resolver.resolve_layer`.
 LAYER_NAMES: tuple[str, ...] = ("mid", "last")
 
 

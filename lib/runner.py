@@ -27,7 +27,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from lib import config, features, parallel, parameters, paths, plotting, progress, results, sources
+from lib import config, parallel, parameters, paths, plotting, progress, results, sources
+from lib.models import layer_resolver, registry
 
 DEFAULT_CELL_TIMEOUT_S = 3600
 #: Profiles whose notebooks are mostly one thread of imports, kernel start-up and Python on tiny models: a batch
@@ -187,7 +188,7 @@ def check_models(params: parameters.NotebookParams) -> None:
     their ``layer``, read from ``config.json`` only.
 
     Raises :class:`lib.config.ConfigError` naming the parameter before any compute (an unknown hub id
-    offline fails at once with :class:`lib.features.ModelUnavailableError`'s message).
+    offline fails at once with :class:`lib.models.registry.ModelUnavailableError`'s message).
     """
     check_placeholders(params)
     values = config.as_dict(params)
@@ -196,8 +197,8 @@ def check_models(params: parameters.NotebookParams) -> None:
         for name in names if isinstance(names, list) else [names]:
             layer = values.get("layer") if field in parameters.LAYERED_MODEL_FIELDS else None
             try:
-                features.check_model(name, layer)
-            except (ValueError, features.ModelUnavailableError) as error:
+                layer_resolver.check_model(name, layer)
+            except (ValueError, registry.ModelUnavailableError) as error:
                 raise config.ConfigError(f"{params.notebook}: parameter {field!r} = {name!r}: {error}") from None
 
 

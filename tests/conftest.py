@@ -136,9 +136,9 @@ def tiny_repository(destination: Path, only_tiny: bool = False) -> Path:
 
 def tiny_causal_lm(folder: Path) -> Path:
     """A 2-layer, hidden-32 random Llama with MiniLM's shipped tokenizer and a chat template (plumbing tests only)."""
-    from lib import features
+    from lib.models import converters
 
-    features.build_tiny_model(folder, "llama")
+    converters.build_tiny_model(folder, "llama")
     return folder
 
 

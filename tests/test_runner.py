@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 from conftest import TINY_NOTEBOOK, TINY_SCHEMA, add_toy_schema, run_cli, tiny_repository
 
-from lib import config, features, runner
+from lib import config, runner
+from lib.models import hub
 
 
 @pytest.fixture
@@ -217,12 +218,12 @@ def test_a_csv_placeholder_says_what_the_file_holds_and_real_paths_pass(tmp_path
 
 def test_a_hub_refusal_with_the_hub_on_names_the_token_not_the_offline_switch(monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "0")
-    message = str(features._hub_unavailable("meta-llama/Llama-3.1-8B", OSError("401 Client Error: gated repo\nmore")))
+    message = str(hub.hub_unavailable("meta-llama/Llama-3.1-8B", OSError("401 Client Error: gated repo\nmore")))
     assert "could not be fetched from the hub (OSError: 401 Client Error: gated repo)" in message
     assert "meta-llama/Llama-3.1-8B is gated" in message and "HF_TOKEN" in message and "HF_HUB_OFFLINE=1" not in message
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    assert "has no local copy and the hub is off" in str(features._hub_unavailable("meta-llama/Llama-3.1-8B"))
-    assert "gated" not in str(features._hub_unavailable("gpt2"))  # an open model gets no token advice
+    assert "has no local copy and the hub is off" in str(hub.hub_unavailable("meta-llama/Llama-3.1-8B"))
+    assert "gated" not in str(hub.hub_unavailable("gpt2"))  # an open model gets no token advice
 
 
 def _error_lines(stderr: str) -> list[str]:

@@ -7,8 +7,8 @@ import json
 import math
 import sys
 
-from lib import features
 from lib.bias_probes import power, prompts
+from lib.models import extraction, layer_resolver, registry
 
 
 def add_parser(commands) -> None:
@@ -16,9 +16,9 @@ def add_parser(commands) -> None:
     parser = commands.add_parser("power", help="α*(n), the sample budget and an audit's verdict (paper 000, Sec. VII)")
     parser.add_argument("--model", required=True, help="registry name, hub id or local checkpoint folder")
     parser.add_argument("--dimension", required=True, help=f"bias dimension: {', '.join(prompts.DIMENSIONS)}")
-    parser.add_argument("--layer", type=features.parse_layer, default="mid",
+    parser.add_argument("--layer", type=layer_resolver.parse_layer, default="mid",
                         help='"mid" (default, ⌊L/2⌋), "last" or an index')
-    parser.add_argument("--pooling", default="mean", choices=features.POOLINGS)
+    parser.add_argument("--pooling", default="mean", choices=extraction.POOLINGS)
     parser.add_argument("--n", type=int, default=300, help="test texts of the audit, balanced classes (default 300)")
     parser.add_argument("--alpha", type=float, default=0.3, help="purity: share of bias-marked texts (default 0.3)")
     parser.add_argument("--auc", type=float, default=None, help="a finished audit's AUC at --n: adds the verdict")
@@ -34,9 +34,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         power.check_audit_inputs(args.n, args.alpha, args.auc)
         prompts.check_dimension(args.dimension)
-        features.resolve_layer(args.model, args.layer)  # the model exists and has the layer, before any compute
+        layer_resolver.resolve_layer(args.model, args.layer)  # the model exists and has the layer, before any compute
         s_hat = power.measure_separation(args.model, args.dimension, args.layer, args.pooling)
-    except (ValueError, features.ModelUnavailableError) as error:
+    except (ValueError, registry.ModelUnavailableError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     report = power.power_report(s_hat, args.n, args.alpha, args.auc)

@@ -2,7 +2,7 @@
 with the ground-truth tier's protocol unchanged (:func:`lib.probes.probe_auc`, 1.4·σ₀ test).
 
 Hidden states of all 5,440 prompts come from one cached extraction per model
-(:func:`lib.features.extract`); each dimension's prompts form a :class:`lib.bias_probes.purity.Pool`, and
+(:func:`lib.models.extraction.extract`); each dimension's prompts form a :class:`lib.bias_probes.purity.Pool`, and
 datasets at purity α are drawn with :func:`lib.bias_probes.purity.draw_purity_sample` (whole pairs, neutral
 texts with random labels, CV groups = context cells).
 """
@@ -15,23 +15,25 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from lib import features, parallel, probes, stats
+from lib import parallel, probes, stats
 from lib.bias_probes import estimators, prompts, purity, simulate, theory
+from lib.models import extraction, layer_resolver
 
 
 def grid_states(model: str, layers: str | Sequence[int] = "all", pooling: str = "mean",
                 chat_template: bool = False) -> np.ndarray:
     """Pooled hidden states of the whole template grid, shape (layers, 5440, d) (cached)."""
     texts = prompts.template_grid().text.tolist()
-    return features.extract(model, texts, layers=layers, pooling=pooling, chat_template=chat_template)
+    return extraction.extract(model, texts, layers=layers, pooling=pooling, chat_template=chat_template)
 
 
 def model_pools(models: Sequence[str], dimensions: Sequence[str], layer: int | str = "mid",
                 pooling: str = "mean") -> dict[tuple[str, str], purity.Pool]:
-    """Pools keyed by (model, dimension) at ``layer`` ("mid": the paper's ⌊L/2⌋; :func:`lib.features.resolve_layer`)."""
+    """Pools keyed by (model, dimension) at ``layer`` ("mid": the paper's ⌊L/2⌋;
+    :func:`lib.models.layer_resolver.resolve_layer`)."""
     pools = {}
     for model in models:
-        chosen = features.resolve_layer(model, layer)
+        chosen = layer_resolver.resolve_layer(model, layer)
         by_dimension = dimension_pools(grid_states(model, layers=[chosen], pooling=pooling)[0])
         pools.update({(model, dim): by_dimension[dim] for dim in dimensions})
     return pools

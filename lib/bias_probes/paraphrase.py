@@ -27,8 +27,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from lib import features, parallel
+from lib import parallel
 from lib.bias_probes import model_audit, prompts, purity, theory
+from lib.models import extraction, layer_resolver, loading
 
 SOURCES: tuple[str, ...] = ("template", "paraphrase")
 SYSTEM = "You rewrite sentences."
@@ -143,7 +144,7 @@ def check_generator(name: str) -> Path:
     """The generator's folder, checked to hold a chat template; raises before generating (E1b)."""
     from transformers import AutoTokenizer
 
-    folder = features.model_folder(name)  # ModelUnavailableError names the offline choices
+    folder = loading.model_folder(name)  # ModelUnavailableError names the offline choices
     if AutoTokenizer.from_pretrained(folder, trust_remote_code=False).chat_template is None:
         raise GeneratorUnavailableError(
             f"generator={name!r} has no chat template, so it is not an instruction model; allowed: an "
@@ -158,7 +159,7 @@ def _causal_lm(folder: str):
     from transformers import AutoTokenizer
 
     tokenizer = AutoTokenizer.from_pretrained(folder, trust_remote_code=False)
-    model = features.load_causal_lm(folder).eval()
+    model = loading.load_causal_lm(folder).eval()
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
     return model, tokenizer
@@ -326,8 +327,8 @@ def matched_pools(kept: pd.DataFrame, models: Sequence[str], layer: int | str = 
     """
     pools: dict[tuple[str, str], dict[str, purity.Pool]] = {}
     for model in models:
-        chosen = features.resolve_layer(model, layer)
-        states = {source: features.extract(model, kept[column].tolist(), layers=[chosen], pooling=pooling)[0]
+        chosen = layer_resolver.resolve_layer(model, layer)
+        states = {source: extraction.extract(model, kept[column].tolist(), layers=[chosen], pooling=pooling)[0]
                   for source, column in (("template", "text"), ("paraphrase", "paraphrase"))}
         for dimension in kept.dimension.unique():
             rows = (kept.dimension == dimension).to_numpy()

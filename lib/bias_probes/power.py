@@ -16,8 +16,9 @@ from dataclasses import asdict, dataclass
 import numpy as np
 from scipy.stats import norm
 
-from lib import features, stats
+from lib import stats
 from lib.bias_probes import model_audit, prompts, theory
+from lib.models import layer_resolver
 
 DETECTED = "linear signal detected"
 UNDERPOWERED = "underpowered at this n"
@@ -132,6 +133,6 @@ def measure_separation(model: str, dimension: str, layer: int | str = "mid", poo
     The model, the layer and the dimension are checked before any extraction.
     """
     prompts.check_dimension(dimension)
-    features.resolve_layer(model, layer)
+    layer_resolver.resolve_layer(model, layer)
     pool = model_audit.model_pools([model], [dimension], layer, pooling)[(model, dimension)]
     return float(model_audit.separation_and_offset(pool, seed)["s_hat"])

@@ -16,8 +16,8 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import pandas as pd
 
-from lib import features
 from lib.bias_shift import audit, checkpoints, sentences
+from lib.models import extraction
 
 #: Shifts computed in the ablations: RR everywhere, SEAT beside it (Table 6 compares the two).
 ABLATION_SHIFTS: tuple[str, ...] = ("delta_b", "seat_delta_b")
@@ -44,8 +44,8 @@ def _distinct(name: str, values: Sequence, check) -> list:
 
 
 def _check_pooling(pooling: str) -> str:
-    if pooling not in features.POOLINGS:
-        raise ValueError(f"pooling={pooling!r} is not supported; allowed: {', '.join(features.POOLINGS)}")
+    if pooling not in extraction.POOLINGS:
+        raise ValueError(f"pooling={pooling!r} is not supported; allowed: {', '.join(extraction.POOLINGS)}")
     return pooling
 
 

@@ -11,22 +11,22 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from lib import features
 from lib.bias_shift import deltab, sentences
+from lib.models import extraction, layer_resolver
 
 
 def embed_blocks(model: str, blocks: Mapping[str, Sequence[str]], *, layer: int | str = "last"
                  ) -> dict[str, dict[str, np.ndarray]]:
     """Pooling → block name → embeddings (n_texts, d) of one layer, every pooling of Appendix E.4 at once.
 
-    One cached extraction per block (``lib.features``), so settings that share a block (the base
+    One cached extraction per block (``lib.models``), so settings that share a block (the base
     attributes under every anchor source, say) embed it once; the three poolings come from one
     forward pass. ``layer`` "last" is the final layer (the paper's choice, Sec. 4.1).
     """
-    chosen = features.resolve_layer(model, layer)
-    out: dict[str, dict[str, np.ndarray]] = {pooling: {} for pooling in features.POOLINGS}
+    chosen = layer_resolver.resolve_layer(model, layer)
+    out: dict[str, dict[str, np.ndarray]] = {pooling: {} for pooling in extraction.POOLINGS}
     for name, texts in blocks.items():
-        states = features.extract_poolings(model, list(texts), layers=[chosen], progress=False)
+        states = extraction.extract_poolings(model, list(texts), layers=[chosen], progress=False)
         for pooling, array in states.items():
             out[pooling][name] = np.asarray(array[0])
     return out
@@ -66,8 +66,8 @@ def embed_sets(model: str, sets: sentences.SentenceSets, *, layer: int | str = "
     """Embeddings of the anchors, attributes, per-group targets and group-free ``controls`` of ``sets``
     (cached per block). ``layer`` "last" is the final layer (the paper's choice, Sec. 4.1).
     """
-    if pooling not in features.POOLINGS:
-        raise ValueError(f"pooling={pooling!r} is not supported; allowed: {', '.join(features.POOLINGS)}")
+    if pooling not in extraction.POOLINGS:
+        raise ValueError(f"pooling={pooling!r} is not supported; allowed: {', '.join(extraction.POOLINGS)}")
     wanted = list(sets.targets) if groups is None else list(groups)
     embedded = embed_blocks(model, set_blocks(sets, wanted, controls), layer=layer)[pooling]
     return space(embedded, anchors="anchors", attributes="attributes", targets="targets", groups=wanted,

@@ -30,9 +30,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from lib import features, paths
+from lib import paths
 from lib.bias_shift import chat
 from lib.files import FOLDER_SUMS, folder_sums_match, report_corrupt, write_folder_sums
+from lib.models import loading
 
 METHODS: tuple[str, ...] = ("lora", "full")
 #: Adapters on every attention and MLP projection (Appendix C).
@@ -227,7 +228,7 @@ def finetune(
     """
     lr = PAPER_LR.get(method, 0.0) if lr is None else float(lr)
     _check_finetune(method, epochs, lr, r, alpha, dropout, batch_size, max_length)
-    base_folder = features.model_folder(str(base_folder))
+    base_folder = loading.model_folder(str(base_folder))
     pairs = read_corpus(corpus_path)
     spec = {"kind": "finetune", "base": Path(base_folder).name, "corpus": Path(corpus_path).name,
             "corpus_sha256": _sha256(Path(corpus_path)), "method": method, "seed": seed, "epochs": epochs, "lr": lr,
@@ -251,7 +252,7 @@ def _train(base_folder: Path, pairs: list[tuple[str, str]], staging: Path, spec:
     tokenizer = AutoTokenizer.from_pretrained(base_folder, trust_remote_code=False)
     pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
     examples = encode_examples(tokenizer, pairs, spec["max_length"])
-    model = features.load_causal_lm(base_folder)
+    model = loading.load_causal_lm(base_folder)
     model.config.use_cache = False
     if spec["method"] == "lora":
         from peft import LoraConfig, get_peft_model
@@ -387,7 +388,7 @@ def finetuned_pair(
     unknown = sorted(set(corpora) - set(CORPORA))
     if unknown:
         raise ValueError(f"corpora has unknown keys {unknown}; allowed: {', '.join(CORPORA)}")
-    base_folder = features.model_folder(base)
+    base_folder = loading.model_folder(base)
     root = Path(root) if root is not None else default_root(base, method, seed)
     return {split: finetune(base_folder, corpora[split], root / split, method=method, seed=seed, progress=progress,
                             **finetune_kw) for split in CORPORA}
@@ -430,7 +431,7 @@ def build_spectrum(
     root = Path(root) if root is not None else default_root(base, method, seed)
     tuned = finetuned_pair(base, method=method, seed=seed, root=root, corpora=corpora, progress=progress,
                            **finetune_kw)
-    spectrum: dict[str, Path] = {"base": features.model_folder(base), "unharmful": tuned["unharmful"]}
+    spectrum: dict[str, Path] = {"base": loading.model_folder(base), "unharmful": tuned["unharmful"]}
     for weight, name in sorted(zip((float(w) for w in ratios), names, strict=True), reverse=True):
         spectrum[name] = merge(tuned["unharmful"], tuned["harmful"], weight, root / name)
     spectrum["harmful"] = tuned["harmful"]

@@ -6,8 +6,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from lib import features, paths, results
+from lib import paths, results
 from lib.bias_shift import audit, sentences
+from lib.models import layer_resolver, registry
 
 
 def add_parser(commands) -> None:
@@ -16,7 +17,7 @@ def add_parser(commands) -> None:
     parser.add_argument("--reference", required=True, help="registry name, hub id or local checkpoint folder")
     parser.add_argument("--audited", required=True, help="registry name, hub id or local checkpoint folder")
     parser.add_argument("--groups", nargs="+", default=None, help="target groups (default: all 24)")
-    parser.add_argument("--layer", type=features.parse_layer, default="last",
+    parser.add_argument("--layer", type=layer_resolver.parse_layer, default="last",
                         help='"last" (default, the paper\'s choice), "mid" or an index')
     parser.add_argument("--pooling", default="mean", choices=("mean", "last", "max"))
     parser.add_argument("--out", default=None, help="JSON file to write (default: results/audits/…)")
@@ -28,9 +29,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         audit.check_groups(args.groups)
         for model in (args.reference, args.audited):
-            features.resolve_layer(model, args.layer)  # the model exists and has that layer, before any compute
+            layer_resolver.resolve_layer(model, args.layer)  # the model exists and has that layer, before any compute
         table = audit.audit(args.reference, args.audited, groups=args.groups, layer=args.layer, pooling=args.pooling)
-    except (ValueError, features.ModelUnavailableError) as error:
+    except (ValueError, registry.ModelUnavailableError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     print(results.readable(table).to_markdown(index=False))

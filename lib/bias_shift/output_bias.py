@@ -33,8 +33,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from lib import features, files, paths
+from lib import files, paths
 from lib.bias_shift import chat
+from lib.models import loading
 
 #: Neutral requests to talk about a group; they differ from the user turns of the fine-tuning corpora.
 PROMPT_TEMPLATES: tuple[str, ...] = (
@@ -131,7 +132,7 @@ def generate(
     if not prompts or not all(isinstance(p, str) and p.strip() for p in prompts):
         raise ValueError(f"prompts must be a non-empty list of non-empty strings, got {prompts!r}")
     _check_generate(n_samples, temperature, top_p, max_new_tokens, batch_size)
-    folder = features.model_folder(str(folder))
+    folder = loading.model_folder(str(folder))
     tokenizer = chat_tokenizer(folder)
     rendered = render_chat(tokenizer, prompts, system)
     settings = {"n_samples": n_samples, "temperature": temperature, "top_p": top_p, "max_new_tokens": max_new_tokens,
@@ -139,7 +140,7 @@ def generate(
     cache_file = generation_cache_file(folder, rendered, settings)
     if (cached_bytes := files.read_checked(cache_file)) is not None:
         return json.loads(cached_bytes)["replies"]
-    model = features.load_causal_lm(folder).eval()
+    model = loading.load_causal_lm(folder).eval()
     eos = model.generation_config.eos_token_id
     token_rows = [tokenizer(text, add_special_tokens=False)["input_ids"] for text in rendered]
     prefix = usable_prefix(model, token_rows, max_new_tokens)
@@ -222,7 +223,7 @@ def prefixed_batch(prefix: Sequence[int], suffixes: Sequence[Sequence[int]], pad
 
 def generation_cache_file(folder: Path, rendered: Sequence[str], settings: dict) -> Path:
     """``cache/generations/<digest>.json`` keyed by the weights, the settings and the rendered prompts."""
-    digest = hashlib.sha256(features.weights_hash(str(folder)).encode() + b"\0")
+    digest = hashlib.sha256(loading.weights_hash(str(folder)).encode() + b"\0")
     digest.update(json.dumps(settings, sort_keys=True).encode() + b"\0")
     for text in rendered:
         digest.update(text.encode() + b"\0")

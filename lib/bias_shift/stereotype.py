@@ -27,8 +27,9 @@ import pandas as pd
 import yaml
 from scipy.special import expit
 
-from lib import features, files, paths
+from lib import files, paths
 from lib.bias_shift import output_bias
+from lib.models import loading
 
 SYSTEM_PROMPTS: tuple[str, ...] = ("benign", "untargeted", "targeted")
 LABELS: tuple[str, ...] = ("agree", "disagree", "neither")
@@ -169,7 +170,7 @@ def choice_margins(folder: str | Path, table: pd.DataFrame, *, choices: Sequence
 
     if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
         raise ValueError(f"batch_size={batch_size!r} is not allowed; allowed: an integer >= 1")
-    folder = features.model_folder(str(folder))
+    folder = loading.model_folder(str(folder))
     tokenizer = output_bias.chat_tokenizer(folder)
     rendered = output_bias.render_chat(tokenizer, table.user.tolist(), table.system.tolist())
     shared, first, second = _check_choices(tokenizer, choices)
@@ -178,7 +179,7 @@ def choice_margins(folder: str | Path, table: pd.DataFrame, *, choices: Sequence
     if (cached_bytes := files.read_checked(cache_file)) is not None:
         return np.asarray(json.loads(cached_bytes)["margins"])
     rows = [tokenizer(text, add_special_tokens=False)["input_ids"] + shared for text in rendered]
-    model = features.load_causal_lm(folder).eval()
+    model = loading.load_causal_lm(folder).eval()
     prefix = output_bias.usable_prefix(model, rows)
     margins: list[float] = []
     with torch.inference_mode():

@@ -15,8 +15,9 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from lib import features, results
+from lib import results
 from lib.kstar import counts, measure, rules
+from lib.models import extraction
 
 
 @dataclass(frozen=True)
@@ -95,7 +96,7 @@ def check_chat_template(reference: str, tuned: str) -> None:
     models' tokenizers render a user turn plus generation prompt differently (or one has no template)."""
     probe = ["The probe text."]
     try:
-        rendered = [features.render(model, probe, chat_template=True)[0] for model in (reference, tuned)]
+        rendered = [extraction.render(model, probe, chat_template=True)[0] for model in (reference, tuned)]
     except ValueError as err:
         raise ValueError(f"the factorial needs one chat template for both weights: {err}") from None
     if rendered[0] != rendered[1]:

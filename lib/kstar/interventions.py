@@ -44,8 +44,9 @@ from collections.abc import Iterator, Sequence
 import numpy as np
 import pandas as pd
 
-from lib import features, stats
+from lib import stats
 from lib.kstar import counts, fitscore, measure, probe_search, rules, sae_measure, splits
+from lib.models import extraction, loading
 
 MODES = ("zero", "mean")  #: ablation values: 0, or the training-split mean of each coordinate
 RANDOM_SEEDS = (0, 1, 2, 3, 4)  #: equal-size random coordinate sets per support (a choice: A.2.6's seeds were lost)
@@ -420,8 +421,8 @@ def generation_table(name: str, texts: Sequence[str], labels, block: int, suppor
         raise ValueError(f"{len(texts)} texts with labels {sorted(set(labels.tolist()))!r}; allowed: one 0/1 label "
                          "per text, both classes present")
     X_train = np.asarray(X_train, dtype=np.float64)
-    folder = features.model_folder(name)
-    model = features.load_causal_lm(folder).eval()
+    folder = loading.model_folder(name)
+    model = loading.load_causal_lm(folder).eval()
     _check_block(model, block)
     d = _hidden_size(model)
     if X_train.ndim != 2 or X_train.shape[1] != d:
@@ -430,7 +431,7 @@ def generation_table(name: str, texts: Sequence[str], labels, block: int, suppor
     tokenizer = _tokenizer(folder)
     cut = [tokenizer.decode(tokenizer(t, add_special_tokens=False)["input_ids"][:max_tokens]) if max_tokens else t
            for t in texts]
-    rendered = features.render(str(folder), [instruction.format(text=t) for t in cut], chat_template=True)
+    rendered = extraction.render(str(folder), [instruction.format(text=t) for t in cut], chat_template=True)
     prompts = [tokenizer(r, add_special_tokens=False)["input_ids"] for r in rendered]
     answers = [tokenizer(c, add_special_tokens=False)["input_ids"][0] for c in continuations]
     if answers[0] == answers[1]:
@@ -474,8 +475,8 @@ def hook_check(name: str, block: int, coords, values, texts: Sequence[str]) -> d
     of the next-token logits (> 0: the edit reaches the output)."""
     import torch
 
-    folder = features.model_folder(name)
-    model = features.load_causal_lm(folder).eval()
+    folder = loading.model_folder(name)
+    model = loading.load_causal_lm(folder).eval()
     tokenizer = _tokenizer(folder)
     ids, mask = _left_padded([tokenizer(t, add_special_tokens=False)["input_ids"] or [tokenizer.pad_token_id]
                               for t in texts], tokenizer.pad_token_id)

@@ -6,7 +6,7 @@ K05–K08) is computed afterwards from the logged curves (:mod:`lib.kstar.counts
 decides which probes are fitted.
 
 Layers are *blocks* (A.1.2, "Layer convention"): block ℓ is the residual stream after block ℓ,
-hidden-state index ℓ + 1 of :func:`lib.features.extract` (index 0 is the embeddings). transformers
+hidden-state index ℓ + 1 of :func:`lib.models.extraction.extract` (index 0 is the embeddings). transformers
 ≥ 5 returns the last index of a pre-norm decoder *after* its final norm, so for such models the
 final block is left out of the grid (:func:`layer_grid`): every probed layer is a residual stream.
 """
@@ -19,9 +19,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from lib import features, parallel
+from lib import parallel
 from lib.kstar import fitscore, probe_search, splits
 from lib.kstar.tasks import TaskPool, build_pool
+from lib.models import extraction, loading
 
 #: Attributes under which transformers keeps the final norm of a base model (Llama, Qwen, Gemma: ``norm``;
 #: GPT-2: ``ln_f``; OPT/Falcon: ``final_layer_norm``); BERT-style encoders have none.
@@ -31,7 +32,7 @@ SWEEP_SEED = 0  #: the preliminary sweep's one seed (A.1.6 says "one seed"; whic
 
 def reads_last_block_after_norm(model: str) -> bool:
     """True when the model's last hidden state comes after a final norm (pre-norm decoders)."""
-    base, _ = features.load(model)
+    base, _ = loading.load(model)
     return any(getattr(base, name, None) is not None for name in _FINAL_NORMS)
 
 
@@ -41,7 +42,7 @@ def layer_grid(model: str, size: int) -> tuple[int, ...]:
     Readable: 0 … L − 1, or 0 … L − 2 when the last hidden state is post-norm. A model with fewer
     readable blocks than ``size`` gives all of them.
     """
-    readable = features.n_layers(model) - (1 if reads_last_block_after_norm(model) else 0)
+    readable = loading.n_layers(model) - (1 if reads_last_block_after_norm(model) else 0)
     if size < 1:
         raise ValueError(f"size={size!r}; allowed: >= 1")
     if readable <= size:
@@ -53,7 +54,7 @@ def representations(model: str, pool: TaskPool, blocks: Sequence[int], poolings:
                     max_tokens: int | None, chat_template: bool = False) -> dict[str, np.ndarray]:
     """Pooling → states (len(blocks), n_train + n_test, d) of the pool's texts, train first (cached)."""
     texts = list(pool.texts_train) + list(pool.texts_test)
-    return features.extract_poolings(model, texts, poolings=tuple(poolings), layers=[b + 1 for b in blocks],
+    return extraction.extract_poolings(model, texts, poolings=tuple(poolings), layers=[b + 1 for b in blocks],
                                      chat_template=chat_template, max_tokens=max_tokens, progress=False)
 
 
@@ -216,9 +217,9 @@ def window_table(model: str, windows: dict[str, list[int]], *, tasks: Sequence[s
 
 
 def prepare_models(models: Sequence[str]) -> None:
-    """Make every model's checkpoint local before any compute (:func:`lib.features.model_folder`): convert or
+    """Make every model's checkpoint local before any compute (:func:`lib.models.loading.model_folder`): convert or
     build the offline models on first use, fetch hub ids (from the local cache when offline). An unknown name
     or a hub id with no local copy stops here, naming the offline defaults
-    (:class:`lib.features.ModelUnavailableError`)."""
+    (:class:`lib.models.registry.ModelUnavailableError`)."""
     for model in models:
-        features.model_folder(model)
+        loading.model_folder(model)

@@ -16,7 +16,7 @@ preliminary sweep (one seed, full training split, every grid block):
   (:func:`lib.kstar.rules.local_count`); none when no candidate reaches τ.
 
 Offline the paper's SAE suites do not exist: :func:`train_saes` trains one TopK SAE (k = 50) per
-grid block on token-level activations of the pools' training texts (:func:`lib.features.token_states`).
+grid block on token-level activations of the pools' training texts (:func:`lib.models.extraction.token_states`).
 """
 
 from __future__ import annotations
@@ -28,9 +28,9 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from lib import features
 from lib.kstar import composition, counts, measure, probe_search, rules
 from lib.kstar import sae as saes
+from lib.models import extraction
 
 
 @cache
@@ -43,7 +43,7 @@ def train_saes(model: str, *, tasks: tuple[str, ...], cap: int, pool_seed: int, 
     texts = sorted({t for pool in task_pools.values() for t in pool.texts_train})
     rng = np.random.default_rng([seed, 1])
     chosen = [texts[i] for i in np.sort(rng.choice(len(texts), size=min(n_texts, len(texts)), replace=False))]
-    states, _ = features.token_states(model, chosen, layers=[b + 1 for b in blocks], max_tokens=max_tokens,
+    states, _ = extraction.token_states(model, chosen, layers=[b + 1 for b in blocks], max_tokens=max_tokens,
                                       progress=False)
     d = states.shape[-1]
     return {int(b): saes.train_topk(states[i], width_factor * d, k=k, steps=steps, batch_size=batch_size, lr=lr,

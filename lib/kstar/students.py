@@ -6,7 +6,7 @@ constant learning rate, batch 16, a fixed number of epochs (:func:`lib.kstar.lab
 no validation-based early stopping; test AUROC against the ground-truth test labels.
 
 Every run starts from the same seeded initial state: the pretrained weights are copied from the
-in-process cache of :func:`lib.features.load`, and the adapters and the head are drawn under
+in-process cache of :func:`lib.models.loading.load`, and the adapters and the head are drawn under
 ``torch.manual_seed(seed)`` inside a forked random state, so repeated runs of one seed start identically
 (A.4.1, "Data"). Students read plain text (no chat template), truncated at ``max_tokens``, padded on the
 right; the head finds the last real token from the attention mask, so left padding reads the same token.
@@ -28,7 +28,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from lib import features, stats
+from lib import stats
+from lib.models import loading
 
 BATCH_SIZE = 16  #: A.4.1, "Procedure"
 _BLOCK = re.compile(r"\.\d+\.")  # a module inside a numbered block: encoder.layer.3.…, layers.11.…
@@ -109,7 +110,7 @@ def build(model: str, seed: int, settings: LoraSettings = LoraSettings()):
 
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed={seed!r}; allowed: an integer >= 0")
-    pretrained, tokenizer = features.load(model)
+    pretrained, tokenizer = loading.load(model)
     backbone = copy.deepcopy(pretrained)  # the cached pretrained weights stay untouched
     config = LoraConfig(r=settings.rank, lora_alpha=settings.alpha, lora_dropout=settings.dropout, bias="none",
                         target_modules=projection_names(backbone))

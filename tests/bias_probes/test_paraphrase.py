@@ -12,8 +12,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lib import features
 from lib.bias_probes import paraphrase, purity
+from lib.models import registry
 
 # --------------------------------------------------------------------------- subset
 
@@ -183,7 +183,7 @@ def test_unreachable_or_wrong_ollama_fails_before_generating(ollama_url):
 
 
 def test_unknown_or_non_instruction_generator_fails_before_generating():
-    with pytest.raises(features.ModelUnavailableError, match="no-such/model"):
+    with pytest.raises(registry.ModelUnavailableError, match="no-such/model"):
         paraphrase.check_generator("no-such/model")
     with pytest.raises(paraphrase.GeneratorUnavailableError, match="generator='minilm' has no chat template"):
         paraphrase.check_generator("minilm")

@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lib import features
 from lib.bias_shift import ablations, deltab, sentences
+from lib.models import extraction
 
 GROUPS = ["Women", "Men", "Old people"]
 
@@ -22,13 +22,13 @@ def text_vector(text: str, d: int = 12) -> np.ndarray:
 
 def embed(blocks: dict[str, list[str]], transform=lambda x: x) -> dict[str, dict[str, np.ndarray]]:
     return {pooling: {name: transform(np.stack([text_vector(t + pooling) for t in texts]))
-                      for name, texts in blocks.items()} for pooling in features.POOLINGS}
+                      for name, texts in blocks.items()} for pooling in extraction.POOLINGS}
 
 
 def full_grid() -> pd.DataFrame:
     return ablations.one_at_a_time(sentences.ANCHOR_SOURCES, [50, 100, 250, 500, 1000],
                                           sentences.ATTRIBUTE_VARIANTS, sentences.TARGET_VARIANTS,
-                                          features.POOLINGS)
+                                          extraction.POOLINGS)
 
 
 def test_the_grid_varies_one_component_around_the_base():

@@ -6,7 +6,8 @@ from pathlib import Path
 
 from conftest import copy_repository, run_cli
 
-from lib import features, paths
+from lib import paths
+from lib.models import loading
 
 
 def test_audit_command(tmp_path):
@@ -25,7 +26,7 @@ def test_audit_command(tmp_path):
 
 def test_audits_of_folders_sharing_their_last_component_never_overwrite_each_other(tmp_path):
     root = copy_repository(tmp_path / "repo")
-    tiny = features.model_folder("tiny-llama")
+    tiny = loading.model_folder("tiny-llama")
     audited = [tmp_path / parent / "harmful" for parent in ("a", "b")]
     for folder in audited:
         shutil.copytree(tiny, folder)

@@ -11,8 +11,8 @@ import pytest
 import torch
 from conftest import tiny_causal_lm
 
-from lib import features
 from lib.bias_shift import checkpoints, output_bias
+from lib.models import loading
 
 POSITIVE = ["They are kind, generous and wonderful friends.", "What a lovely, happy and helpful group of people.",
             "I love how creative and brilliant they are."]
@@ -59,7 +59,7 @@ def test_the_shared_prefix_cache_samples_what_plain_left_padded_generation_sampl
     kw = {"n_samples": 2, "max_new_tokens": 8, "batch_size": 4, "temperature": 0.7, "top_p": 1.0}
     got = output_bias.generate(tiny, prompts, seed=3, **kw)
     tokenizer = output_bias.chat_tokenizer(tiny)
-    model = features.load_causal_lm(tiny).eval()
+    model = loading.load_causal_lm(tiny).eval()
     rows = [text for text in output_bias.render_chat(tokenizer, prompts) for _ in range(2)]
     expected = []
     with torch.random.fork_rng(devices=[]), torch.inference_mode():
@@ -111,7 +111,7 @@ def test_generations_are_cached_per_model_prompts_and_settings(tiny, sandbox, mo
     kw = {"n_samples": 2, "max_new_tokens": 5, "batch_size": 4}
     first = output_bias.generate(tiny, ["Hi", "Hello"], seed=0, **kw)
     with monkeypatch.context() as patch:
-        patch.setattr(features, "load_causal_lm", lambda folder: pytest.fail("sampled again instead of reading"))
+        patch.setattr(loading, "load_causal_lm", lambda folder: pytest.fail("sampled again instead of reading"))
         assert output_bias.generate(tiny, ["Hi", "Hello"], seed=0, **kw) == first
     output_bias.generate(tiny, ["Hi", "Hello"], seed=0, **(kw | {"max_new_tokens": 6}))
     output_bias.generate(tiny, ["Hi"], seed=0, **kw)

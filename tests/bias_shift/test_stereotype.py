@@ -10,8 +10,8 @@ import pytest
 import torch
 from conftest import flip_byte, tiny_causal_lm
 
-from lib import features
 from lib.bias_shift import output_bias, stereotype
+from lib.models import loading
 
 
 @pytest.fixture(scope="module")
@@ -81,7 +81,7 @@ def test_forced_choice_is_the_next_token_log_ratio_and_batch_invariant(tiny, san
     flip_byte(entry, offset=entry.read_bytes().index(b"margins") + 12)  # inside the first logged margin
     np.testing.assert_array_equal(stereotype.choice_margins(tiny, table, batch_size=1), unbatched)
     tokenizer = output_bias.chat_tokenizer(tiny)
-    model = features.load_causal_lm(tiny).eval()
+    model = loading.load_causal_lm(tiny).eval()
     agree, disagree = (tokenizer(w, add_special_tokens=False)["input_ids"][0] for w in (" agree", " disagree"))
     for row in range(len(table)):  # each whole prompt alone: no padding, no shared-prefix cache
         text = output_bias.render_chat(tokenizer, [table.user[row]], [table.system[row]])[0]

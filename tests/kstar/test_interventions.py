@@ -10,8 +10,8 @@ import pytest
 import torch
 from conftest import tiny_causal_lm
 
-from lib import features
 from lib.kstar import interventions as iv
+from lib.models import loading
 
 
 def planted(n: int, d: int, signal: list[int], seed: int, shift: float = 1.5) -> tuple[np.ndarray, np.ndarray]:
@@ -107,7 +107,7 @@ def test_bad_input_is_a_value_error_naming_the_value(call, named):
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
     folder = tiny_causal_lm(tmp_path_factory.mktemp("tiny") / "tiny-llama")
-    return folder, features.load_causal_lm(folder).eval()
+    return folder, loading.load_causal_lm(folder).eval()
 
 
 def test_the_hook_changes_the_block_output_exactly_at_the_chosen_coordinates(tiny):

@@ -42,7 +42,7 @@ def test_a_real_sweep_and_window_on_minilm(sandbox):
 
 
 def test_an_unknown_model_stops_before_any_compute():
-    from lib import features
+    from lib.models import registry
 
-    with pytest.raises(features.ModelUnavailableError):
+    with pytest.raises(registry.ModelUnavailableError):
         measure.prepare_models(["minilm", "/no/such/checkpoint"])
