@@ -345,6 +345,9 @@ def _select(split: pd.DataFrame, binary: bool, evaluated: tuple[str, ...], cap: 
     return split[in_evaluated & (rank < split.label.map(quotas).fillna(0))]
 
 
+balance_and_cap = _select  # public: lib.kstar.hub_tasks balances and caps the hub pools by the same rule (A.1.3)
+
+
 def length_auroc(texts_train, y_train, texts_test, y_test) -> float:
     """Test AUROC of a logistic regression on log character length (A.1.3's cue check); NaN if a class is missing."""
     y_train, y_test = np.asarray(y_train, dtype=bool), np.asarray(y_test, dtype=bool)
