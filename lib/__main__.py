@@ -14,7 +14,7 @@ import logging
 import sys
 from collections.abc import Sequence
 
-from lib import config, papers, paths, progress, report, results, runner
+from lib import config, papers, paths, progress, report, runner, scoreboard
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -37,7 +37,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--reuse", action="store_true",
                      help="with --force: rerun the notebook but reuse the logged results that are current")
     commands.add_parser("list", help="notebooks, profiles and the status of each")
-    claims = commands.add_parser("claims", help="every notebook's paper-vs-measured claims in one table")
+    claims = commands.add_parser("claims", help="the claims scoreboard per paper; writes figures/<profile>/CLAIMS.md")
     claims.add_argument("--profile", default="default", choices=paths.PROFILES)
     site = commands.add_parser("report", help="a static HTML site of the logged results, figures and notebooks")
     site.add_argument("--profile", default="default", choices=paths.PROFILES)
@@ -123,10 +123,7 @@ def _dispatch(args: argparse.Namespace) -> int:
         print(f"wrote {paths.relative_to_root(index)} (open it in a browser)")
         return 0
     if args.command == "claims":
-        table = results.gather_claims(args.profile)
-        print(results.readable(table).to_markdown(index=False) if len(table) else f"no claims under {args.profile}")
-        if len(table):
-            print(results.claims_summary(table))
+        print(scoreboard.text(args.profile))
         return 0
     return _run_notebooks(args)
 

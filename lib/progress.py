@@ -26,7 +26,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
-from lib import paths, results
+from lib import claims, paths, results
 
 #: A running notebook that printed nothing for this long gets a "still in cell" line.
 HEARTBEAT_S = 60.0
@@ -197,26 +197,27 @@ class Reporter(logging.Handler):
 
 
 def batch_table(outcomes: Sequence[Any], profile: str) -> str:
-    """The end-of-batch table: notebook, status, wall time, figures written, claims holding by kind."""
-    rows = [("status", "notebook", "wall time", "figures", "paper claims", "sanity claims", "")]
+    """The end-of-batch table: notebook, status, wall time, figures written, claims held/measured per kind (with
+    the unmeasured ones; :func:`lib.claims.counts`)."""
+    rows = [("status", "notebook", "wall time", "figures", *(f"{kind} claims" for kind in claims.KINDS), "")]
     for outcome in outcomes:
         figures = len(list(paths.figures_dir(profile, outcome.notebook).glob("*.caption.md")))
         counts = _claim_counts(profile, outcome.notebook)
         wall = _clock(outcome.seconds) if outcome.status != "skipped" else "-"
-        rows.append((outcome.status, outcome.notebook, wall, str(figures), counts["paper"], counts["sanity"],
+        rows.append((outcome.status, outcome.notebook, wall, str(figures), *(counts[k] for k in claims.KINDS),
                      outcome.message))
-    widths = [max(len(row[i]) for row in rows) for i in range(6)]
-    aligned = (">", "<", ">", ">", ">", ">")
-    lines = ["  ".join(f"{cell:{a}{w}}" for cell, a, w in zip(row[:6], aligned, widths, strict=True))
-             + (f"  {row[6]}" if row[6] else "") for row in rows]
+    shown = len(rows[0]) - 1
+    widths = [max(len(row[i]) for row in rows) for i in range(shown)]
+    aligned = (">", "<", ">", ">", *(">" for _ in claims.KINDS))
+    lines = ["  ".join(f"{cell:{a}{w}}" for cell, a, w in zip(row[:shown], aligned, widths, strict=True))
+             + (f"  {row[shown]}" if row[shown] else "") for row in rows]
     return "\n".join(line.rstrip() for line in lines)
 
 
 def _claim_counts(profile: str, notebook: str) -> dict[str, str]:
-    """"holding/total" per claim kind from the notebook's logged claims ("-" where none)."""
+    """"held/measured" per claim kind from the notebook's logged claims ("-" where none)."""
     try:
-        claims = results.load_claims(paths.results_dir(profile, notebook) / "claims.json")
+        table = results.load_claims(paths.results_dir(profile, notebook) / "claims.json")
     except results.IncompleteResultError:
-        return dict.fromkeys(results.CLAIM_KINDS, "-")
-    return {kind: (f"{int(claims[claims.kind == kind].holds.sum())}/{int((claims.kind == kind).sum())}"
-                   if (claims.kind == kind).any() else "-") for kind in results.CLAIM_KINDS}
+        return dict.fromkeys(claims.KINDS, "-")
+    return {kind: count.cell() for kind, count in claims.counts(table).items()}

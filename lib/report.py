@@ -10,7 +10,8 @@ never computes. Pages:
 - ``gallery.html``: every figure and table, its caption, its ``Source:`` files linked;
 - ``sources/<nb>/<file>.html``: a source's run manifest (commit, parameters, seeds, packages, wall time)
   and a preview, beside a copy of the file under ``files/``;
-- ``claims.html``: every claim, paper value beside measured value, paper-kind apart from sanity-kind.
+- ``claims.html``: the per-paper scoreboard (:mod:`lib.scoreboard`), then every claim by kind (paper,
+  extension, sanity): the paper's words beside the measured value, comparison, outcome and reason.
 
 Notebooks are rendered with markdown-it-py (a jupytext dependency) and Pygments rather than
 nbconvert, whose page templates load require.js and MathJax from a CDN: offline, those are console
@@ -37,7 +38,7 @@ from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
 
-from lib import papers, paths, results
+from lib import claims, papers, paths, results, scoreboard
 
 SMOKE_BANNER = (
     "Smoke profile: tiny random models and toy sizes that exercise every code path in seconds. "
@@ -58,6 +59,7 @@ figcaption { white-space: pre-wrap; }
 table { border-collapse: collapse; margin: .5rem 0; font-size: 13px; }
 th, td { border: 1px solid #ccc; padding: .2rem .5rem; text-align: left; vertical-align: top; }
 .holds { color: #176b1c; font-weight: 600; } .fails { color: #b00020; font-weight: 600; }
+.not-measured { color: #7a5c00; font-weight: 600; }
 .cell { margin: 1rem 0; } .prompt { color: #888; font: 12px monospace; }
 pre { background: #f6f8fa; padding: .6rem; overflow-x: auto; font-size: 13px; }
 pre.stderr { background: #fff5f5; } pre.error { background: #fdd; }
@@ -248,45 +250,58 @@ def _claims_source(profile: str, notebook: str) -> str:
     return paths.relative_to_root(paths.results_dir(profile, notebook) / "claims.json")
 
 
-def _claims_table(site: Path, page: Path, profile: str, claims: pd.DataFrame) -> str:
+_OUTCOME_CLASS = {claims.HOLDS: "holds", claims.FAILS: "fails", claims.NOT_MEASURED: "not-measured"}
+
+
+def _claims_table(site: Path, page: Path, profile: str, table: pd.DataFrame) -> str:
     columns = ["paper", "section", "statement", "paper_value", "measured", "comparison"]
-    head = "".join(f"<th>{_e(c.replace('_', ' '))}</th>" for c in ["notebook", *columns, "holds"])
+    head = "".join(f"<th>{_e(c.replace('_', ' '))}</th>" for c in ["notebook", *columns, "outcome", "reason"])
+    reasons = claims.readable_table(table)["reason"].tolist()
     rows = []
-    for claim in claims.itertuples(index=False):
+    for claim, reason in zip(table.itertuples(index=False), reasons, strict=True):
         source = _href(_source_page(site, _claims_source(profile, claim.notebook)), page)
         cells = f'<td><a href="{source}">{_e(claim.notebook)}</a></td>' + "".join(
             f"<td>{_e(results.readable_number(claim.measured) if c == 'measured' else getattr(claim, c))}</td>"
             for c in columns)
-        verdict = '<td class="holds">holds</td>' if claim.holds else '<td class="fails">does not hold</td>'
-        rows.append(f"<tr>{cells}{verdict}</tr>")
+        verdict = f'<td class="{_OUTCOME_CLASS.get(claim.outcome, "fails")}">{_e(claim.outcome)}</td>'
+        rows.append(f"<tr>{cells}{verdict}<td>{_e(reason)}</td></tr>")
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
 
 
-def _summary(claims: pd.DataFrame) -> str:
-    """The claims summary, one line per kind, or a note that none were logged."""
-    lines = results.claims_summary(claims).splitlines()
+def _summary(table: pd.DataFrame) -> str:
+    """The claims summary, one line per kind (:func:`lib.claims.summary`), or a note that none were logged."""
+    lines = claims.summary(table).splitlines()
     return "<ul>" + "".join(f"<li>{_e(line)}</li>" for line in lines) + "</ul>" if lines else (
         "<p>No claims logged under this profile.</p>")
 
 
-def _claims_count(claims: pd.DataFrame) -> str:
+def _claims_count(table: pd.DataFrame) -> str:
+    """One experiment's claims per kind (:func:`lib.claims.counts`): "paper: 3/5 hold (1 not measured)"."""
     cells = []
-    for kind in results.CLAIM_KINDS:
-        cell = claims[claims.kind == kind]
-        if len(cell):
-            cells.append(f"{kind}: {int(cell.holds.sum())}/{len(cell)} hold")
+    for kind, count in claims.counts(table).items():
+        if count.measured or count.not_measured or count.cited:
+            extra = [f"{n} {what}" for n, what in ((count.not_measured, "not measured"), (count.cited, "cited")) if n]
+            cells.append(f"{kind}: {count.held}/{count.measured} hold" + (f" ({', '.join(extra)})" if extra else ""))
     return " · ".join(cells) or "no claims logged"
+
+
+_KIND_HEADINGS = {
+    "paper": "Paper claims: the paper's value beside the measured one (reproduction)",
+    "extension": "Extension claims: beyond the paper, reported, not counted as reproduction",
+    "sanity": "Sanity claims: true by construction or arithmetic on the paper's numbers, not counted as reproduction",
+}
 
 
 def _write_claims(site: Path, profile: str) -> None:
     page = site / "claims.html"
     table = results.gather_claims(profile)
     body = [_summary(table)]
-    for kind, heading in [("paper", "Paper claims: the paper's value beside the measured one (reproduction)"),
-                          ("sanity", "Sanity claims: true by construction, not counted as reproduction")]:
+    if len(table):
+        body.append(f"<h2>Scoreboard</h2>{_frame_html(scoreboard.scoreboard(table))}")
+    for kind in claims.KINDS:
         cell = table[table.kind == kind]
         if len(cell):
-            body.append(f'<h2 id="{kind}">{_e(heading)}</h2>{_claims_table(site, page, profile, cell)}')
+            body.append(f'<h2 id="{kind}">{_e(_KIND_HEADINGS[kind])}</h2>{_claims_table(site, page, profile, cell)}')
     _page(site, page, profile, f"Claims — profile {profile}", "\n".join(body))
 
 

@@ -20,7 +20,6 @@ import re
 import subprocess
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, fields
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
@@ -29,7 +28,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from lib import config, files, papers, parameters, paths, sources
+from lib import claims, config, files, papers, parameters, paths, sources
 from lib.files import atomic_write_bytes, atomic_write_text, sha256_file  # also used from here by callers
 
 _TRACKED_PACKAGES = (
@@ -91,64 +90,6 @@ def package_versions() -> dict[str, str | None]:
         except metadata.PackageNotFoundError:
             versions[name] = None
     return versions
-
-
-# --------------------------------------------------------------------------- claims
-
-
-@dataclass(frozen=True)
-class Claim:
-    """One "paper vs measured" line of a notebook's closing cell (docs/ARCHITECTURE.md, "Notebooks")."""
-
-    id: str
-    section: str
-    statement: str
-    paper_value: str
-    measured: float
-    comparison: str
-    holds: bool
-    kind: str = "paper"  # "paper": a number or statement of the paper; "sanity": true by construction
-
-
-#: The columns of a logged claims table: the notebook's paper, then the :class:`Claim` fields.
-CLAIM_COLUMNS: list[str] = ["paper", *(f.name for f in fields(Claim))]
-#: Claim kinds: only ``paper`` claims count as reproduction; ``sanity`` ones hold by construction.
-CLAIM_KINDS: tuple[str, ...] = ("paper", "sanity")
-
-_COMPARISON = re.compile(
-    r"^\s*(?:(?P<op><=|>=|<|>)\s*(?P<bound>\S+)|within\s+(?P<tol>\S+)\s+of\s+(?P<centre>\S+))\s*$"
-)
-
-
-def compare(measured: float, comparison: str) -> bool:
-    """Evaluate ``comparison`` on ``measured``: ``< v``, ``<= v``, ``> v``, ``>= v`` or ``within t of c``.
-
-    NaN never holds.
-    """
-    match = _COMPARISON.match(comparison)
-    if match is None:
-        raise ValueError(f"comparison={comparison!r} is not understood; allowed: '< v', '<= v', '> v', "
-                         f"'>= v', 'within t of c'")
-    value = float(measured)
-    if match["op"]:
-        bound = float(match["bound"])
-        return bool({"<": value < bound, "<=": value <= bound, ">": value > bound, ">=": value >= bound}[match["op"]])
-    return bool(abs(value - float(match["centre"])) <= float(match["tol"]))
-
-
-def claim(
-    id: str, section: str, statement: str, paper_value: str, measured: float, comparison: str, kind: str = "paper",
-) -> Claim:
-    """A :class:`Claim` whose ``holds`` is evaluated from ``comparison`` (see :func:`compare`).
-
-    ``kind``: "paper" for a number or statement of the paper (its tolerance, or the reason one was
-    chosen, in the statement), "sanity" for a property that holds by construction of the code —
-    useful, never counted as reproduction.
-    """
-    if kind not in CLAIM_KINDS:
-        raise ValueError(f"kind={kind!r} is not a claim kind; allowed: {', '.join(CLAIM_KINDS)}")
-    return Claim(id, section, statement, paper_value, float(measured), comparison, compare(measured, comparison),
-                 kind)
 
 
 # --------------------------------------------------------------------------- the run
@@ -247,14 +188,11 @@ class Run:
                 f"run the notebook with recompute: true first"
             )
 
-    def record_claims(self, claims: Sequence[Claim]) -> tuple[pd.DataFrame, Path]:
-        """Log the notebook's paper-vs-measured claims as ``claims.json``, each under the notebook's paper (its
+    def record_claims(self, found: Sequence[claims.Claim]) -> tuple[pd.DataFrame, Path]:
+        """Log the notebook's claims (:mod:`lib.claims`) as ``claims.json``, each under the notebook's paper (its
         plugin record, :mod:`lib.papers`)."""
-        ids = [c.id for c in claims]
-        if len(set(ids)) != len(ids):
-            raise ValueError(f"claim ids must be unique, got {ids}")
         paper = papers.paper_of(self.params.notebook)
-        path = self.save_json("claims", [{"paper": paper.id if paper else "", **asdict(c)} for c in claims])
+        path = self.save_json("claims", claims.records(found, paper.id if paper else ""))
         return load_claims(path), path
 
 
@@ -317,23 +255,8 @@ def load_table(result: Path) -> pd.DataFrame:
 
 
 def load_claims(result: Path) -> pd.DataFrame:
-    """A logged ``claims.json`` as a table, columns in :class:`Claim` order (claims logged before kinds existed
-    read as ``paper``)."""
-    frame = pd.DataFrame(load_json(result))
-    if "kind" not in frame:
-        frame["kind"] = "paper"
-    return frame[CLAIM_COLUMNS]
-
-
-def claims_summary(table: pd.DataFrame) -> str:
-    """One line per claim kind: how many hold, paper-kind (reproduction) apart from sanity-kind (by construction)."""
-    lines = []
-    for kind in CLAIM_KINDS:
-        cell = table[table.kind == kind]
-        if len(cell):
-            note = "reproduction" if kind == "paper" else "by construction, not counted as reproduction"
-            lines.append(f"{kind} claims ({note}): {int(cell.holds.sum())} of {len(cell)} hold")
-    return "\n".join(lines)
+    """A logged ``claims.json`` as a table in :data:`lib.claims.COLUMNS` order (:func:`lib.claims.frame`)."""
+    return claims.frame(load_json(result))
 
 
 # --------------------------------------------------------------------------- for reading
@@ -398,8 +321,8 @@ def discard_results(profile: str, notebook: str, variant: str = "") -> None:
 
 
 def gather_claims(profile: str) -> pd.DataFrame:
-    """Every notebook's complete ``claims.json`` under ``profile`` in one table (docs/ARCHITECTURE.md,
-    "Notebooks"); variants are left out."""
+    """Every notebook's complete ``claims.json`` under ``profile`` in one table, ``notebook`` first
+    (docs/ARCHITECTURE.md, "Notebooks"); variants are left out."""
     frames = []
     for path in sorted(paths.RESULTS_DIR.joinpath(paths.check_profile(profile)).glob("*/claims.json")):
         if paths.split_run_name(path.parent.name)[1]:
@@ -409,6 +332,6 @@ def gather_claims(profile: str) -> pd.DataFrame:
         except IncompleteResultError:
             continue
     if not frames:
-        return pd.DataFrame(columns=["notebook", *CLAIM_COLUMNS])
+        return pd.DataFrame(columns=["notebook", *claims.COLUMNS])
     table = pd.concat(frames, ignore_index=True)
-    return table[["notebook", *CLAIM_COLUMNS]]
+    return table[["notebook", *claims.COLUMNS]]

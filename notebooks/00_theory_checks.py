@@ -19,7 +19,7 @@ from matplotlib import pyplot as plt
 
 from lib import config, plotting, results
 from lib.bias_probes import figures, simulate, theory
-from lib.results import claim
+from lib.claims import Bound, Point, claim, show_claims
 
 # %% tags=["parameters"]
 profile = "default"  # smoke | default | paper
@@ -331,53 +331,53 @@ target_power = 1 - params.gamma
 tol_z, tol_slope = params.tolerance_z, params.slope_tolerance
 claims = [
     claim("purity_law_mc", "Thm 3, Eq. 8; E3-A", "oracle AUC vs Eq. 8, max |error| over the grid",
-          "< 0.006", purity.error.abs().max(), "< 0.006"),
+          "< 0.006", purity.error.abs().max(), Bound("<", 0.006)),
     claim("purity_law_z", "Thm 3, Eq. 8", "oracle AUC vs Eq. 8, max |error| / s.e.",
-          "exact", z_purity, f"<= {tol_z}"),
+          "exact", z_purity, Bound("<=", tol_z)),
     claim("purity_monotone", "Thm 3 (i)", "Eq. 8 strictly increasing in α: min step, s in (0, 40]",
-          "> 0", increments.min(), "> 0"),
+          "> 0", increments.min(), Bound(">", 0)),
     claim("binormal_saturation", "Thm 3 (ii)", "Φ(s/√2) at s = 4",
-          "> 0.997", theory.binormal_auc(4.0), "> 0.997"),
+          "> 0.997", theory.binormal_auc(4.0), Bound(">", 0.997)),
     claim("saturated_form", "Thm 3 (ii)", f"max |Eq. 8 − (½ + α(2−α)/2)| over s ≥ {theory.SATURATION_S}",
-          f"< {theory.SATURATION_TOLERANCE}", saturation_gap, f"< {theory.SATURATION_TOLERANCE}"),
+          f"< {theory.SATURATION_TOLERANCE}", saturation_gap, Bound("<", theory.SATURATION_TOLERANCE)),
     claim("saturated_form_threshold", "Thm 3 (ii)", f"smallest s with the whole curve within {theory.SATURATION_TOLERANCE}",
-          f"{theory.SATURATION_S}", s_threshold, f"<= {theory.SATURATION_S}"),
+          f"{theory.SATURATION_S}", s_threshold, Bound("<=", theory.SATURATION_S, reason="the paper's s is where the saturated form starts to hold: a smaller threshold does not contradict it")),
     claim("chord_geometry", "Thm 2, Eq. 6", "embedded chord vs (2/√κ) sin(√κ r/2), max |error|",
-          "exact", (chord.chord_measured - chord.chord_theory).abs().max(), "< 1e-9", kind="sanity"),
+          "exact", (chord.chord_measured - chord.chord_theory).abs().max(), Bound("<", 1e-9), kind="sanity"),
     claim("chordal_auc_mc", "Thm 2, Eq. 6; E3-B", "oracle AUC vs Φ(chord/(√2 σ_w)), max |error|",
-          "< 0.013", chord.error.abs().max(), "< 0.013"),
+          "< 0.013", chord.error.abs().max(), Bound("<", 0.013)),
     claim("chordal_auc_spread_z", "Thm 2, Eq. 6 with spread", f"oracle AUC vs Eq. 6 averaged over the intrinsic "
           f"spread τ = {params.chord_tau:g} (derived here), max |error| / s.e.", "derived closed form", spread_z.max(),
-          f"<= {params.tolerance_z}"),
+          Bound("<=", params.tolerance_z)),
     claim("spread_below_ceiling", "Cor 1, Eq. 7", f"curved AUC with spread τ = {params.chord_tau:g} under its ceiling: "
           "min (ceiling − AUC)/s.e.", ">= 0", ((spread.ceiling - spread.mc_auc) / spread.mc_se)[spread.kappa > 0].min(),
-          f">= {-params.tolerance_z}"),
+          Bound(">=", -params.tolerance_z)),
     claim("flat_keeps_rising", "Cor 1; Fig. 3b", "flat AUC increases with r: min step",
-          "> 0", flat.mc_auc.diff().min(), "> 0"),
+          "> 0", flat.mc_auc.diff().min(), Bound(">", 0)),
     claim("curved_below_ceiling", "Cor 1, Eq. 7; Fig. 3b", "curved AUC under its ceiling: min (ceiling − AUC)/s.e.",
-          ">= 0", ceiling_margin, f">= {-tol_z}"),
+          ">= 0", ceiling_margin, Bound(">=", -tol_z)),
     claim("null_variance_exact", "Thm 4", "exact permutation variance vs (n₊+n₋+1)/(12n₊n₋), max rel. error",
-          "exact", exact_null.relative_error.abs().max(), "< 1e-12"),
+          "exact", exact_null.relative_error.abs().max(), Bound("<", 1e-12)),
     claim("null_variance_mc", "Thm 4", "Monte Carlo null variance, max |error| / s.e.",
-          "exact", null_mc_z.abs().max(), f"<= {tol_z}"),
+          "exact", null_mc_z.abs().max(), Bound("<=", tol_z)),
     claim("power_at_threshold", "Thm 4, Eq. 11", "power at α*(n) where the linearisation holds, max |power − (1−γ)|",
-          f"{target_power:g}", (valid.power - target_power).abs().max(), f"<= {params.power_tolerance}"),
+          f"{target_power:g}", (valid.power - target_power).abs().max(), Bound("<=", params.power_tolerance, reason="the measured value is |power − (1 − γ)|: a bound on it is two-sided about 1 − γ")),
     claim("power_beyond_linearisation", "Thm 4, Eq. 11", "lowest power at α*(n) where the linearisation fails",
-          "not stated", invalid.power.min(), f"< {target_power:g}"),
+          "not stated", invalid.power.min(), Bound("<", target_power)),
     claim("boundary_slope", "Thm 4; E3-C", "log-log slope of the empirical detection boundary",
-          "-0.5", boundary_slope, f"within {tol_slope} of -0.5"),
+          "-0.5", boundary_slope, Point(-0.5, tol=tol_slope, reason="the slope_tolerance parameter, chosen before the run")),
     claim("gap_uniform_slope", "Thm 1, Eq. 2", "log-log slope of the worst-case gap over the norm ball",
-          "-0.5", uniform_slope, f"within {tol_slope} of -0.5", kind="sanity"),
+          "-0.5", uniform_slope, Point(-0.5, tol=tol_slope, reason="the slope_tolerance parameter, chosen before the run"), kind="sanity"),
     claim("gap_below_bound", "Thm 1, Eq. 2", "fitted probe's gap / its Eq. 2 bound, max over n",
-          "<= 1", (gap.erm_gap / gap.erm_bound).max(), "<= 1"),
+          "<= 1", (gap.erm_gap / gap.erm_bound).max(), Bound("<=", 1)),
     claim("gap_erm_slope", "Thm 1; E6", "log-log slope of the fitted probe's gap (at least as fast as the bound)",
-          "-0.5 (bound rate)", erm_slope, f"<= {-0.5 + tol_slope:g}"),
+          "-0.5 (bound rate)", erm_slope, Bound("<=", -0.5 + tol_slope, reason="Theorem 1 bounds the rate: the fitted probe's gap may fall at least as fast as n^−½")),
     claim("minimax_rate_n", "Prop 1", "median log-log slope in n of the linear probe's excess risk on the hypercube "
-          "family (the Ω(√(d_B/n)) rate is matched)", "-0.5", n_slopes.median(), f"within {tol_slope:g} of -0.5"),
+          "family (the Ω(√(d_B/n)) rate is matched)", "-0.5", n_slopes.median(), Point(-0.5, tol=tol_slope, reason="the slope_tolerance parameter, chosen before the run")),
     claim("minimax_rate_dim", "Prop 1", "median log-log slope in d_B of the probe's excess risk (d_B is the "
-          "hardness parameter; the ambient D is fixed)", "+0.5", dim_slopes.median(), f"within {tol_slope:g} of 0.5"),
+          "hardness parameter; the ambient D is fixed)", "+0.5", dim_slopes.median(), Point(0.5, tol=tol_slope, reason="the slope_tolerance parameter, chosen before the run")),
     claim("minimax_no_learner_below_bayes", "Prop 1", "largest (Bayes − probe excess)/s.e.: no learner beats "
-          "the Bayes risk", "<= 0", below_bayes_z, f"<= {tol_z}", kind="sanity"),
+          "the Bayes risk", "<= 0", below_bayes_z, Bound("<=", tol_z), kind="sanity"),
 ]
 claims_table, claims_file = run.record_claims(claims)
 plotting.save_table(
@@ -392,5 +392,4 @@ plotting.save_table(
 # result not reproduced here, reported as measured.
 
 # %%
-display(claims_table[["id", "kind", "statement", "paper_value", "measured", "comparison", "holds"]])
-print(results.claims_summary(claims_table))
+show_claims(claims_table, params.profile)

@@ -20,7 +20,7 @@ from IPython.display import display
 
 from lib import config, plotting, results, stats
 from lib.bias_probes import power, theory
-from lib.results import claim
+from lib.claims import Bound, Point, claim, show_claims
 
 # %% tags=["parameters"]
 profile = "default"  # smoke | default | paper
@@ -108,12 +108,12 @@ round_trip = max([abs(theory.critical_purity_exact(power.required_n(r.s_hat, par
                       - params.alpha) for r in finite.itertuples()], default=np.nan)
 claims = [
     claim("budget_round_trip", "Sec. VII; Eq. 11", "largest |α*(n(α)) − α| over dimensions (the budget solves the "
-          "power condition)", "0", round_trip, "<= 1e-6", kind="sanity"),
+          "power condition)", "0", round_trip, Bound("<=", 1e-6), kind="sanity"),
     claim("detection_line", "Thm 4; Sec. V-E", "AUC a detection needs at n minus ½ + 1.645·1.4·σ₀(n)", "0",
-          reports.detection_auc.iloc[0] - (0.5 + 1.6448536 * power.null_scale(params.n)), "within 1e-6 of 0",
+          reports.detection_auc.iloc[0] - (0.5 + 1.6448536 * power.null_scale(params.n)), Point(0, tol=1e-6, reason="floating-point agreement of two formulas for one number"),
           kind="sanity"),
 ]
 claims_table, claims_file = run.record_claims(claims)
 plotting.save_table(claims_table, "claims", "A01 (paper 000, Sec. VII): sanity checks of the power calculator.",
                     [claims_file])
-display(claims_table[["id", "kind", "statement", "paper_value", "measured", "comparison", "holds"]])
+show_claims(claims_table, params.profile)

@@ -37,7 +37,7 @@ from sklearn.metrics import roc_curve
 
 from lib import config, plotting, results
 from lib.bias_shift import audit, checkpoints, evaluation, output_bias, sentences, stereotype, table1
-from lib.results import claim
+from lib.claims import Bound, Point, claim, show_claims
 
 # %% tags=["parameters"]
 profile = "default"  # smoke | default | paper | extended
@@ -259,7 +259,7 @@ plotting.save_figure(fig, "roc", f"ROC curves of each method's detection score a
 # and scored by external benchmarks; these come from the model (family), scorer and regime each claim
 # names (mean pooling, per group unless stated). The first setting keeps the plain claim ids; the
 # others carry `__<family>_<regime>`. Its DecodingTrust rows (Table 1) are the closest comparison for
-# the stereotype scorers. `holds = False` marks a paper statement this small model does not show,
+# the stereotype scorers. A `fails` outcome marks a paper statement this small model does not show,
 # reported as measured.
 
 # %%
@@ -279,33 +279,33 @@ for index, (family, regime) in enumerate(spectra):
         claims += [
             claim(f"rr_roc_auc_{scorer}{suffix}", "Sec. 4.2–4.3; Table 1", f"ROC AUC of −ΔB (RR) for ΔBiasScore > "
                   f"{params.label_threshold:g}; scorer {scorer}; {where}", "0.65–0.99 (DecodingTrust LoRA: 0.65–0.99)",
-                  e.roc_auc["RR"], ">= 0.65"),
+                  e.roc_auc["RR"], Bound(">=", 0.65, reason="the paper's lowest AUC is the test: a higher AUC does not contradict 0.65–0.99")),
             claim(f"rr_correlation_{scorer}{suffix}", "Sec. 4.2–4.3; Table 1", f"pooled Pearson r of ΔB with "
                   f"ΔBiasScore; scorer {scorer}; {where}", "negative (DecodingTrust LoRA: −0.77, −0.75, −0.14)",
-                  e.pearson_r["RR"], "< 0"),
+                  e.pearson_r["RR"], Bound("<", 0)),
             claim(f"rr_checkpoint_p_{scorer}{suffix}", "Sec. 4.1; Table 1", f"p of that r from permuting whole "
                   f"checkpoints (the paper's p treats the {int(e.n_pairs['RR'])} pairs as independent), read in the "
                   "paper's direction: 1 when r ≥ 0, so a significant reversal never counts as agreement; scorer "
                   f"{scorer}; {where}", "< 0.001 (pooled p)",
-                  e.p_checkpoints["RR"] if e.pearson_r["RR"] < 0 else 1.0, "< 0.05"),
+                  e.p_checkpoints["RR"] if e.pearson_r["RR"] < 0 else 1.0, Bound("<", 0.05)),
         ]
     claims += [
         claim(f"rr_beats_seat{suffix}", "Sec. 4.5; Table 7; Appendix H", f"ROC AUC of RR minus SEAT; scorer {main}; "
               f"{where}", "> 0 (0.964 vs 0.778; RR above SEAT in all three families)",
-              m.roc_auc["RR"] - m.roc_auc["SEAT"], "> 0"),
+              m.roc_auc["RR"] - m.roc_auc["SEAT"], Bound(">", 0)),
     ]
     if index == 0:
         claims += [
             claim("procrustes_at_chance", "Sec. 4.5; Table 7", f"ROC AUC of Procrustes-SEAT; scorer {main}; {where}",
-                  "0.567 (chance)", m.roc_auc["Procrustes-SEAT"], "within 0.1 of 0.5"),
+                  "0.567 (chance)", m.roc_auc["Procrustes-SEAT"], Point(0.5, tol=0.1, reason="chance is 0.5 and the paper reads its 0.567 as chance; 0.1 chosen before the run")),
             claim("cka_below_rr", "Sec. 4.5; Table 7", f"ROC AUC of CKA drift (+drift, no max) minus RR; scorer "
-                  f"{main}; {where}", "< 0 (0.864 vs 0.964)", m.roc_auc["CKA drift"] - m.roc_auc["RR"], "< 0"),
+                  f"{main}; {where}", "< 0 (0.864 vs 0.964)", m.roc_auc["CKA drift"] - m.roc_auc["RR"], Bound("<", 0)),
             claim("paper_rr_auc_two_values", "Sec. 4.5, Tables 1 and 5–7", "The paper prints two RR ROC AUCs for one "
                   "setting (Llama, WildGuardMix, neutral 1k anchors, base sets, mean pooling): 0.964 in Tables 6–7 and "
                   "Sec. 4.5, 0.892 in Table 1 (full FT) and the base rows of Table 5 — 0.072 apart. Measured: width of "
                   f"the 95 % checkpoint-bootstrap interval of RR's AUC (scorer {main}; {where}); holds when it exceeds "
                   "0.072, i.e. seven checkpoints cannot tell the two printed values apart", "0.964 vs 0.892",
-                  m.auc_high["RR"] - m.auc_low["RR"], "> 0.072"),
+                  m.auc_high["RR"] - m.auc_low["RR"], Bound(">", 0.072, reason="the statement's test: an interval wider than the two printed values' gap cannot tell them apart")),
         ]
     if "RR − control" in m.index:
         ratio = control[(control.family == family) & (control.regime == regime) & (control.pooling == main_pooling)]
@@ -314,11 +314,11 @@ for index, (family, regime) in enumerate(spectra):
                   "with VADER labels (mean-pooled ΔB correlating positively with ΔBiasScore, against the paper) tested "
                   f"on a stereotype label with the shared drift removed: pooled r of ΔB − control ΔB with ΔBiasScore; "
                   f"scorer {drawn_scorers[0]}; {where}. Holds (the paper's direction) when r < 0; fails when the "
-                  "reversal survives", "r < 0 in every setting", first.pearson_r["RR − control"], "< 0"),
+                  "reversal survives", "r < 0 in every setting", first.pearson_r["RR − control"], Bound("<", 0)),
             claim(f"control_small{suffix}", "Sec. 3.4 (ΔB is read per group)", "median over checkpoints of |control "
                   f"ΔB| / median |ΔB| ({main_pooling} pooling): below 1, ΔB is mostly the group's own shift; above, "
                   f"mostly drift the group-free sentences share; {where}", "ΔB is read as a group's shift",
-                  float(ratio.abs_control_over_median_abs_delta_b.median()), "< 1"),
+                  float(ratio.abs_control_over_median_abs_delta_b.median()), Bound("<", 1)),
         ]
 # "Significant in k of N settings" (Sec. 4.2–4.3), per regime, on DecodingTrust: the original pipelines' rows
 # when table1_csv gives them, else the first offline DecodingTrust scorer's.
@@ -334,11 +334,10 @@ for regime in dict.fromkeys(counted.regime):
         "the paper's fraction because its three families are not these, so the counts cannot be matched family by "
         "family; the paper's stars use the pooled p, the permutation p here is the stricter (pairs of one "
         "checkpoint share its weights)", f"{k_paper} of {n_paper} families", k / n,
-        f">= {k_paper / n_paper:.4f}"))
+        Bound(">=", k_paper / n_paper, reason="the paper's fraction is the least it reports: a larger fraction does not contradict it")))
 claims_table, claims_file = run.record_claims(claims)
 plotting.save_table(claims_table, "claims", "D01 ΔB (paper 001, Sec. 4): the paper's value beside the value measured on "
                     "the offline spectra; each claim names its scorer, family and regime.", [claims_file])
 
 # %%
-display(claims_table[["id", "kind", "statement", "paper_value", "measured", "comparison", "holds"]])
-print(results.claims_summary(claims_table))
+show_claims(claims_table, params.profile)

@@ -19,7 +19,7 @@ from IPython.display import display
 
 from lib import config, plotting, results
 from lib.bias_shift import ablations, checkpoints, evaluation, output_bias, stereotype
-from lib.results import claim
+from lib.claims import Bound, Point, claim, show_claims
 
 # %% tags=["parameters"]
 profile = "default"  # smoke | default | paper
@@ -168,7 +168,7 @@ plotting.save_figure(fig, "seeds", "ΔB per group of the unharmful and the harmf
 # The paper's numbers are Llama-3.1-8B's on WildGuardMix labels; these come from the offline
 # spectrum (LoRA by default) and the scorer each claim names (the first of `scorers`). The s.d. across seeds is compared with the gap between the unharmful
 # and the harmful mean ΔB, because the scale of ΔB depends on the model (paper: 0.003 / 0.342).
-# `holds = False` marks a paper statement this small model does not show, reported as measured.
+# A `fails` outcome marks a paper statement this small model does not show, reported as measured.
 
 # %%
 at_largest = anchors[anchors["size"] == anchors["size"].max()].set_index("source").roc_auc
@@ -180,31 +180,30 @@ on = f"; scorer {main}; {params.method}, mean pooling unless varied"
 claims = [
     claim("neutral_anchors_best", "Sec. 4.5; Figure 4", "ROC AUC of neutral anchors minus the best other source at "
           "the largest size" + on, "> 0 (0.892 at 1k)", at_largest.get("neutral", float("nan"))
-          - at_largest.drop("neutral", errors="ignore").max(), "> 0"),
+          - at_largest.drop("neutral", errors="ignore").max(), Bound(">", 0)),
     claim("attribute_variants_mean", "Sec. 4.5; Table 5a", "mean ROC AUC over attribute variants" + on, "0.863 ± 0.030",
-          summary["attributes"]["mean"], "within 0.1 of 0.863"),
+          summary["attributes"]["mean"], Point(0.863, tol=0.1, reason="tolerance chosen before the run")),
     claim("attribute_variants_stable", "Sec. 4.5; Table 5a", "s.d. of ROC AUC over attribute variants" + on, "0.030",
-          summary["attributes"]["sd"], "<= 0.05"),
+          summary["attributes"]["sd"], Bound("<=", 0.05, reason="the paper's value is an error or a spread: a smaller one does not contradict it")),
     claim("target_variants_mean", "Sec. 4.5; Table 5b", "mean ROC AUC over target-template variants" + on,
           "0.902 ± 0.008",
-          summary["targets"]["mean"], "within 0.1 of 0.902"),
+          summary["targets"]["mean"], Point(0.902, tol=0.1, reason="tolerance chosen before the run")),
     claim("target_variants_stable", "Sec. 4.5; Table 5b", "s.d. of ROC AUC over target-template variants" + on, "0.008",
-          summary["targets"]["sd"], "<= 0.05"),
+          summary["targets"]["sd"], Bound("<=", 0.05, reason="the paper's value is an error or a spread: a smaller one does not contradict it")),
     claim("rr_above_seat_every_pooling", "Appendix E.4; Table 6", "smallest RR − SEAT ROC AUC over poolings" + on,
-          "> 0 (0.882 vs 0.791 at worst)", (rr_pool - seat_pool).min(), "> 0"),
+          "> 0 (0.882 vs 0.791 at worst)", (rr_pool - seat_pool).min(), Bound(">", 0)),
     claim("mean_pooling_best", "Appendix E.4; Table 6", "RR ROC AUC of mean pooling minus the best other pooling" + on,
           ">= 0 (0.964 vs 0.882; Table 5 prints this base setting as 0.892)", rr_pool.get("mean", float("nan")) - rr_pool.drop("mean", errors="ignore").max(),
-          ">= 0"),
+          Bound(">=", 0)),
     claim("unharmful_above_harmful", "Appendix E.5; Figure 5", f"mean ΔB of the unharmful minus the harmful fine-tune; {params.method}",
-          "> 0 (0.291 vs −0.051)", seed_gap, "> 0"),
+          "> 0 (0.291 vs −0.051)", seed_gap, Bound(">", 0)),
     claim("seeds_stable", "Appendix E.5", f"s.d. of mean ΔB across seeds over the unharmful–harmful gap; {params.method}",
           "0.009 (0.003 / 0.342)", splits.sd_of_mean.max() / abs(seed_gap) if splits is not None else float("nan"),
-          "< 0.1"),
+          Bound("<", 0.1, reason="the paper's value is an error or a spread: a smaller one does not contradict it")),
 ]
 claims_table, claims_file = run.record_claims(claims)
 plotting.save_table(claims_table, "claims", "D02 ablations of ΔB (paper 001, Sec. 4.5, Appendix E): the paper's value "
                     "beside the value measured on the offline spectrum.", [claims_file])
 
 # %%
-display(claims_table[["id", "kind", "statement", "paper_value", "measured", "comparison", "holds"]])
-print(results.claims_summary(claims_table))
+show_claims(claims_table, params.profile)

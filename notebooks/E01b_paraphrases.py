@@ -28,7 +28,7 @@ from matplotlib import pyplot as plt
 
 from lib import config, plotting, results
 from lib.bias_probes import paraphrase
-from lib.results import claim
+from lib.claims import Bound, Point, claim, show_claims
 
 # %% tags=["parameters"]
 profile = "default"  # smoke | default | paper
@@ -164,23 +164,23 @@ print(f"paraphrases passing lexical validation ({validated.generator.iloc[0]}): 
       f"sentences kept (pairs travel together): {overall.kept_rate:.0%}")
 claims = [
     claim("kept_pairs_min", "Sec. VI-A (E1b)", "fewest kept pairs over dimensions (5 needed for grouped 5-fold CV)",
-          "enough to probe", kept_pairs.min(), ">= 5"),
+          "enough to probe", kept_pairs.min(), Bound(">=", 5)),
     claim("counterfactual_paraphrase_saturates", "E1b; Thm 3 (ii)", "lowest counterfactual AUC on paraphrases",
-          "≈ 1.0 (as on templates)", counterfactual.auc_paraphrase.min(), ">= 0.99"),
+          "≈ 1.0 (as on templates)", counterfactual.auc_paraphrase.min(), Bound(">=", 0.99, reason="an AUC cannot exceed 1: the lower bound is the two-sided test of ≈ 1")),
 ]
 for model in params.models:
     key = re.sub(r"\W+", "_", model)
     cf, mx = counterfactual[counterfactual.model == model], mixed[mixed.model == model]
     claims += [
         claim(f"counterfactual_diff_{key}", "E1b", f"{model}: mean counterfactual AUC, paraphrase − template",
-              "≈ 0 (robust to template regularity)", cf.auc_diff.mean(), "within 0.05 of 0"),
+              "≈ 0 (robust to template regularity)", cf.auc_diff.mean(), Point(0, tol=0.05, reason="tolerance chosen before the run")),
         claim(f"mixed_diff_{key}", "E1b", f"{model}: mean mixed AUC (α = {params.mixed_alpha:g}), paraphrase − template",
-              "≈ 0 (robust to template regularity)", mx.auc_diff.mean(), "within 0.05 of 0"),
+              "≈ 0 (robust to template regularity)", mx.auc_diff.mean(), Point(0, tol=0.05, reason="tolerance chosen before the run")),
         claim(f"s_hat_ratio_{key}", "E1b; Thm 3", f"{model}: median ŝ ratio paraphrase/template over dimensions",
-              "≈ 1 (same marker, same rows)", cf.s_hat_ratio.median(), "within 0.25 of 1"),
+              "≈ 1 (same marker, same rows)", cf.s_hat_ratio.median(), Point(1, tol=0.25, reason="tolerance chosen before the run")),
     ]
 claims.append(claim("mixed_diff_max_abs", "E1b", "largest |mixed AUC difference| over models × dimensions", "≈ 0",
-                    mixed.auc_diff.abs().max(), "<= 0.1"))
+                    mixed.auc_diff.abs().max(), Bound("<=", 0.1, reason="the measured value is an absolute error: a bound on it is two-sided about 0")))
 claims_table, claims_file = run.record_claims(claims)
 plotting.save_table(claims_table, "claims", "E01b paraphrases (paper 000, E1b): the paper's value beside the value "
                     "measured on the offline models and generator (a different number on a different model is a "
@@ -192,8 +192,7 @@ plotting.save_table(claims_table, "claims", "E01b paraphrases (paper 000, E1b): 
 # and a frame mix that favours the frames the generator rewrites). ŝ here is cross-fitted on a few dozen
 # pairs, far fewer than the dimension of the features, so its Ledoit–Wolf shrinkage pulls it well below
 # E1's values on all 340 pairs: only the paraphrase/template ratio on the same rows is compared.
-# `holds = False` marks a paper statement these models do not show, reported as measured.
+# A `fails` outcome marks a paper statement these models do not show, reported as measured.
 
 # %%
-display(claims_table[["id", "kind", "statement", "paper_value", "measured", "comparison", "holds"]])
-print(results.claims_summary(claims_table))
+show_claims(claims_table, params.profile)

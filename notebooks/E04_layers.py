@@ -17,7 +17,7 @@ from matplotlib import pyplot as plt
 
 from lib import config, plotting, results
 from lib.bias_probes import model_audit
-from lib.results import claim
+from lib.claims import Bound, claim, show_claims
 
 # %% tags=["parameters"]
 profile = "default"  # smoke | default | paper
@@ -74,7 +74,7 @@ mid = scan[scan.layer == scan.n_layers // 2].set_index(["model", "dimension"])
 shortfall = (best.set_index(["model", "dimension"]).auc_mean - mid.auc_mean)
 claims = [
     claim("mid_depth_shortfall", "Sec. VI-A; E4", "largest AUC lost by probing ⌊L/2⌋ instead of the best layer",
-          "not stated", shortfall.max(), "<= 0.05"),
+          "not stated", shortfall.max(), Bound("<=", 0.05)),
 ]
 # Reported, not claims (the paper states no value; the best layer beats layer 0 by construction):
 embedding_gain = (best.set_index(["model", "dimension"]).auc_mean
@@ -86,5 +86,4 @@ plotting.save_table(claims_table, "claims", "E04 layer scan (paper 000, E4): mea
                     [claims_file])
 
 # %%
-display(claims_table[["id", "kind", "statement", "paper_value", "measured", "comparison", "holds"]])
-print(results.claims_summary(claims_table))
+show_claims(claims_table, params.profile)

@@ -23,7 +23,7 @@ from matplotlib import pyplot as plt
 
 from lib import config, plotting, results
 from lib.bias_probes import groundtruth, model_audit, simulate
-from lib.results import claim
+from lib.claims import Bound, Point, claim, show_claims
 
 # %% tags=["parameters"]
 profile = "default"  # smoke | default | paper
@@ -171,26 +171,26 @@ plotting.save_figure(
 # %%
 claims = [
     claim("probe_gap_slope", "Thm 1; E6", "log-log slope of the probe's train − test AUC gap",
-          "-0.5", auc_slope, f"within {params.slope_tolerance} of -0.5"),
+          "-0.5", auc_slope, Point(-0.5, tol=params.slope_tolerance, reason="the slope_tolerance parameter, chosen before the run")),
     claim("norm_ball_gap_slope", "Thm 1, Eq. 2", "log-log slope of the worst-case gap over the norm ball",
-          "-0.5", uniform_slope, f"within {params.slope_tolerance} of -0.5", kind="sanity"),
+          "-0.5", uniform_slope, Point(-0.5, tol=params.slope_tolerance, reason="the slope_tolerance parameter, chosen before the run"), kind="sanity"),
     claim("norm_ball_gap_below_bound", "Thm 1, Eq. 2", "worst-case gap / its bound 2ρ/√n, max over n",
-          "<= 1", (class_gap.uniform_deviation / class_gap.uniform_bound).max(), "<= 1"),
+          "<= 1", (class_gap.uniform_deviation / class_gap.uniform_bound).max(), Bound("<=", 1)),
     claim("model_gap_slope", "Thm 1; E6",
           "median log-log slope of the paper's probe's AUC gap on model features; with n < d it interpolates "
           f"(mean train AUC {model_gap.train_auc.mean():.3f}), so the gap tends to 1 − AUC, not 0, and Theorem 1 "
-          "does not predict this slope", "-0.5", model_slopes.median(), f"within {params.slope_tolerance} of -0.5"),
+          "does not predict this slope", "-0.5", model_slopes.median(), Point(-0.5, tol=params.slope_tolerance, reason="the slope_tolerance parameter, chosen before the run")),
     claim("model_bounded_gap_slope", "Thm 1, Eq. 2; E6",
           "median log-log slope of the norm-bounded probe's ramp-loss gap on model features (the class Theorem 1 "
           "bounds), at least as fast as its n^−½", "<= -0.5", bounded_slopes.median(),
-          f"<= {-0.5 + params.slope_tolerance}"),
+          Bound("<=", -0.5 + params.slope_tolerance)),
     claim("curvature_shrinks_gap", "Thm 1; Sec. IV", "worst-case gap, flat minus largest κ, in s.e. (curvature "
-          "improves generalisation; z > 2 chosen as the evidence threshold)", "> 0", gap_drop_z, "> 2"),
+          "improves generalisation; z > 2 chosen as the evidence threshold)", "> 0", gap_drop_z, Bound(">", 2)),
     claim("curvature_lowers_auc", "Thm 2; Sec. IV", "probe AUC, flat minus largest κ, in s.e. (curvature degrades "
-          "separability; z > 2 chosen as the evidence threshold)", "> 0", auc_drop_z, "> 2"),
+          "separability; z > 2 chosen as the evidence threshold)", "> 0", auc_drop_z, Bound(">", 2)),
     claim("curvature_auc_matches_chord", "Thm 2, Eq. 6 with spread", "fitted probe AUC vs Eq. 6 with intrinsic "
           "spread, max |error| over κ (0.005: the paper's E3 agreement)", "<= 0.005",
-          (tradeoff.probe_auc - tradeoff.chordal_auc).abs().max(), "<= 0.005"),
+          (tradeoff.probe_auc - tradeoff.chordal_auc).abs().max(), Bound("<=", 0.005)),
 ]
 claims_table, claims_file = run.record_claims(claims)
 plotting.save_table(claims_table, "claims",
@@ -198,7 +198,7 @@ plotting.save_table(claims_table, "claims",
                     [claims_file, auc_gap_file, class_gap_file, model_gap_file, tradeoff_file])
 
 # %% [markdown]
-# `holds = False` marks a number not reproduced here, reported as measured: a probe's own gap can
+# A `fails` outcome marks a number not reproduced here, reported as measured: a probe's own gap can
 # decay faster than the worst case that Theorem 1 bounds. On model features the paper's probe (C = 1) has
 # n < d and interpolates, so its AUC gap is not Theorem 1's quantity; the norm-bounded probe's gap is. In
 # the curvature part, the bound's constant (the sample's extrinsic radius) falls about threefold from κ = 0
@@ -207,5 +207,4 @@ plotting.save_table(claims_table, "claims",
 # improves generalisation" is a statement about the bound; whether the measured gap shows it is reported.
 
 # %%
-display(claims_table[["id", "kind", "statement", "paper_value", "measured", "comparison", "holds"]])
-print(results.claims_summary(claims_table))
+show_claims(claims_table, params.profile)

@@ -20,7 +20,7 @@ from scipy.stats import pearsonr
 
 from lib import config, plotting, results
 from lib.bias_probes import model_audit, simulate
-from lib.results import claim
+from lib.claims import Bound, claim, show_claims
 
 # %% tags=["parameters"]
 profile = "default"  # smoke | default | paper
@@ -134,17 +134,16 @@ display(measured)
 # %%
 claims = [
     claim("beta_vs_s_hat", "E7; Def 1", "Pearson r of ŝ_β (standardised features) with the cross-fitted ŝ across "
-          "models × dimensions", "larger β_B = more detectable", r_geometry, "> 0"),
+          "models × dimensions", "larger β_B = more detectable", r_geometry, Bound(">", 0)),
     claim("beta_curvature_link", "Def 1; Thm 2, Eq. 6", "β̂_B on sphere clusters vs the two-cluster β at separation "
           f"chord(r, κ)/σ_w, max |error| over κ (tolerance chosen: ≈ 4 s.e. at n = {params.link_n}; the paper's link "
-          "equation was lost)", "derived link", link.error.abs().max(), f"<= {params.link_tolerance}"),
+          "equation was lost)", "derived link", link.error.abs().max(), Bound("<=", params.link_tolerance)),
     claim("beta_falls_with_curvature", "Def 1; Thm 2", "β̂_B at the largest κ minus at κ = 0 (curvature lowers β_B)",
-          "< 0", link.beta_measured.iloc[-1] - link.beta_measured.iloc[0], "< 0"),
+          "< 0", link.beta_measured.iloc[-1] - link.beta_measured.iloc[0], Bound("<", 0)),
 ]
 claims_table, claims_file = run.record_claims(claims)
 plotting.save_table(claims_table, "claims", "E07 concentration index (paper 000, E7): measured values on the offline models.",
                     [claims_file, link_file])
 
 # %%
-display(claims_table[["id", "kind", "statement", "paper_value", "measured", "comparison", "holds"]])
-print(results.claims_summary(claims_table))
+show_claims(claims_table, params.profile)

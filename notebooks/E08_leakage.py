@@ -14,7 +14,7 @@ from matplotlib import pyplot as plt
 
 from lib import config, plotting, results
 from lib.bias_probes import model_audit
-from lib.results import claim
+from lib.claims import Bound, claim, show_claims
 
 # %% tags=["parameters"]
 profile = "default"  # smoke | default | paper
@@ -61,13 +61,12 @@ plotting.save_figure(fig, "leakage", "Leakage meter (paper 000, E8): random-fold
 mixed = leak[leak.alpha < 1]
 claims = [
     claim("leakage_mixed_mean", "Sec. VI-A; E8", "mean random − grouped AUC at α < 1", "≥ 0 (grouping removes leakage)",
-          mixed.leakage.mean(), ">= -0.01"),
-    claim("leakage_max", "E8", "largest random − grouped AUC over all cells", "reported", leak.leakage.max(), ">= -0.01"),
+          mixed.leakage.mean(), Bound(">=", -0.01)),
+    claim("leakage_max", "E8", "largest random − grouped AUC over all cells", "reported", leak.leakage.max(), Bound(">=", -0.01)),
 ]
 claims_table, claims_file = run.record_claims(claims)
 plotting.save_table(claims_table, "claims", "E08 leakage (paper 000, E8): measured values on the offline models.",
                     [claims_file])
 
 # %%
-display(claims_table[["id", "kind", "statement", "paper_value", "measured", "comparison", "holds"]])
-print(results.claims_summary(claims_table))
+show_claims(claims_table, params.profile)

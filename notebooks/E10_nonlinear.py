@@ -17,7 +17,7 @@ from matplotlib import pyplot as plt
 
 from lib import config, plotting, results
 from lib.bias_probes import groundtruth, model_audit
-from lib.results import claim
+from lib.claims import Bound, claim, show_claims
 
 # %% tags=["parameters"]
 profile = "default"  # smoke | default | paper
@@ -145,19 +145,19 @@ plotting.save_figure(
 nonlinear = sphere[sphere.probe.isin(["rbf_svm", "mlp", "geodesic_oracle"])]
 claims = [
     claim("purity_no_probe_beats_law", "Thm 3; E10", "largest (probe AUC − Eq. 8) / s.e. over probes and cells",
-          "<= 0 (Bayes limit)", purity.excess_z.max(), f"<= {params.tolerance_z}"),
+          "<= 0 (Bayes limit)", purity.excess_z.max(), Bound("<=", params.tolerance_z)),
     claim("sphere_gap_not_recovered", "Sec. VI-K; E10",
           "largest share of the chordal-geodesic gap recovered by kernel, MLP or geodesic oracle",
-          "essentially none", nonlinear.recovered.max(), f"<= {params.recovered_tolerance}",
+          "essentially none", nonlinear.recovered.max(), Bound("<=", params.recovered_tolerance),
           # at τ = 0 the two classes are Gaussian and the Bayes rule is linear: nothing can be recovered
           kind="paper" if params.sphere_tau > 0 else "sanity"),
     claim("sphere_oracle_matches_chord", "Thm 2, Eq. 6; E10", "chord-direction oracle vs chordal AUC (with spread), "
           "max |error| / s.e.", "exact",
           ((sphere.probe_auc - sphere.chordal_auc).abs() / sphere.probe_se)[sphere.probe == "oracle"].max(),
-          f"<= {params.tolerance_z}"),
+          Bound("<=", params.tolerance_z)),
     claim("model_nonlinear_gain", "E10 (model features)", "largest AUC gain of RBF-SVM or MLP over the linear probe",
           "small (the linear probe is not the bottleneck)",
-          (by_probe[["rbf_svm", "mlp"]].max(axis=1) - by_probe["linear"]).max(), "<= 0.05"),
+          (by_probe[["rbf_svm", "mlp"]].max(axis=1) - by_probe["linear"]).max(), Bound("<=", 0.05)),
 ]
 claims_table, claims_file = run.record_claims(claims)
 plotting.save_table(claims_table, "claims",
@@ -165,8 +165,7 @@ plotting.save_table(claims_table, "claims",
                     [claims_file])
 
 # %% [markdown]
-# `holds = False` marks a number not reproduced here, reported as measured.
+# A `fails` outcome marks a number not reproduced here, reported as measured.
 
 # %%
-display(claims_table[["id", "kind", "statement", "paper_value", "measured", "comparison", "holds"]])
-print(results.claims_summary(claims_table))
+show_claims(claims_table, params.profile)

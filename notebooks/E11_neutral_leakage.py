@@ -32,7 +32,7 @@ from matplotlib import pyplot as plt
 
 from lib import config, plotting, results, stats
 from lib.bias_probes import model_audit, neutral_leakage, theory
-from lib.results import claim
+from lib.claims import Bound, claim, show_claims
 
 # %% tags=["parameters"]
 profile = "default"  # smoke | default | paper
@@ -215,18 +215,18 @@ claims = [
     claim("neutral_within_noise", "E11; Sec. VI-A",
           "largest |AUC − ½| / (1.4·σ₀) of the probes on neutral texts with random labels, over models × dimensions "
           "× probes × labellings", "≈ 0 (neutral texts carry no label information)",
-          independence.detection_z.abs().max(), "<= 3.5", kind="sanity"),
+          independence.detection_z.abs().max(), Bound("<=", 3.5), kind="sanity"),
     claim("neutral_detections", "E11; Sec. V-E", "share of neutral-only audits detected at 1.4·σ₀",
-          "0", independence.detection_detected.mean(), "<= 0.05"),
+          "0", independence.detection_detected.mean(), Bound("<=", 0.05, reason="a count or share cannot fall below 0: the upper bound is the two-sided test of 0")),
     claim("leaky_excess", "E11; Thm 3",
           f"mean (measured − Eq. 8 at ŝ) at the largest leak rate {leaky.leak.max():g} (realised share "
           f"{top_leak.leak_realised.mean():.2f}) over models × purities",
-          "exceeds Eq. 8 when neutral texts carry the label", top_leak.excess.mean(), "> 0"),
+          "exceeds Eq. 8 when neutral texts carry the label", top_leak.excess.mean(), Bound(">", 0)),
     claim("leaky_gain", "E11", f"mean AUC gain of leak {leaky.leak.max():g} over leak 0 on the same draws",
-          "> 0 (qualitative)", (paired.auc - paired.auc_0).mean(), "> 0"),
+          "> 0 (qualitative)", (paired.auc - paired.auc_0).mean(), Bound(">", 0)),
     claim("leak0_vs_eq8", "Thm 3; E2", "largest |measured − Eq. 8 at ŝ| at leak 0 (E02's draw) over models × purities "
           "(0.05 chosen, as in E02: the paper gives no tolerance)", "≈ 0 (zero free parameters)",
-          no_leak.excess.abs().max(), "<= 0.05"),
+          no_leak.excess.abs().max(), Bound("<=", 0.05, reason="the measured value is an absolute error: a bound on it is two-sided about 0")),
 ]
 # Measured, not assumed away (the paper states no value, so these are reported, not claims): how well the held-out
 # gender probe separates neutral sentences about WinoBias female- vs male-stereotyped occupations.
@@ -237,11 +237,10 @@ plotting.save_table(claims_table, "claims", "E11 neutral leakage (paper 000, E11
 
 # %% [markdown]
 # The paper's numbers come from GPT-2, BERT and Qwen2.5; these come from the models named in the
-# parameters. `holds = False` marks a statement these models do not show, reported as measured.
+# parameters. A `fails` outcome marks a statement these models do not show, reported as measured.
 # The label-independence test uses random labels, so it checks the pipeline's strong classifiers;
 # the stereotype AUC is the substantive measurement: how far neutral sentences lean toward the
 # stereotyped gender of their occupation.
 
 # %%
-display(claims_table[["id", "kind", "statement", "paper_value", "measured", "comparison", "holds"]])
-print(results.claims_summary(claims_table))
+show_claims(claims_table, params.profile)

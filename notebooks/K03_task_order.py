@@ -21,13 +21,14 @@ import pandas as pd
 from IPython.display import display
 
 from lib import config, plotting, results
+from lib.claims import Bound, Point, claim, show_claims
 from lib.kstar import counts, measure, order, text_baseline
-from lib.results import claim
 
 # %% tags=["parameters"]
 profile = "default"  # smoke | default | paper
 recompute = True  # compute missing or stale results; false: only redraw figures from logged results
 n_jobs = 1  # worker processes (-1: this process's share of cores); results do not depend on it
+scheduler = ""  # Dask scheduler address (tcp://host:8786) for the searches; empty: local processes; results do not depend on it
 tasks = ["bbc_topic", "rt_sentiment", "rt_subjectivity", "debate_moderator", "dreaddit_stress", "discrim_question", "word_valence"]  # task pools (A.1.3)
 cap = 300  # texts per split of a pool (A.1.3 caps; the paper's pools hold up to 10,000)
 max_classes = 5  # one-vs-rest decisions per multiclass task (a seeded subset beyond)
@@ -59,11 +60,13 @@ pool_args = {"tasks": params.tasks, "cap": params.cap, "pool_seed": params.pool_
 # %%
 sweep, _ = run.table("sweep", lambda: pd.concat([results.shared_table(
     measure.sweep_table, model, grid_size=params.grid_size, poolings=params.sweep_poolings,
-    max_tokens=params.max_tokens, n_jobs=params.n_jobs, **pool_args) for model in params.models], ignore_index=True))
+    max_tokens=params.max_tokens, n_jobs=params.n_jobs, scheduler=params.scheduler, **pool_args)
+    for model in params.models], ignore_index=True))
 windows = counts.best_blocks(sweep, params.frac)
 window, _ = run.table("window", lambda: pd.concat([results.shared_table(
     measure.window_table, model, {t: [int(b) for b in w] for t, w in zip(cell.task, cell.window, strict=True)},
-    seeds=params.seeds, subsample=params.subsample, max_tokens=params.max_tokens, n_jobs=params.n_jobs, **pool_args)
+    seeds=params.seeds, subsample=params.subsample, max_tokens=params.max_tokens, n_jobs=params.n_jobs,
+    scheduler=params.scheduler, **pool_args)
     for model, cell in windows.groupby("model", sort=False)], ignore_index=True))
 task_table, task_file = run.table("task_table", lambda: counts.window_counts(window, params.frac))
 display(task_table.pivot(index="task", columns="model", values="kstar"))
@@ -87,7 +90,8 @@ plotting.save_table(pairs.round(4), "pairs", "Spearman ρ between the k* orders 
 
 # %%
 text_rows, text_file = run.table("text_baseline", lambda: results.shared_table(
-    text_baseline.tfidf_table, max_features=params.tfidf_max_features, n_jobs=params.n_jobs, **pool_args))
+    text_baseline.tfidf_table, max_features=params.tfidf_max_features, n_jobs=params.n_jobs,
+    scheduler=params.scheduler, **pool_args))
 text_scores = text_baseline.prefix_scores(text_rows)
 first_stable = text_baseline.first_and_stable(text_scores)
 best = windows[["model", "task", "best_block"]].rename(columns={"best_block": "block"})
@@ -140,39 +144,38 @@ invariance = partial[partial.control.str.startswith("log")]
 attainable = 1 / math.factorial(len(common)) if common else np.nan
 claims = [
     claim("spread_ratio_max", "A.2.1", "largest σ_t over tasks readable in several models (σ_t ≤ 3.2 in the paper "
-          "except PII at 8)", "<= 3.2 (PII 8)", spread.max(), "<= 8"),
+          "except PII at 8)", "<= 3.2 (PII 8)", spread.max(), Bound("<=", 8)),
     claim("pairwise_rho_min", "A.2.1, Eq. 25", "lowest model-pair ρ, all treatment (the paper's cross-lab pairs span "
-          "0.78-1.00, median 0.93)", "0.78-1.00", all_pairs.min(), ">= 0.78"),
+          "0.78-1.00, median 0.93)", "0.78-1.00", all_pairs.min(), Bound(">=", 0.78, reason="the paper's lowest pair is the test: a higher ρ does not contradict 0.78-1.00")),
     claim("treatments_agree", "A.2.1, Table 12", "largest spread of ρ across the three treatments of one pair",
-          "<= 0.05", treatment_gap, "<= 0.05"),
+          "<= 0.05", treatment_gap, Bound("<=", 0.05)),
     claim("permutation_p", "A.2.1", f"permutation p of the shared order on {len(common)} readable tasks; the paper "
           f"reaches p < 1e-5 with 10 models, here the floor is 1/{len(common)}! = {attainable:.2g}, so p < 0.05 is the "
-          "test", "< 1e-5", p_value, "< 0.05"),
+          "test", "< 1e-5", p_value, Bound("<", 0.05)),
     claim("ceilings_across_models", "A.2.1", "largest ceiling range across models on a readable task", "<= 0.05",
-          ceiling_range.max(), "<= 0.05"),
+          ceiling_range.max(), Bound("<=", 0.05)),
     claim("first_vs_stable", "A.2.3", "share of text-baseline decisions where k_first ≠ k_stable (paper 14 of 24)",
-          "0.58", float((first_stable.k_first != first_stable.k_stable).mean()), "> 0"),
+          "0.58", float((first_stable.k_first != first_stable.k_stable).mean()), Bound(">", 0, reason="the test is that k_first and k_stable differ at all")),
     claim("model_ahead_at_64", "A.2.3", "smallest model-minus-text median s(64) difference across models (paper "
-          "0.991 vs 0.919)", "> 0", at64.median_difference.min(), "> 0"),
+          "0.991 vs 0.919)", "> 0", at64.median_difference.min(), Bound(">", 0)),
     claim("not_ahead_at_256", "A.2.3", "smallest Wilcoxon p at k = 256 (no significant difference in the paper)",
-          ">= 0.05", at256.p_value.min(), ">= 0.05"),
+          ">= 0.05", at256.p_value.min(), Bound(">=", 0.05)),
     claim("ceiling_correlation", "A.2.3", "lowest model-text ceiling correlation; 0.1 chosen: seven tasks",
-          "0.950", ceiling_rows.ceiling_correlation.min(), "within 0.1 of 0.95"),
+          "0.950", ceiling_rows.ceiling_correlation.min(), Point(0.95, tol=0.1, reason="0.1 chosen: seven tasks")),
     claim("ceiling_gain", "A.2.3", "median model-minus-text ceiling gain (largest over models); 0.03 chosen",
-          "0.026", ceiling_rows.median_difference.max(), "within 0.03 of 0.026"),
+          "0.026", ceiling_rows.median_difference.max(), Point(0.026, tol=0.03, reason="0.03 chosen before the run")),
     claim("partial_rho_min", "A.2.1, Table 13", "lowest partial ρ of a model pair given a text-side reading (paper "
-          "0.86-0.92 against 0.93 uncontrolled)", "0.86", controlled.partial_rho.min(), ">= 0.78"),
+          "0.86-0.92 against 0.93 uncontrolled)", "0.86", controlled.partial_rho.min(), Bound(">=", 0.78, reason="the paper's lowest uncontrolled pair (0.78) is the test")),
     claim("log_invariance", "A.2.1, Remark", "largest |ρ(log k*) − ρ(k*)| over model pairs", "0 (exact)",
-          (invariance.partial_rho - invariance.rho).abs().max(), "within 0 of 0", kind="sanity"),
+          (invariance.partial_rho - invariance.rho).abs().max(), Point(0), kind="sanity"),
 ]
 claims_table, claims_file = run.record_claims(claims)
 plotting.save_table(claims_table, "claims", "K03 (paper 002, A.2.1, A.2.3): the paper's value beside the measured "
                     "value; kind 'sanity' holds by construction and is not counted as reproduction.", [claims_file])
 
 # %% [markdown]
-# `holds = False` marks a number not reproduced here, reported as measured, with the reason in its
+# A `fails` outcome marks a number not reproduced here, reported as measured, with the reason in its
 # statement. Two offline models give one pair, so "lowest" and "median" over pairs coincide.
 
 # %%
-display(claims_table[["id", "kind", "statement", "paper_value", "measured", "comparison", "holds"]])
-print(results.claims_summary(claims_table))
+show_claims(claims_table, params.profile)

@@ -33,13 +33,14 @@ import pandas as pd
 from IPython.display import display
 
 from lib import config, plotting, results
+from lib.claims import Bound, Point, claim, show_claims
 from lib.kstar import cells, counts, deployment, measure
-from lib.results import claim
 
 # %% tags=["parameters"]
 profile = "default"  # smoke | default | paper
 recompute = True  # compute missing or stale results; false: only redraw figures from logged results
 n_jobs = 1  # worker processes (-1: this process's share of cores); results do not depend on it
+scheduler = ""  # Dask scheduler address (tcp://host:8786) for the searches; empty: local processes; results do not depend on it
 tasks = ["bbc_topic", "rt_sentiment", "rt_subjectivity", "debate_moderator", "dreaddit_stress", "discrim_question", "word_valence"]  # task pools (A.1.3)
 cap = 300  # texts per split of a pool (A.1.3 caps; the paper's pools hold up to 10,000)
 max_classes = 5  # one-vs-rest decisions per multiclass task (a seeded subset beyond)
@@ -70,8 +71,9 @@ run = results.start(params)
 plotting.use_style()
 pool_args = {"cap": params.cap, "pool_seed": params.pool_seed, "max_classes": params.max_classes,
              "max_tokens": params.max_tokens, "min_positives": params.min_positives}
-sweep_args = {"grid_size": params.grid_size, "poolings": params.sweep_poolings, "n_jobs": params.n_jobs, **pool_args}
-window_args = {"seeds": params.seeds, "subsample": params.subsample, "n_jobs": params.n_jobs, **pool_args}
+execution_args = {"n_jobs": params.n_jobs, "scheduler": params.scheduler}
+sweep_args = {"grid_size": params.grid_size, "poolings": params.sweep_poolings, **execution_args, **pool_args}
+window_args = {"seeds": params.seeds, "subsample": params.subsample, **execution_args, **pool_args}
 # The factorial indexes its cells by (w, f); A.3.1's pairs compare a base on plain text with a tuned model in chat.
 factorial_cells = {(w, f): cells.cell_name([reference, tuned][w], bool(f)) for w in (0, 1) for f in (0, 1)
                    if w == 0 or tuned}
@@ -260,40 +262,40 @@ claims = [
     claim("identity_exact", "A.3.2, Eq. 45", "largest |R_W(0)·R_F(0)·I − R_D| / R_D over the "
           + ("measured factorials" if len(factorial) else "paper's Table 34 cells (no factorial measured offline)"),
           "0 (an identity)", max(abs(f.weights_ratio(0) * f.format_ratio(0) * f.interaction - f.deployment_ratio)
-                                 / f.deployment_ratio for f in checked), "within 1e-12 of 0",
+                                 / f.deployment_ratio for f in checked), Point(0, tol=1e-12, reason="floating-point rounding of an identity"),
           kind="sanity"),
     claim("harmfulness_interaction", "A.3.2, Table 34", "I from the harmfulness medians 341, 135, 128, 47 "
-          "(tolerance: the paper's two decimals)", "1.08", harm.interaction, "within 0.005 of 1.08"),
+          "(tolerance: the paper's two decimals)", "1.08", harm.interaction, Point(1.08, tol=0.005, reason="the paper's two decimals")),
     claim("harmfulness_reduction", "A.3.1, Table 32", "R_D = 341/47 (tolerance: two decimals)", "7.26",
-          harm.deployment_ratio, "within 0.005 of 7.26"),
+          harm.deployment_ratio, Point(7.26, tol=0.005, reason="the paper's two decimals")),
     claim("fact_checking_interaction", "A.3.2, Table 34", "I from the fact-checking medians 253, 217, 227, 40 "
-          "(tolerance: two decimals)", "4.87", fact.interaction, "within 0.005 of 4.87"),
+          "(tolerance: two decimals)", "4.87", fact.interaction, Point(4.87, tol=0.005, reason="the paper's two decimals")),
     claim("fact_checking_reduction", "A.3.1, Table 32", "R_D = 253/40 (tolerance: two decimals)", "6.33",
-          fact.deployment_ratio, "within 0.005 of 6.33"),
+          fact.deployment_ratio, Point(6.33, tol=0.005, reason="the paper's two decimals")),
     claim("low_counts_unchanged", "A.3.1, Table 32", f"share of gated tasks with base count ≤ {params.low_count} whose "
           "deployment ratio is exactly 1.00 (first pair)" + not_measured, "1 (five of five on Gemma-2-9B)",
-          (low.ratio == 1).mean() if len(low) else math.nan, "within 0 of 1"),
+          (low.ratio == 1).mean() if len(low) else math.nan, Point(1)),
     claim("widest_reduction", "A.3.1, Table 32", "largest gated deployment ratio of the first pair; the paper's tasks "
           "(harmfulness 7.26, fact checking 6.33) are not offline, so only a reduction beyond one grid octave (≥ 2) "
           "is compared" + not_measured, "7.26 and 6.33",
-          first_pair[first_pair.gated].ratio.max() if len(deploy) else math.nan, ">= 2"),
+          first_pair[first_pair.gated].ratio.max() if len(deploy) else math.nan, Bound(">=", 2, reason="the paper's tasks are not offline: only a reduction beyond one grid octave (≥ 2) is compared")),
     claim("format_alone_lowers_widest", "A.3.2, Table 34", "R_F(0) = k(plain)/k(chat) of the reference model at the "
           "gated task with the largest plain count ('the format alone lowers both counts')",
-          "2.53 (341→135), 1.11-1.17 (253→217/227)", widest_format, "> 1"),
+          "2.53 (341→135), 1.11-1.17 (253→217/227)", widest_format, Bound(">", 1, reason="the paper's statement is that the format alone lowers the counts: a ratio above 1")),
     claim("ceilings_stable_across_cells", "A.3.2", "largest ceiling spread across the measured factorial cells over "
           "the tasks passing the reference cell's side of the gate (0.03 chosen: K02's ceiling tolerance, above the paper's 0.018)",
-          "0.007 and 0.018", ceilings.spread.max() if len(ceilings) else math.nan, "<= 0.03"),
+          "0.007 and 0.018", ceilings.spread.max() if len(ceilings) else math.nan, Bound("<=", 0.03, reason="the paper's value is an error or a spread: a smaller one does not contradict it")),
     claim("shared_layers_reproduce", "A.3.2, 'Layer control'", "share of factorial cells × those tasks whose count "
           "on the shared blocks equals the count on the cell's own window", "1 (every median reproduced)",
           (shared_readable.kstar_shared == shared_readable.kstar_own).mean() if len(shared_readable) else math.nan,
-          "within 0 of 1"),
+          Point(1)),
 ]
 claims_table, claims_file = run.record_claims(claims)
 plotting.save_table(claims_table, "claims", "K05 (paper 002, A.3.1–A.3.2): the paper's value beside the measured value; "
                     "kind 'sanity' holds by construction and is not counted as reproduction.", [claims_file])
 
 # %% [markdown]
-# `holds = False` marks a number not reproduced here, reported as measured. With `tuned_model` null (the
+# A `fails` outcome marks a number not reproduced here, reported as measured. With `tuned_model` null (the
 # offline default) the weights axis, the deployment ratios and the measured factorial are **not measured**
 # (NaN): no base and instruction-tuned pair ships offline, and paper 001's fine-tuning code may not be
 # imported by paper 002. Pass a fine-tune of the reference that keeps its chat template
@@ -301,5 +303,4 @@ plotting.save_table(claims_table, "claims", "K05 (paper 002, A.3.1–A.3.2): the
 # arithmetic of Eq. 42–45 on the paper's own medians.
 
 # %%
-display(claims_table[["id", "kind", "statement", "paper_value", "measured", "comparison", "holds"]])
-print(results.claims_summary(claims_table))
+show_claims(claims_table, params.profile)

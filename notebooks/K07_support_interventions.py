@@ -37,13 +37,14 @@ import pandas as pd
 from IPython.display import display
 
 from lib import config, plotting, results
+from lib.claims import Bound, claim, show_claims
 from lib.kstar import interventions, measure
-from lib.results import claim
 
 # %% tags=["parameters"]
 profile = "default"  # smoke | default | paper
 recompute = True  # compute missing or stale results; false: only redraw figures from logged results
 n_jobs = 1  # worker processes (-1: this process's share of cores); results do not depend on it
+scheduler = ""  # Dask scheduler address (tcp://host:8786) for the preliminary sweep (the ablations run locally); empty: local processes; results do not depend on it
 tasks = ["bbc_topic", "rt_sentiment", "rt_subjectivity", "word_valence"]  # task pools whose supports are ablated (A.1.3)
 cap = 300  # texts per split of a pool (A.1.3 caps; the paper's pools hold up to 10,000)
 max_classes = 5  # one-vs-rest decisions per multiclass task (a seeded subset beyond)
@@ -89,7 +90,7 @@ pool_args = {"tasks": params.tasks, "cap": params.cap, "pool_seed": params.pool_
 decisions, decisions_file = run.table("decisions", lambda: measure.decisions_table(task_pools, params.min_positives))
 sweep, sweep_file = run.table("sweep", lambda: pd.concat([results.shared_table(
     measure.sweep_table, model, grid_size=params.grid_size, poolings=params.sweep_poolings, n_jobs=params.n_jobs,
-    **pool_args) for model in params.models], ignore_index=True))
+    scheduler=params.scheduler, **pool_args) for model in params.models], ignore_index=True))
 supports, supports_file = run.table("supports", lambda: interventions.supports(sweep, params.frac))
 display(decisions)
 display(supports.drop(columns="support"))
@@ -223,20 +224,20 @@ claims = [
     claim("support_sufficient", "A.2.6; Sec. 5 (5)", "selected residual coordinates are sufficient: median over "
           "readable decisions of A(S alone) − (τ − 1.96·s.e.(C)), refitted on the A.1.6 seeds (paper: harmfulness, its "
           "tables lost; here four offline tasks)", "sufficient (>= 0)",
-          (readable.support_only - readable.tau + readable.tolerance).median(), ">= 0"),
+          (readable.support_only - readable.tau + readable.tolerance).median(), Bound(">=", 0)),
     claim("support_not_necessary", "A.2.6; Sec. 5 (5)", "selected residual coordinates are not necessary: median "
           "over readable decisions of C(S mean-ablated, refit) − (τ − 1.96·s.e.(C))", "not necessary (>= 0)",
-          (readable.ceiling_mean - readable.tau + readable.tolerance).median(), ">= 0"),
+          (readable.ceiling_mean - readable.tau + readable.tolerance).median(), Bound(">=", 0)),
     claim("support_drives_output", "A.2.6; Sec. 5 (5)", f"selected features drive the reply (paper: language features "
           f"of Gemma-2-9B-IT; here {params.generator}'s {params.generation_task} coordinates): mean |Δ answer margin| "
           "under mean ablation of S over the largest of the equal-size random sets (> 1: S moves the output more "
-          "than every random edit)", "> 1", support_change / random_max if random_max > 0 else np.nan, "> 1"),
+          "than every random edit)", "> 1", support_change / random_max if random_max > 0 else np.nan, Bound(">", 1)),
     claim("zero_equals_mean_refit", "A.2.6 (reconstruction)", "zero and mean ablation give identical refits in "
           "feature space (a constant column standardises to zeros, Eq. 6): largest |ΔAUROC| over every candidate",
-          "0", zero_vs_mean.max() if zero_vs_mean.size else np.nan, "<= 0", kind="sanity"),
+          "0", zero_vs_mean.max() if zero_vs_mean.size else np.nan, Bound("<=", 0), kind="sanity"),
     claim("hook_exact", "A.2.6 (reconstruction)", "the hook writes exactly the ablation values at S and leaves every "
           "other coordinate of the block output untouched: largest deviation of either",
-          "0", max(hook.get("max_outside", np.nan), hook.get("max_inside", np.nan)), "<= 0",
+          "0", max(hook.get("max_outside", np.nan), hook.get("max_inside", np.nan)), Bound("<=", 0),
           kind="sanity"),
 ]
 claims_table, claims_file = run.record_claims(claims)
@@ -245,12 +246,11 @@ plotting.save_table(claims_table, "claims", "K07 (paper 002, A.2.6, reconstructe
                     [claims_file])
 
 # %% [markdown]
-# Each row gives the paper's finding, the measured value and whether it holds; `holds = False` marks a finding
+# Each row gives the paper's finding, the measured value and its outcome; a `fails` outcome marks a finding
 # not reproduced here, reported as measured. The tasks, models, edit and output readings are offline stand-ins
 # for the paper's harmfulness and reply-language experiments, whose procedure was lost. The random sets match
 # the support's size, not its edit norm: a selected support's coordinates can carry more energy than random
 # ones, so the printed margin change per unit edit norm is the fairer reading of "equally large edits".
 
 # %%
-display(claims_table[["id", "kind", "statement", "paper_value", "measured", "comparison", "holds"]])
-print(results.claims_summary(claims_table))
+show_claims(claims_table, params.profile)

@@ -13,7 +13,8 @@ def test_each_notebook_of_the_repository_has_its_papers_record():
     assert papers.paper_of("A01_audit_your_model").id == "000" and papers.paper_of("D02_deltab_ablations").id == "001"
     assert papers.paper_of("K08_label_budget").id == "002" and papers.paper_of("Q01_unknown") is None
     assert papers.by_id("001").authors.startswith("Marek Jeliński") and papers.by_id("123") is None
-    assert papers.commands() == {"power": "lib.bias_probes.cli", "deltab": "lib.bias_shift.cli"}
+    assert papers.commands() == {"power": "lib.bias_probes.cli", "deltab": "lib.bias_shift.cli",
+                                 "kstar": "lib.kstar.cli"}
 
 
 def test_validating_a_notebook_imports_only_its_own_papers_schemas():
@@ -33,8 +34,8 @@ def test_a_notebook_of_no_paper_is_refused_naming_the_known_ones():
 
 CLAIM_CELL = '''
 # %%
-from lib.results import claim
-run.record_claims([claim("toy", "Sec. 1", "the toy paper's one claim", "1", 1.0, "within 0 of 1")])
+from lib.claims import Point, claim
+run.record_claims([claim("toy", "Sec. 1", "the toy paper's one claim", "1", 1.0, Point(1.0))])
 '''
 
 

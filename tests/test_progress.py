@@ -12,7 +12,7 @@ import jupytext
 import pandas as pd
 from conftest import TINY_NOTEBOOK, TINY_SCHEMA, add_toy_schema, run_cli, tiny_repository
 
-from lib import config, plotting, progress, results, runner
+from lib import claims, config, plotting, progress, results, runner
 
 
 def _record(func: str, message: str, level: int = logging.INFO) -> logging.LogRecord:
@@ -57,17 +57,20 @@ def test_batch_table_columns_align(sandbox):
     run = results.start(config.validate("00_theory_checks", {"profile": "smoke"}))
     logged = run.save_table("t", pd.DataFrame({"x": [1]}))
     plotting.save_table(pd.DataFrame({"x": [1]}), "t", "T.", [logged])
-    run.record_claims([results.claim("a", "s", "x", "1", 1.0, "<= 1"),
-                       results.claim("b", "s", "x", "1", 2.0, "<= 1"),
-                       results.claim("c", "s", "x", "1", 1.0, "<= 1", kind="sanity")])
+    run.record_claims([claims.claim("a", "s", "x", "<= 1", 1.0, claims.Bound("<=", 1)),
+                       claims.claim("b", "s", "x", "<= 1", 2.0, claims.Bound("<=", 1)),
+                       claims.claim("n", "s", "x", "<= 1", float("nan"), claims.Bound("<=", 1)),
+                       claims.claim("c", "s", "x", "1", 1.0, claims.Bound("<=", 1), kind="sanity")])
     table = progress.batch_table([runner.Outcome("00_theory_checks", "ran", 83.2),
                                   runner.Outcome("E05_orthogonality", "failed", 1.5, "E05: cell 3 raised")], "smoke")
     header, first, second = table.splitlines()
-    assert header.split() == ["status", "notebook", "wall", "time", "figures", "paper", "claims", "sanity", "claims"]
-    assert first.split() == ["ran", "00_theory_checks", "1m23s", "1", "1/2", "1/1"]
-    assert second.split()[:6] == ["failed", "E05_orthogonality", "1.5s", "0", "-", "-"]
+    assert header.split() == ["status", "notebook", "wall", "time", "figures", "paper", "claims", "extension",
+                              "claims", "sanity", "claims"]
+    assert first.split() == ["ran", "00_theory_checks", "1m23s", "1", "1/2", "+1", "n.m.", "-", "1/1"]
+    assert second.split()[:7] == ["failed", "E05_orthogonality", "1.5s", "0", "-", "-", "-"]
     assert header.index("notebook") == first.index("00_theory_checks") == second.index("E05_orthogonality")
-    for column, cells in [("wall time", ("1m23s", "1.5s")), ("figures", ("1", "0")), ("sanity claims", ("1/1", "-"))]:
+    for column, cells in [("wall time", ("1m23s", "1.5s")), ("figures", ("1", "0")), ("sanity claims", ("1/1", "-")),
+                          ("paper claims", ("1/2 +1 n.m.", "-"))]:
         end = header.index(column) + len(column)  # right-aligned under its header
         assert first[:end].endswith(cells[0]) and second[:end].endswith(cells[1]), column
 

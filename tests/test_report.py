@@ -1,7 +1,7 @@
 """lib.report: the static site built from logged results, figures, manifests and executed notebooks.
 
 The site is built from a small sandboxed companion (one logged result, a figure, a table whose
-cells hold ``|``, paper and sanity claims, an executed notebook); the end-to-end test opens every
+cells hold ``|``, paper, extension and sanity claims, an executed notebook); the end-to-end test opens every
 page in headless Chromium.
 """
 
@@ -21,7 +21,7 @@ import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 from matplotlib import pyplot as plt  # noqa: E402
 
-from lib import config, paths, plotting, report, results  # noqa: E402
+from lib import claims, config, paths, plotting, report, results  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 CHROMIUM = Path("/usr/bin/chromium")
@@ -47,8 +47,10 @@ def _companion(profile: str) -> None:
     plt.close(fig)
     plotting.save_table(pd.DataFrame({"check": ["max |error|"], "paper": ["000"]}), "errors", "Errors.", [curve])
     run.record_claims([
-        results.claim("C1", "Thm 1", "the gap closes", "0.00", 0.01, "< 0.05", kind="paper"),
-        results.claim("C2", "Eq. 2", "AUC is a probability", "[0, 1]", 1.5, "<= 1", kind="sanity"),
+        claims.claim("C1", "Thm 1", "the gap closes", "0.00", 0.01, claims.Point(0, tol=0.05, reason="a chosen 0.05")),
+        claims.claim("C2", "Eq. 2", "AUC is a probability", "[0, 1]", 1.5, claims.Range(0, 1), kind="sanity"),
+        claims.claim("C4", "Sec. 5", "a setting the profile lacks", "> 0", float("nan"), claims.Bound(">", 0),
+                     kind="extension", not_measured="no such model offline"),
     ])
     notebook = nbformat.v4.new_notebook(cells=[
         nbformat.v4.new_markdown_cell("# 00 — Theory checks\n\nThe purity law, $\\alpha$ and all."),
@@ -106,6 +108,7 @@ def test_pages_links_and_banner(smoke_site):
     index = (site / "index.html").read_text()
     assert "00 — Theory checks" in index  # the experiment's title, from the notebook's first heading
     assert "Paper 000" in index and "paper: 1/1 hold" in index and "sanity: 0/1 hold" in index
+    assert "extension: 0/0 hold (1 not measured)" in index
 
 
 def test_notebook_gallery_source_and_claims_content(smoke_site):
@@ -119,10 +122,13 @@ def test_notebook_gallery_source_and_claims_content(smoke_site):
     assert 'href="sources/00_theory_checks/curve.parquet.html"' in gallery
     source = (site / "sources" / "00_theory_checks" / "curve.parquet.html").read_text()
     assert "wall_time_s" in source and "numpy" in source and "n_jobs" in source  # manifest, packages, params
-    claims = (site / "claims.html").read_text()
-    paper, sanity = claims.index('id="paper"'), claims.index('id="sanity"')
-    assert paper < claims.index("the gap closes") < sanity < claims.index("AUC is a probability")
-    assert '<td class="fails">does not hold</td>' in claims[sanity:]
+    page = (site / "claims.html").read_text()
+    board, paper, extension, sanity = (page.index(key) for key in (
+        "Scoreboard", 'id="paper"', 'id="extension"', 'id="sanity"'))
+    assert board < paper < page.index("the gap closes") < extension < page.index("the profile lacks") < sanity
+    assert sanity < page.index("AUC is a probability")
+    assert '<td class="fails">fails</td><td>1.5 is above 1</td>' in page[sanity:]
+    assert '<td class="not-measured">not measured</td><td>no such model offline</td>' in page[extension:sanity]
 
 
 def test_gallery_and_claims_pages_round_for_reading(sandbox):
@@ -130,7 +136,7 @@ def test_gallery_and_claims_pages_round_for_reading(sandbox):
     curve = run.save_table("curve", pd.DataFrame({"x": [0, 1], "y": [0.5, 0.07999999999999996]}))
     plotting.save_table(pd.DataFrame({"claim": ["C3"], "measured": [0.07999999999999996]}), "raw", "Raw.", [curve])
     plotting.save_table(pd.DataFrame(), "nothing", "An empty table.", [curve])
-    run.record_claims([results.claim("C3", "Thm 4", "power", "0.8", 0.07999999999999996, "<= 0.05")])
+    run.record_claims([claims.claim("C3", "Thm 4", "power", "<= 0.05", 0.07999999999999996, claims.Bound("<=", 0.05))])
     site = report.build("smoke").parent
     assert "(an empty table: no rows or columns)" in (site / "gallery.html").read_text()
     pages = {name: (site / name).read_text() for name in ("gallery.html", "claims.html",

@@ -1,4 +1,4 @@
-"""lib.results: atomic writes, manifests, completeness, reuse and claims."""
+"""lib.results: atomic writes, manifests, completeness, reuse and logging claims (the contract: test_claims.py)."""
 
 import dataclasses
 import json
@@ -8,7 +8,7 @@ import shutil
 import pandas as pd
 import pytest
 
-from lib import config, paths, results
+from lib import claims, config, paths, results
 
 
 def _params(**values):
@@ -109,25 +109,23 @@ def test_recompute_false_never_computes(sandbox):
 
 
 def test_claims_round_trip_in_field_order(sandbox):
-    claim = results.Claim("c1", "Thm 3", "statement", "< 0.006", 0.001, "< 0.006", True)
-    second = dataclasses.replace(claim, id="c2")
-    table, path = results.start(_params()).record_claims([claim, second])
-    assert list(table.columns) == ["paper", *(f.name for f in dataclasses.fields(results.Claim))]
+    first = claims.claim("c1", "Thm 3", "statement", "< 0.006", 0.001, claims.Bound("<", 0.006))
+    second = dataclasses.replace(first, id="c2")
+    table, path = results.start(_params()).record_claims([first, second])
+    assert list(table.columns) == ["paper", *(f.name for f in dataclasses.fields(claims.Claim))] == claims.COLUMNS
     assert table.id.tolist() == ["c1", "c2"] and path.name == "claims.json"
     assert table.paper.tolist() == ["000", "000"]  # the notebook's paper, from its plugin record
-    assert results.claim("c3", "s", "t", "v", 0.3, "within 0.1 of 0.25").holds
-    assert not results.claim("c4", "s", "t", "v", float("nan"), "< 1").holds
-    with pytest.raises(ValueError, match="is not understood"):
-        results.compare(1.0, "about 1")
+    assert table.outcome.tolist() == ["holds", "holds"]
     with pytest.raises(ValueError, match="unique"):
-        results.start(_params()).record_claims([claim, claim])
+        results.start(_params()).record_claims([first, first])
 
 
 def test_gather_claims_across_notebooks(sandbox):
-    claim = results.Claim("c1", "000", "Thm 3", "statement", "< 0.006", 0.001, "< 0.006", True)
-    results.start(_params()).record_claims([claim])
+    results.start(_params()).record_claims([claims.claim("c1", "Thm 3", "statement", "< 0.006", 0.001,
+                                                         claims.Bound("<", 0.006))])
     table = results.gather_claims("smoke")
     assert table.notebook.tolist() == ["00_theory_checks"] and table.id.tolist() == ["c1"]
+    assert table.columns.tolist() == ["notebook", *claims.COLUMNS]
     assert results.gather_claims("paper").empty
 
 
@@ -182,22 +180,6 @@ def test_shared_table_is_keyed_by_the_sources_its_function_runs(sandbox, monkeyp
         handle.write("# edited\n")
     results.shared_table(simulate, 1)
     assert calls == [1, 1]
-
-
-def test_claims_carry_a_kind_and_refuse_unknown_ones():
-    assert results.claim("a", "s", "x", "1", 1.0, "within 0 of 1").kind == "paper"
-    assert results.claim("b", "s", "x", "-", 1.0, ">= 1", kind="sanity").kind == "sanity"
-    with pytest.raises(ValueError, match="kind='proof' is not a claim kind; allowed: paper, sanity"):
-        results.claim("c", "s", "x", "1", 1.0, ">= 1", kind="proof")
-
-
-def test_claims_summary_counts_the_kinds_apart():
-    table = pd.DataFrame([results.claim("a", "s", "x", "1", 1.0, "<= 1").__dict__,
-                          results.claim("b", "s", "x", "1", 2.0, "<= 1").__dict__,
-                          results.claim("c", "s", "x", "-", 0.0, "<= 1", kind="sanity").__dict__])
-    assert results.claims_summary(table).splitlines() == [
-        "paper claims (reproduction): 1 of 2 hold",
-        "sanity claims (by construction, not counted as reproduction): 1 of 1 hold"]
 
 
 def test_written_files_take_the_users_umask(sandbox):

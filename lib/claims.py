@@ -1,0 +1,369 @@
+"""The claims contract: what a notebook's closing cell states, how each statement is tested, how it is counted.
+
+A claim is one line of a notebook's conclusion (:func:`claim`), logged by ``run.record_claims`` into
+``results/<profile>/<notebook>/claims.json`` under the notebook's paper and shown by :func:`show_claims`.
+
+Kinds
+    ``paper``: a value or statement the paper makes, quoted (``paper_value``) with its section, tested as the
+    paper states it. Only these count as reproduction. ``extension``: beyond the paper (the project's own
+    derivations, settings the paper leaves open, controls); reported, never counted as reproduction.
+    ``sanity``: true by construction, or arithmetic on the paper's own numbers.
+
+Outcomes
+    ``holds``, ``fails`` or ``not measured``. A NaN measured value is not measured, never a failure; so is a
+    claim given ``not_measured="reason"`` (a setting the profile cannot reach). A failing or unmeasured row
+    carries its ``reason``.
+
+Comparisons
+    Typed, and derived from what the paper states: :class:`Range` (the paper gives an interval),
+    :class:`Point` (a value, tested two-sided: within a tolerance, or within k standard errors of a logged
+    s.e.) and :class:`Bound` (a one-sided statement). A tolerance without a reason is refused; so is a range
+    whose ends are swapped, a paper claim without its section and quote, and a :class:`Bound` on a paper claim
+    whose quote states a value or a range (a one-sided test of a two-sided value) unless the bound says why.
+    Every refusal is a :class:`ValueError` naming the claim.
+
+Citations
+    One measurement, one claim: a claim repeating another notebook's measurement names it,
+    ``cites="00_theory_checks:purity_law_mc"``, and is counted once, at its owner (:func:`counts`).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass, fields
+from typing import Any
+
+import pandas as pd
+
+#: Claim kinds; only ``paper`` claims count as reproduction.
+KINDS: tuple[str, ...] = ("paper", "extension", "sanity")
+HOLDS, FAILS, NOT_MEASURED = "holds", "fails", "not measured"
+#: Outcomes of a claim.
+OUTCOMES: tuple[str, ...] = (HOLDS, FAILS, NOT_MEASURED)
+#: What each kind is, as the summaries say it.
+KIND_NOTES: Mapping[str, str] = {
+    "paper": "the paper's values and statements: reproduction",
+    "extension": "beyond the paper: reported, not counted as reproduction",
+    "sanity": "true by construction or arithmetic on the paper's numbers: not counted as reproduction",
+}
+#: The line a closing cell prints under the smoke profile.
+SMOKE_NOTE = ("Profile smoke: tiny random models and toy sizes that exercise the code paths; "
+              "these numbers mean nothing about any paper.")
+_OPERATORS = ("<", "<=", ">", ">=")
+_CITATION = re.compile(r"^[A-Za-z0-9_]+:[A-Za-z0-9_]+$")
+#: A quote that starts with a number, "≈ number", or an interval states a value or a range, not a direction.
+_STATES_A_VALUE = re.compile(r"^\s*(?:[≈~]\s*)?(?:[\[(]\s*)?[-+−]?(?:\d+\.?\d*|\.\d+)")
+
+
+def _number(value: float) -> str:
+    """A number of a comparison as written: up to six significant digits."""
+    return f"{float(value):.6g}"
+
+
+def _measured(value: float) -> str:
+    """A measured number in a reason: four significant digits."""
+    return f"{float(value):.4g}"
+
+
+def _finite_se(se: float | None) -> bool:
+    return se is not None and math.isfinite(se)
+
+
+# --------------------------------------------------------------------------- comparisons
+
+
+@dataclass(frozen=True)
+class Range:
+    """The paper gives an interval: holds when ``lo ≤ measured ≤ hi``, each end widened by ``k·se`` when a
+    logged standard error ``se`` of the measurement is given."""
+
+    lo: float
+    hi: float
+    se: float | None = None
+    k: float = 3.0
+
+    def problems(self) -> list[str]:
+        """What makes this range unusable ([] when none)."""
+        if not (math.isfinite(self.lo) and math.isfinite(self.hi)):
+            return [f"Range({self.lo!r}, {self.hi!r}) needs finite ends"]
+        found = [] if self.lo <= self.hi else [f"Range({_number(self.lo)}, {_number(self.hi)}) has lo > hi"]
+        if (self.se is not None and self.se < 0) or self.k < 0:
+            found.append("a Range's se and k must be >= 0")
+        return found
+
+    def describe(self) -> str:
+        """The comparison as a person reads it."""
+        text = f"in [{_number(self.lo)}, {_number(self.hi)}]"
+        return text if self.se is None else f"{text} widened by {_number(self.k)} s.e. (s.e. {_measured(self.se)})"
+
+    def check(self, measured: float) -> tuple[str, str]:
+        """(outcome, reason) for a finite ``measured``."""
+        if self.se is not None and not _finite_se(self.se):
+            return NOT_MEASURED, "its standard error is NaN"
+        margin = self.k * self.se if self.se is not None else 0.0
+        lo, hi = self.lo - margin, self.hi + margin
+        if measured < lo:
+            return FAILS, f"{_measured(measured)} is below {_measured(lo)}"
+        if measured > hi:
+            return FAILS, f"{_measured(measured)} is above {_measured(hi)}"
+        return HOLDS, ""
+
+
+@dataclass(frozen=True)
+class Point:
+    """The paper gives a value, tested two-sided: ``|measured − value| ≤ tol`` (``tol`` > 0 needs its
+    ``reason``), or ``≤ k·se`` for a logged standard error ``se``; with neither, the value exactly."""
+
+    value: float
+    tol: float | None = None
+    reason: str = ""
+    se: float | None = None
+    k: float = 3.0
+
+    def problems(self) -> list[str]:
+        """What makes this point unusable ([] when none)."""
+        found = [] if math.isfinite(self.value) else [f"Point value {self.value!r} is not finite"]
+        if self.tol is not None and self.se is not None:
+            found.append("a Point takes tol or se, not both")
+        if self.tol is not None and not (self.tol >= 0):
+            found.append(f"tol={self.tol!r} must be >= 0")
+        if self.tol and not self.reason.strip():
+            found.append(f"the tolerance {_number(self.tol)} around {_number(self.value)} has no reason; "
+                         "say why it is this wide: Point(value, tol=..., reason=...)")
+        if (self.se is not None and self.se < 0) or self.k < 0:
+            found.append("a Point's se and k must be >= 0")
+        return found
+
+    def describe(self) -> str:
+        """The comparison as a person reads it."""
+        if self.se is not None:
+            return f"within {_number(self.k)} s.e. of {_number(self.value)} (s.e. {_measured(self.se)})"
+        if self.tol:
+            return f"within {_number(self.tol)} of {_number(self.value)}"
+        return f"= {_number(self.value)}"
+
+    def check(self, measured: float) -> tuple[str, str]:
+        """(outcome, reason) for a finite ``measured``."""
+        if self.se is not None and not _finite_se(self.se):
+            return NOT_MEASURED, "its standard error is NaN"
+        allowed = self.k * self.se if self.se is not None else (self.tol or 0.0)
+        distance = abs(measured - self.value)
+        if distance <= allowed:
+            return HOLDS, ""
+        if not allowed:
+            return FAILS, f"{_measured(measured)} is not {_number(self.value)}"
+        what = f"{_number(self.k)} s.e. = {_measured(allowed)}" if self.se is not None else _number(allowed)
+        return FAILS, f"|{_measured(measured)} − {_number(self.value)}| = {_measured(distance)} exceeds {what}"
+
+
+@dataclass(frozen=True)
+class Bound:
+    """A one-sided statement: ``measured <op> value``. On a paper claim whose quote states a value or a range
+    it needs the ``reason`` the test is one-sided."""
+
+    op: str
+    value: float
+    reason: str = ""
+
+    def problems(self) -> list[str]:
+        """What makes this bound unusable ([] when none)."""
+        if self.op not in _OPERATORS:
+            return [f"Bound op={self.op!r} is not one of {', '.join(_OPERATORS)}"]
+        return [] if math.isfinite(self.value) else [f"Bound value {self.value!r} is not finite"]
+
+    def describe(self) -> str:
+        """The comparison as a person reads it."""
+        return f"{self.op} {_number(self.value)}"
+
+    def check(self, measured: float) -> tuple[str, str]:
+        """(outcome, reason) for a finite ``measured``."""
+        held = {"<": measured < self.value, "<=": measured <= self.value,
+                ">": measured > self.value, ">=": measured >= self.value}[self.op]
+        return (HOLDS, "") if held else (FAILS, f"{_measured(measured)} is not {self.describe()}")
+
+
+Comparison = Range | Point | Bound
+
+
+def states_a_value(quote: str) -> bool:
+    """Whether the paper's words state a value or a range ("0.65–0.99", "≈ 1.0", "[0, 1]"), not a direction."""
+    return bool(_STATES_A_VALUE.match(quote))
+
+
+# --------------------------------------------------------------------------- claims
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One line of a notebook's conclusion, as logged in ``claims.json``."""
+
+    id: str
+    kind: str  # one of KINDS
+    section: str  # the paper's section, equation or table
+    statement: str  # what is measured, in full
+    paper_value: str  # the paper's words: a short quote
+    measured: float
+    comparison: str  # as a person reads it: "within 0.1 of 0.5", "in [0.44, 0.91]", "> 0"
+    outcome: str  # one of OUTCOMES
+    reason: str  # why it fails or is not measured; "" when it holds
+    comparison_reason: str  # why the comparison is this one: its tolerance's reason, or why a bound is one-sided
+    cites: str  # "<notebook>:<claim id>" of the claim that owns this measurement, or ""
+
+
+#: The columns of a logged claims table: the notebook's paper, then the :class:`Claim` fields.
+COLUMNS: list[str] = ["paper", *(f.name for f in fields(Claim))]
+
+
+def _refusals(id: str, kind: str, section: str, paper_value: str, comparison: Any, cites: str) -> list[str]:
+    if kind not in KINDS:
+        return [f"kind={kind!r} is not a claim kind; allowed: {', '.join(KINDS)}"]
+    if not isinstance(comparison, Range | Point | Bound):
+        return [f"comparison={comparison!r} is not a Range, Point or Bound"]
+    found = comparison.problems()
+    if kind == "paper" and not (section.strip() and paper_value.strip()):
+        found.append("a paper claim needs the paper's section and its words (paper_value)")
+    if (kind == "paper" and isinstance(comparison, Bound) and not comparison.reason.strip()
+            and states_a_value(paper_value)):
+        found.append(f"the paper states {paper_value!r}, a value or range, and {comparison.describe()!r} tests one "
+                     "side of it: compare with Point or Range, or give the Bound the reason the test is one-sided")
+    if cites and not _CITATION.match(cites):
+        found.append(f"cites={cites!r} is not '<notebook>:<claim id>'")
+    return found
+
+
+def claim(id: str, section: str, statement: str, paper_value: str, measured: float | None, comparison: Comparison,
+          *, kind: str = "paper", not_measured: str = "", cites: str = "") -> Claim:
+    """A :class:`Claim` whose outcome is ``comparison`` evaluated on ``measured``.
+
+    ``not_measured``: the reason a setting the profile cannot reach leaves the claim unmeasured (its outcome is
+    then ``not measured`` whatever ``measured`` is); a NaN or None ``measured`` is not measured as well.
+    ``cites``: the ``"<notebook>:<claim id>"`` whose measurement this repeats; counted there, not here.
+    Raises :class:`ValueError` naming ``id`` for a contract the claim breaks (module docstring).
+    """
+    problems = _refusals(id, kind, section, paper_value, comparison, cites)
+    if problems:
+        raise ValueError(f"claim {id!r}: " + "; ".join(problems))
+    value = math.nan if measured is None else float(measured)
+    if not_measured.strip():
+        outcome, reason = NOT_MEASURED, not_measured.strip()
+    elif math.isnan(value):
+        outcome, reason = NOT_MEASURED, "the measured value is NaN"
+    else:
+        outcome, reason = comparison.check(value)
+    basis = comparison.reason if isinstance(comparison, Point | Bound) else ""
+    return Claim(id, kind, section, statement, paper_value, value, comparison.describe(), outcome, reason,
+                 basis.strip(), cites)
+
+
+def records(claims: Iterable[Claim], paper: str) -> list[dict[str, Any]]:
+    """The logged form of ``claims``: one dict per claim, under ``paper``; ids must be unique."""
+    rows = [{"paper": paper, **asdict(c)} for c in claims]
+    ids = [row["id"] for row in rows]
+    if len(set(ids)) != len(ids):
+        raise ValueError(f"claim ids must be unique, got {ids}")
+    return rows
+
+
+def frame(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
+    """Logged claims as a table in :data:`COLUMNS` order. Rows logged before outcomes existed (a boolean
+    ``holds``, no kind) read as ``holds``, ``not measured`` (NaN) or ``fails``, kind ``paper``."""
+    table = pd.DataFrame(list(rows))
+    for column in COLUMNS:
+        if column not in table:
+            table[column] = "" if column != "measured" else math.nan
+    table["kind"] = table["kind"].fillna("").replace("", "paper")
+    legacy = table["outcome"].eq("") | table["outcome"].isna()
+    if legacy.any() and "holds" in table:
+        measured = pd.to_numeric(table["measured"], errors="coerce")
+        old = table["holds"].astype(bool).map({True: HOLDS, False: FAILS}).where(measured.notna(), NOT_MEASURED)
+        table.loc[legacy, "outcome"] = old[legacy]
+    return table[COLUMNS].fillna({c: "" for c in COLUMNS if c != "measured"})
+
+
+# --------------------------------------------------------------------------- counting
+
+
+@dataclass(frozen=True)
+class Count:
+    """How the claims of one kind came out; a citing claim is counted at its owner, not among these."""
+
+    held: int = 0
+    failed: int = 0
+    not_measured: int = 0
+    cited: int = 0
+
+    @property
+    def measured(self) -> int:
+        return self.held + self.failed
+
+    def cell(self) -> str:
+        """``held/measured``, with the unmeasured ones when there are any; ``-`` when there is nothing."""
+        if not (self.measured or self.not_measured):
+            return "-"
+        return f"{self.held}/{self.measured}" + (f" +{self.not_measured} n.m." if self.not_measured else "")
+
+    def sentence(self) -> str:
+        """"3 of 5 measured hold, 1 not measured, 2 cited (counted at their owner)"."""
+        text = f"{self.held} of {self.measured} measured hold"
+        text += f", {self.not_measured} not measured" if self.not_measured else ""
+        return text + (f", {self.cited} cited (counted at their owner)" if self.cited else "")
+
+
+def counts(table: pd.DataFrame) -> dict[str, Count]:
+    """The one counting function: per kind, held / failed / not measured, citing claims apart."""
+    found = {}
+    for kind in KINDS:
+        rows = table[table["kind"] == kind]
+        citing = rows["cites"].astype(str).ne("") if "cites" in rows else pd.Series(False, index=rows.index)
+        own = rows[~citing]
+        found[kind] = Count(int((own.outcome == HOLDS).sum()), int((own.outcome == FAILS).sum()),
+                            int((own.outcome == NOT_MEASURED).sum()), int(citing.sum()))
+    return found
+
+
+def summary(table: pd.DataFrame) -> str:
+    """One line per kind present: how its claims came out (:func:`counts`)."""
+    lines = []
+    for kind, count in counts(table).items():
+        if count.measured or count.not_measured or count.cited:
+            lines.append(f"{kind} claims ({KIND_NOTES[kind]}): {count.sentence()}")
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- the closing cell
+
+
+def _reason_cell(row: pd.Series) -> str:
+    parts = [row["reason"]] if row["outcome"] != HOLDS and row["reason"] else []
+    parts += [f"cites {row['cites']} (counted there)"] if row["cites"] else []
+    return "; ".join(parts)
+
+
+def readable_table(table: pd.DataFrame) -> pd.DataFrame:
+    """The columns a closing cell shows: full statement, the paper's words with their section, measured value,
+    comparison, outcome and, for a failing or unmeasured row, its reason."""
+    shown = pd.DataFrame({
+        "id": table["id"], "kind": table["kind"], "statement": table["statement"],
+        "paper says": table["paper_value"] + " (" + table["section"] + ")",
+        "measured": table["measured"], "comparison": table["comparison"], "outcome": table["outcome"],
+        "reason": table.apply(_reason_cell, axis=1) if len(table) else pd.Series(dtype=str),
+    })
+    return shown.reset_index(drop=True)
+
+
+def show_claims(table: pd.DataFrame, profile: str) -> None:
+    """Render a notebook's logged claims (:func:`readable_table`), then their counts and, under ``smoke``,
+    the note that the numbers mean nothing."""
+    shown = readable_table(table)
+    with pd.option_context("display.max_colwidth", None, "display.max_rows", None, "display.expand_frame_repr", False):
+        try:
+            from IPython.display import display
+        except ImportError:  # outside a notebook
+            print(shown.to_string(index=False))
+        else:
+            display(shown)
+    print(summary(table))
+    if profile == "smoke":
+        print(SMOKE_NOTE)

@@ -1,0 +1,172 @@
+"""lib.claims and lib.scoreboard: the claims contract (kinds, outcomes, typed comparisons, citations, counting)."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pytest
+
+from lib import claims, config, papers, results, scoreboard
+from lib.claims import Bound, Point, Range, claim
+
+
+def _table(*found: claims.Claim, paper: str = "000", notebook: str = "00_theory_checks") -> pd.DataFrame:
+    return claims.frame(claims.records(found, paper)).assign(notebook=notebook)
+
+
+def test_a_range_holds_inside_and_fails_outside_naming_the_side():
+    inside = claim("b", "A.4.2", "exponent", "0.65 [0.44, 0.91]", 0.44, Range(0.44, 0.91))
+    below = claim("b", "A.4.2", "exponent", "0.65 [0.44, 0.91]", 0.43, Range(0.44, 0.91))
+    above = claim("b", "A.4.2", "exponent", "0.65 [0.44, 0.91]", 0.95, Range(0.44, 0.91))
+    assert inside.outcome == "holds" and inside.reason == "" and inside.comparison == "in [0.44, 0.91]"
+    assert (below.outcome, below.reason) == ("fails", "0.43 is below 0.44")
+    assert (above.outcome, above.reason) == ("fails", "0.95 is above 0.91")
+
+
+def test_a_range_with_swapped_ends_is_refused_naming_the_claim():
+    with pytest.raises(ValueError, match=r"claim 'swapped': Range\(0.9, 0.4\) has lo > hi"):
+        claim("swapped", "A.4.2", "exponent", "0.4-0.9", 0.5, Range(0.9, 0.4))
+
+
+def test_a_range_widens_by_k_logged_standard_errors():
+    widened = Range(0.44, 0.91, se=0.01, k=2)
+    assert widened.describe() == "in [0.44, 0.91] widened by 2 s.e. (s.e. 0.01)"
+    assert claim("b", "A.4.2", "exponent", "[0.44, 0.91]", 0.425, widened).outcome == "holds"
+    assert claim("b", "A.4.2", "exponent", "[0.44, 0.91]", 0.415, widened).reason == "0.415 is below 0.42"
+
+
+def test_a_tolerance_without_a_reason_is_refused_naming_the_claim():
+    with pytest.raises(ValueError, match=r"claim 'slope': the tolerance 0.15 around -0.5 has no reason"):
+        claim("slope", "Thm 4", "log-log slope", "-0.5", -0.45, Point(-0.5, tol=0.15))
+    kept = claim("slope", "Thm 4", "log-log slope", "-0.5", -0.45, Point(-0.5, tol=0.15, reason="three s.e."))
+    assert (kept.outcome, kept.comparison, kept.comparison_reason) == ("holds", "within 0.15 of -0.5", "three s.e.")
+    exact = claim("rule", "A.1.7", "confirmation", "341", 342, Point(341))  # an exact value needs no reason
+    assert (exact.outcome, exact.comparison, exact.reason) == ("fails", "= 341", "342 is not 341")
+
+
+def test_a_point_within_k_standard_errors_is_computed_from_the_logged_se():
+    spec = Point(0.5, se=0.012, k=3)
+    assert spec.describe() == "within 3 s.e. of 0.5 (s.e. 0.012)"
+    assert claim("p", "Eq. 8", "AUC", "0.5", 0.535, spec).outcome == "holds"  # 0.035 <= 0.036
+    missed = claim("p", "Eq. 8", "AUC", "0.5", 0.537, spec)
+    assert (missed.outcome, missed.reason) == ("fails", "|0.537 − 0.5| = 0.037 exceeds 3 s.e. = 0.036")
+    with pytest.raises(ValueError, match="tol or se, not both"):
+        claim("p", "Eq. 8", "AUC", "0.5", 0.5, Point(0.5, tol=0.1, reason="r", se=0.01))
+    assert claim("p", "Eq. 8", "AUC", "0.5", 0.5, Point(0.5, se=math.nan)).outcome == "not measured"
+
+
+def test_a_one_sided_test_of_a_two_sided_paper_value_is_refused_unless_the_bound_says_why():
+    with pytest.raises(ValueError, match=r"claim 'auc': the paper states '0.65–0.99', a value or range, and "
+                                         r"'>= 0.65' tests one side of it"):
+        claim("auc", "Sec. 4.2", "ROC AUC", "0.65–0.99", 0.8, Bound(">=", 0.65))
+    for quote in ("0.17", "≈ 1.0", "[0, 1]", "-0.5 (bound rate)", "18 of 19 (0.947)"):
+        assert claims.states_a_value(quote), quote
+    for quote in ("> 0 (0.964 vs 0.778)", "<= 0.05", "negative (−0.77)", "exact", "not stated"):
+        assert not claims.states_a_value(quote), quote
+    said = claim("auc", "Sec. 4.2", "ROC AUC", "0.65–0.99", 0.8, Bound(">=", 0.65, reason="an AUC above 0.99 "
+                                                                      "is no failure of the paper's statement"))
+    assert said.outcome == "holds" and said.comparison_reason.startswith("an AUC above")
+    assert claim("r", "Sec. 4.2", "Pearson r", "negative", -0.2, Bound("<", 0)).outcome == "holds"
+    assert claim("s", "Thm 4", "z", "0", 0.2, Bound("<=", 3), kind="sanity").outcome == "holds"  # not a paper claim
+
+
+def test_a_paper_claim_needs_its_section_and_quote_and_kinds_are_checked():
+    with pytest.raises(ValueError, match="claim 'q': a paper claim needs the paper's section and its words"):
+        claim("q", "", "AUC", "0.5", 0.5, Point(0.5))
+    assert claim("q", "", "AUC", "", 0.5, Point(0.5), kind="extension").kind == "extension"
+    with pytest.raises(ValueError, match="kind='proof' is not a claim kind; allowed: paper, extension, sanity"):
+        claim("q", "s", "AUC", "0.5", 0.5, Point(0.5), kind="proof")
+    with pytest.raises(ValueError, match="is not a Range, Point or Bound"):
+        claim("q", "s", "AUC", "0.5", 0.5, "within 0.1 of 0.5")
+    with pytest.raises(ValueError, match="Bound op='=>'"):
+        claim("q", "s", "AUC", "> 0.5", 0.5, Bound("=>", 0.5))
+
+
+def test_nan_and_an_explicit_reason_give_not_measured():
+    nan = claim("n", "A.3.1", "ratio", "7.26", math.nan, Point(7.26, tol=0.005, reason="two decimals"))
+    assert (nan.outcome, nan.reason) == ("not measured", "the measured value is NaN")
+    assert claim("n", "A.3.1", "ratio", "7.26", None, Point(7.26)).outcome == "not measured"
+    unreachable = claim("w", "A.4", "pruning", "figure panel c", math.nan, Point(0),
+                        not_measured="the section survives only as a caption")
+    assert (unreachable.outcome, unreachable.reason) == ("not measured", "the section survives only as a caption")
+
+
+def test_counts_keep_not_measured_and_cited_apart():
+    table = _table(claim("a", "s", "x", "> 1", 2.0, Bound(">", 1)), claim("b", "s", "x", "> 1", 0.0, Bound(">", 1)),
+                   claim("c", "s", "x", "> 1", math.nan, Bound(">", 1)),
+                   claim("d", "s", "x", "> 1", 2.0, Bound(">", 1), cites="E03_ground_truth:a"),
+                   claim("e", "s", "x", "", 0.0, Bound("<=", 1), kind="sanity"))
+    count = claims.counts(table)
+    assert count["paper"] == claims.Count(held=1, failed=1, not_measured=1, cited=1)
+    assert count["paper"].measured == 2 and count["paper"].cell() == "1/2 +1 n.m."
+    assert count["extension"].cell() == "-" and count["sanity"].cell() == "1/1"
+    assert claims.summary(table).splitlines() == [
+        "paper claims (the paper's values and statements: reproduction): 1 of 2 measured hold, 1 not measured, "
+        "1 cited (counted at their owner)",
+        "sanity claims (true by construction or arithmetic on the paper's numbers: not counted as reproduction): "
+        "1 of 1 measured hold"]
+    with pytest.raises(ValueError, match="cites='E03' is not '<notebook>:<claim id>'"):
+        claim("f", "s", "x", "> 1", 2.0, Bound(">", 1), cites="E03")
+
+
+def test_the_scoreboard_counts_a_shared_measurement_once_and_not_measured_apart():
+    owner = _table(claim("purity_law_mc", "Thm 3", "max |error|", "< 0.006", 0.001, Bound("<", 0.006)),
+                   claim("unmeasured", "Thm 3", "x", "< 1", math.nan, Bound("<", 1)))
+    citing = _table(claim("purity_oracle", "E3-A", "max |error|", "< 0.006", 0.001, Bound("<", 0.006),
+                          cites="00_theory_checks:purity_law_mc"),
+                    claim("ghost", "E3-A", "x", "< 1", 0.5, Bound("<", 1), cites="00_theory_checks:gone"),
+                    notebook="E03_ground_truth")
+    other = _table(claim("k", "A.1.7", "x", "341", 341, Point(341)), paper="002", notebook="K01_kstar")
+    board = scoreboard.scoreboard(pd.concat([owner, citing, other], ignore_index=True)).set_index("paper")
+    assert board.loc["000", ["paper claims held", "measured", "not measured", "cited (counted at owner)"]].tolist() == [
+        1, 1, 1, 2]
+    assert board.loc["002", ["paper claims held", "measured"]].tolist() == [1, 1]
+    assert board.loc["001", "measured"] == 0 and board.loc["000", "title"]
+    assert scoreboard.dangling(pd.concat([owner, citing])) == ["E03_ground_truth:ghost cites 00_theory_checks:gone"]
+
+
+def test_claims_md_has_one_table_per_paper_and_the_smoke_note(sandbox):
+    run = results.start(config.validate("00_theory_checks", {"profile": "smoke"}))
+    run.record_claims([claim("gap", "Thm 1", "gap |train − test|", "< 0.05", 0.01, Bound("<", 0.05)),
+                       claim("lost", "E3-D", "κ̂ error", "0.17", math.nan, Point(0.17), not_measured="no grid")])
+    path = scoreboard.write("smoke")
+    assert path == sandbox / "figures" / "smoke" / "CLAIMS.md"
+    text = path.read_text()
+    assert claims.SMOKE_NOTE in text
+    sections = [line for line in text.splitlines() if line.startswith("## Paper ")]
+    assert sections == [f"## Paper {p.id} — {p.title}" for p in papers.all_papers()]
+    paper_000 = text.split("## Paper 000")[1].split("## Paper")[0]
+    assert "gap: gap \\|train − test\\|" in paper_000 and "< 0.05 (Thm 1)" in paper_000
+    assert "| not measured |" in paper_000 and "no grid" in paper_000
+    assert "No claims logged." in text.split("## Paper 001")[1]
+    printed = scoreboard.text("smoke").splitlines()
+    at = printed.index(f"000  {papers.by_id('000').title}")
+    assert printed[at + 1].split() == "paper claims: 1 of 1 measured hold, 1 not measured".split()
+    assert printed[at + 2].split() == ["extension", "claims:", "none"] and printed[1] == claims.SMOKE_NOTE
+    assert printed[-1] == "wrote figures/smoke/CLAIMS.md"
+
+
+def test_a_closing_cell_shows_reasons_counts_and_the_smoke_note(capsys):
+    table = _table(claim("a", "Thm 1", "the gap closes", "< 0.05", 0.2, Bound("<", 0.05)),
+                   claim("b", "Thm 1", "the gap closes", "< 0.05", 0.01, Bound("<", 0.05), cites="E06_scaling:c"))
+    shown = claims.readable_table(table)
+    assert shown.columns.tolist() == ["id", "kind", "statement", "paper says", "measured", "comparison", "outcome",
+                                      "reason"]
+    assert shown["paper says"][0] == "< 0.05 (Thm 1)" and shown.reason.tolist() == [
+        "0.2 is not < 0.05", "cites E06_scaling:c (counted there)"]
+    claims.show_claims(table, "smoke")
+    out = capsys.readouterr().out
+    assert "1 of 1 measured hold" not in out and "0 of 1 measured hold, 1 cited" in out
+    assert out.rstrip().endswith(claims.SMOKE_NOTE)
+    claims.show_claims(table, "default")
+    assert claims.SMOKE_NOTE not in capsys.readouterr().out
+
+
+def test_claims_logged_before_outcomes_read_as_outcomes():
+    old = claims.frame([{"paper": "000", "id": "a", "section": "s", "statement": "x", "paper_value": "1",
+                         "measured": 1.0, "comparison": "<= 1", "holds": True},
+                        {"paper": "000", "id": "b", "section": "s", "statement": "x", "paper_value": "1",
+                         "measured": float("nan"), "comparison": "<= 1", "holds": False, "kind": "sanity"}])
+    assert old.columns.tolist() == claims.COLUMNS
+    assert old.outcome.tolist() == ["holds", "not measured"] and old.kind.tolist() == ["paper", "sanity"]
