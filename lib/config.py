@@ -31,7 +31,7 @@ from lib import papers, paths
 from lib.parameters import REGISTERED, NotebookParams
 
 #: Keys that change how a notebook executes but not what it computes; excluded from the hash.
-EXECUTION_KEYS: frozenset[str] = frozenset({"recompute", "n_jobs"})
+EXECUTION_KEYS: frozenset[str] = frozenset({"recompute", "n_jobs", "scheduler"})
 #: Set to "1" by the runner for the kernels it starts: the parameters cell then holds the values the
 #: runner resolved (profile YAML plus ``--set``), taken as they are by :func:`load`.
 RESOLVED_VARIABLE = "LIB_PARAMETERS_RESOLVED"

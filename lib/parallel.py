@@ -9,6 +9,7 @@ arrays, written once to shared memory instead of being pickled into every task.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -59,6 +60,21 @@ def configure_threads(concurrent_jobs: int | None = None) -> int:
 T = TypeVar("T")
 R = TypeVar("R")
 
+#: A Dask scheduler address: ``tcp://host:port`` or ``host:port`` (host a name, an IPv4 or a bracketed IPv6).
+SCHEDULER_FORM = re.compile(r"(?:tcp://)?(?:[A-Za-z0-9][A-Za-z0-9._-]*|\[[0-9A-Fa-f:.]+\]):(\d{1,5})")
+
+
+def check_scheduler(address: str | None) -> str | None:
+    """``address`` as :func:`parallel_map` takes it: ``None`` for local processes (``None`` or ``""``), else the
+    address unchanged; raises ValueError in one line for anything but ``tcp://host:port`` or ``host:port``."""
+    if not address:
+        return None
+    match = SCHEDULER_FORM.fullmatch(address)
+    if match is None or not 0 < int(match.group(1)) < 65536:
+        raise ValueError(f"scheduler={address!r} is not a Dask scheduler address; allowed: '' (local processes), "
+                         "'tcp://host:port' or 'host:port' (port 1-65535)")
+    return address
+
 
 def draw_seed(rng: np.random.Generator) -> int:
     """One seed for a downstream fit drawn from ``rng`` (an integer in [0, 2³¹), as scikit-learn accepts)."""
@@ -88,12 +104,13 @@ def parallel_map(
     core; 1 runs inline). Each worker gets that share divided by the workers in BLAS and OpenMP threads (at
     least 1): workers inherit this process's thread count otherwise, and two workers of two threads on two
     cores ran E02 over 3× slower than one thread each.
-    ``scheduler``: a Dask scheduler address (``tcp://host:8786``); when given, work goes to that
-    cluster through joblib's ``dask`` backend. ``func`` must be picklable (a module-level
-    function).
+    ``scheduler``: a Dask scheduler address (``tcp://host:8786``, :func:`check_scheduler`; ``None`` or ``""``:
+    local processes); when given, work goes to that cluster through joblib's ``dask`` backend and ``n_jobs`` is
+    not used. ``func`` must be picklable (a module-level function) and importable on the workers.
     """
     if n_jobs == 0 or n_jobs < -1:
         raise ValueError(f"n_jobs={n_jobs!r} is out of range; allowed: -1 or >= 1")
+    scheduler = check_scheduler(scheduler)
     seeds = spawn_seeds(seed, len(items))
     share = threads_per_process()
     workers = share if n_jobs == -1 else n_jobs
@@ -140,12 +157,30 @@ def _call_shared(task: tuple[Callable, Any, dict[str, str]], _item_seed: int):
     return func(item, {name: _open_shared(path) for name, path in paths.items()})
 
 
+def _call_scattered(item: Any, task: Callable, arrays: Mapping[str, Any]):
+    """One task of :func:`map_shared` on a cluster: ``arrays`` arrive resolved from their scattered futures."""
+    with threadpool_limits(limits=1):
+        return task(item, arrays)
+
+
+def _map_scattered(func: Callable, items: Sequence[Any], shared: Mapping[str, Any], scheduler: str) -> list:
+    """:func:`map_shared` on a Dask cluster: every array sent once to every worker, the items mapped over them."""
+    from dask.distributed import Client  # imported only when a cluster is asked for
+
+    names = list(shared)
+    with Client(scheduler) as client:  # unique keys (hash=False): a name never meets another map's array
+        arrays = dict(zip(names, client.scatter([shared[n] for n in names], broadcast=True, hash=False), strict=True))
+        futures = client.map(_call_scattered, list(items), task=func, arrays=arrays, pure=False)
+        return client.gather(futures)
+
+
 def map_shared(
     func: Callable[[T, Mapping[str, Any]], R],
     items: Sequence[T],
     shared: Mapping[str, Any],
     *,
     n_jobs: int = 1,
+    scheduler: str | None = None,
 ) -> list[R]:
     """``[func(item, shared) for item in items]`` over loky processes, ``shared`` written once to shared memory.
 
@@ -156,9 +191,14 @@ def map_shared(
     The folder is removed when the map returns or raises. ``func`` must be picklable (a module-level
     function) and must not write to the arrays; as with :func:`parallel_map` workers get one BLAS thread each
     (inline, too), so a pure ``func`` gives the same result for every ``n_jobs``. Items carry their own seeds.
+    ``scheduler``: a Dask scheduler address (:func:`parallel_map`). Shared memory does not cross machines, so
+    each array is then sent once to every worker (``client.scatter(..., broadcast=True)``) and every task reads
+    that worker's copy; ``n_jobs`` is not used.
     """
     if n_jobs == 0 or n_jobs < -1:
         raise ValueError(f"n_jobs={n_jobs!r} is out of range; allowed: -1 or >= 1")
+    if (scheduler := check_scheduler(scheduler)) is not None:
+        return _map_scattered(func, items, shared, scheduler)
     workers = threads_per_process() if n_jobs == -1 else n_jobs
     if workers == 1:
         with threadpool_limits(limits=1):

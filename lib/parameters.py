@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar
 
-from lib import paths
+from lib import parallel, paths
 
 
 @dataclass(frozen=True)
@@ -76,6 +76,21 @@ class ParallelParams(NotebookParams):
     """A notebook that hands work to ``n_jobs`` worker processes."""
 
     n_jobs: int = n_jobs_param(1)
+
+
+@dataclass(frozen=True)
+class DistributedParams(ParallelParams):
+    """A notebook whose heavy loop can also go to a Dask cluster: ``scheduler`` reaches its ``parallel_map``.
+
+    Only for notebooks that pass ``scheduler`` through; like ``n_jobs`` it never changes a result
+    (:data:`lib.config.EXECUTION_KEYS`).
+    """
+
+    scheduler: str = param("", doc="Dask scheduler address (tcp://host:8786) for the searches; empty: local "
+                           "processes; results do not depend on it")
+
+    def __post_init__(self) -> None:
+        parallel.check_scheduler(self.scheduler)
 
 
 def doc_of(schema: type[NotebookParams], name: str) -> str:

@@ -68,6 +68,15 @@ def test_hash_ignores_execution_keys_only():
     assert config.seeds_of(other) == {"seed": 1}
 
 
+def test_a_scheduler_is_an_execution_key_checked_before_any_compute():
+    local = config.resolve("K01_kstar", "smoke")
+    cluster = config.resolve("K01_kstar", "smoke", {"scheduler": "tcp://127.0.0.1:8786"})
+    assert cluster.scheduler == "tcp://127.0.0.1:8786" and local.scheduler == ""
+    assert config.params_hash(cluster) == config.params_hash(local) and config.variant(cluster) == ""
+    with pytest.raises(config.ConfigError, match=r"^K01_kstar: scheduler='http://host:8786' is not a Dask "):
+        config.resolve("K01_kstar", "smoke", {"scheduler": "http://host:8786"})
+
+
 @pytest.mark.parametrize("profile", paths.PROFILES)
 def test_every_params_file_validates(profile):
     for notebook in runner.discover(profile):

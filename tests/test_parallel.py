@@ -102,3 +102,29 @@ def test_map_shared_gives_every_worker_the_same_arrays_as_inline(tmp_path, monke
     assert list(tmp_path.iterdir()) == []  # also when a task raises
     with pytest.raises(ValueError, match="n_jobs=0"):
         parallel.map_shared(shared_row_sum, range(2), shared, n_jobs=0)
+
+
+def test_scheduler_addresses_are_checked_in_one_line():
+    assert parallel.check_scheduler("") is None and parallel.check_scheduler(None) is None
+    for address in ("tcp://127.0.0.1:8786", "node-7.cluster:8786", "tcp://[::1]:8786"):
+        assert parallel.check_scheduler(address) == address  # passed on unchanged
+    for address in ("http://host:8786", "tcp://host", "host:0", "host:65536", "tcp://a b:1"):
+        with pytest.raises(ValueError, match=r"is not a Dask scheduler address; allowed: .*'tcp://host:port'"):
+            parallel.check_scheduler(address)
+    with pytest.raises(ValueError, match="scheduler='host'"):
+        parallel.parallel_map(draw, [1], scheduler="host")
+
+
+def test_map_shared_on_a_dask_cluster_scatters_the_arrays_and_matches_inline():
+    import scipy.sparse as sp
+
+    distributed = pytest.importorskip("dask.distributed")
+    rng = np.random.default_rng(0)
+    shared = {"dense": rng.standard_normal((6, 50)), "sparse": sp.random(6, 50, density=0.2, format="csr", rng=1)}
+    inline = parallel.map_shared(shared_row_sum, range(6), shared, n_jobs=1)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster:
+        assert parallel.map_shared(shared_row_sum, range(6), shared, scheduler=cluster.scheduler_address) == inline
+        other = {"dense": 2 * shared["dense"], "sparse": 2 * shared["sparse"]}  # same names, other arrays
+        doubled = parallel.map_shared(shared_row_sum, range(6), other, scheduler=cluster.scheduler_address)
+        assert [row[:2] for row in doubled] == [row[:2] for row in parallel.map_shared(shared_row_sum, range(6), other)]

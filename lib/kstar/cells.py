@@ -43,13 +43,13 @@ def cell_name(model: str, chat: bool) -> str:
 
 
 def sweeps(cells: Sequence[Cell], *, grid_size: int, poolings: Sequence[str], n_jobs: int = 1,
-           **pool_args) -> pd.DataFrame:
+           scheduler: str = "", **pool_args) -> pd.DataFrame:
     """Every cell's preliminary sweep (A.1.6) as tidy rows with a ``cell`` column (cached per cell)."""
     if not cells:
         return pd.DataFrame()
     return pd.concat([results.shared_table(measure.sweep_table, c.model, grid_size=grid_size, poolings=poolings,
-                                           n_jobs=n_jobs, tasks=c.tasks, **pool_args, **c.format_args())
-                      .assign(cell=c.name) for c in cells], ignore_index=True)
+                                           n_jobs=n_jobs, scheduler=scheduler, tasks=c.tasks, **pool_args,
+                                           **c.format_args()).assign(cell=c.name) for c in cells], ignore_index=True)
 
 
 def windows(sweep: pd.DataFrame, frac: float = rules.FRAC) -> pd.DataFrame:
@@ -61,7 +61,7 @@ def windows(sweep: pd.DataFrame, frac: float = rules.FRAC) -> pd.DataFrame:
 
 
 def window_rows(cells: Sequence[Cell], located: pd.DataFrame, *, seeds: Sequence[int], subsample: float,
-                n_jobs: int = 1, **pool_args) -> pd.DataFrame:
+                n_jobs: int = 1, scheduler: str = "", **pool_args) -> pd.DataFrame:
     """Every cell's five-seed window (A.1.6) as tidy rows with a ``cell`` column (cached per cell)."""
     if not cells:
         return pd.DataFrame()
@@ -70,8 +70,8 @@ def window_rows(cells: Sequence[Cell], located: pd.DataFrame, *, seeds: Sequence
         mine = located[located.cell == c.name]
         blocks = {t: [int(b) for b in w] for t, w in zip(mine.task, mine.window, strict=True)}
         frames.append(results.shared_table(measure.window_table, c.model, blocks, seeds=seeds, subsample=subsample,
-                                           n_jobs=n_jobs, tasks=c.tasks, **pool_args, **c.format_args())
-                      .assign(cell=c.name))
+                                           n_jobs=n_jobs, scheduler=scheduler, tasks=c.tasks, **pool_args,
+                                           **c.format_args()).assign(cell=c.name))
     return pd.concat(frames, ignore_index=True)
 
 

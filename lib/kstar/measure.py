@@ -92,9 +92,11 @@ def _search_rows(item: SearchItem, _spawned_seed: int) -> list[dict]:
     return rows
 
 
-def run_searches(items: Sequence[SearchItem], n_jobs: int = 1) -> pd.DataFrame:
-    """Every item's candidates and dense probe as tidy rows (columns: the labels, seed, path, size, auroc…)."""
-    rows = [row for chunk in parallel.parallel_map(_search_rows, list(items), n_jobs=n_jobs) for row in chunk]
+def run_searches(items: Sequence[SearchItem], n_jobs: int = 1, scheduler: str = "") -> pd.DataFrame:
+    """Every item's candidates and dense probe as tidy rows (columns: the labels, seed, path, size, auroc…);
+    the searches run over ``n_jobs`` local processes, or on the Dask cluster at ``scheduler`` when one is named."""
+    rows = [row for chunk in parallel.parallel_map(_search_rows, list(items), n_jobs=n_jobs, scheduler=scheduler)
+            for row in chunk]
     frame = pd.DataFrame(rows)
     if "support" in frame and frame.support.isna().all():
         frame = frame.drop(columns="support")
@@ -186,19 +188,19 @@ def random_rotation(d: int, seed: int) -> np.ndarray:
 
 def sweep_table(model: str, *, tasks: Sequence[str], cap: int, pool_seed: int, max_classes: int,
                 max_tokens: int | None, grid_size: int, poolings: Sequence[str], min_positives: int,
-                chat_template: bool = False, n_jobs: int = 1) -> pd.DataFrame:
+                chat_template: bool = False, n_jobs: int = 1, scheduler: str = "") -> pd.DataFrame:
     """The preliminary sweep of one model over the task pools as tidy rows (A.1.6), supports kept;
     optionally on the chat-formatted input."""
     task_pools = pools(tasks, cap=cap, seed=pool_seed, max_classes=max_classes)
     items = sweep_items(model, task_pools, layer_grid(model, grid_size), poolings, max_tokens=max_tokens,
                         min_positives=min_positives, chat_template=chat_template)
-    return run_searches(items, n_jobs)
+    return run_searches(items, n_jobs, scheduler)
 
 
 def window_table(model: str, windows: dict[str, list[int]], *, tasks: Sequence[str], cap: int, pool_seed: int,
                  max_classes: int, max_tokens: int | None, seeds: Sequence[int], subsample: float,
                  min_positives: int, chat_template: bool = False, rotation_seed: int | None = None,
-                 label_seed: int | None = None, n_jobs: int = 1) -> pd.DataFrame:
+                 label_seed: int | None = None, n_jobs: int = 1, scheduler: str = "") -> pd.DataFrame:
     """The five-seed window of one model as tidy rows (A.1.6); optionally a control: chat-formatted input,
     a random rotation of the features (seeded), or shuffled labels (seeded)."""
     task_pools = pools(tasks, cap=cap, seed=pool_seed, max_classes=max_classes)
@@ -213,7 +215,7 @@ def window_table(model: str, windows: dict[str, list[int]], *, tasks: Sequence[s
     items = window_items(model, task_pools, windows, seeds, subsample=subsample, max_tokens=max_tokens,
                          min_positives=min_positives, chat_template=chat_template, transform=transform,
                          label_seed=label_seed, extra_labels=labels)
-    return run_searches(items, n_jobs)
+    return run_searches(items, n_jobs, scheduler)
 
 
 def prepare_models(models: Sequence[str]) -> None:

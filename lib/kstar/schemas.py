@@ -10,13 +10,13 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from lib.kstar.catalog import DEFAULT_TASKS, TASKS
-from lib.parameters import ParallelParams, param, register
+from lib.parameters import DistributedParams, ParallelParams, param, register
 
 _OFFLINE_MODELS = ("minilm", "smollm2-135m")
 
 
 @dataclass(frozen=True)
-class KstarProtocolParams(ParallelParams):
+class KstarProtocolParams(DistributedParams):
     """What every k* notebook shares: task pools and the protocol of A.1.4–A.1.6."""
 
     tasks: tuple[str, ...] = param(DEFAULT_TASKS, choices=TASKS, doc="task pools (A.1.3)")
@@ -148,7 +148,7 @@ class Deployment(ReferenceKstarParams):
 
 @register("K06_sae_correspondence")
 @dataclass(frozen=True)
-class SaeCorrespondence(ParallelParams):
+class SaeCorrespondence(DistributedParams):
     """K06: SAE supports, feature correspondence across models and composition within one (A.1.10, A.2.4–A.2.5)."""
 
     models: tuple[str, ...] = param(_OFFLINE_MODELS, doc="registry names, hub ids or local checkpoint folders; "
@@ -183,7 +183,11 @@ class SaeCorrespondence(ParallelParams):
 class SupportInterventions(GatedKstarParams):
     """K07: ablating a selected support in feature space and inside the model (A.2.6, reconstructed)."""
 
-    docs: ClassVar[dict[str, str]] = {"seeds": "probe seeds of the re-measurement (A.1.6)"}
+    docs: ClassVar[dict[str, str]] = {
+        "seeds": "probe seeds of the re-measurement (A.1.6)",
+        "scheduler": "Dask scheduler address (tcp://host:8786) for the preliminary sweep (the ablations run "
+                     "locally); empty: local processes; results do not depend on it",
+    }
 
     tasks: tuple[str, ...] = param(("bbc_topic", "rt_sentiment", "rt_subjectivity", "word_valence"),
                                    choices=TASKS, doc="task pools whose supports are ablated (A.1.3)")

@@ -40,11 +40,11 @@ def tfidf_items(task_pools: dict[str, TaskPool], *, max_features: int, min_posit
 
 
 def tfidf_table(*, tasks: Sequence[str], cap: int, pool_seed: int, max_classes: int, min_positives: int,
-                max_features: int, n_jobs: int = 1) -> pd.DataFrame:
-    """The text baseline's search rows for every decision of the task pools."""
+                max_features: int, n_jobs: int = 1, scheduler: str = "") -> pd.DataFrame:
+    """The text baseline's search rows for every decision of the task pools (``scheduler``: a Dask cluster)."""
     task_pools = measure.pools(tasks, cap=cap, seed=pool_seed, max_classes=max_classes)
     return measure.run_searches(tfidf_items(task_pools, max_features=max_features, min_positives=min_positives),
-                                n_jobs)
+                                n_jobs, scheduler)
 
 
 def prefix_scores(rows: pd.DataFrame) -> pd.DataFrame:

@@ -21,7 +21,7 @@ def test_a_plain_cell_asks_for_k01s_exact_sweep(monkeypatch):
     pool = {"cap": p.cap, "pool_seed": p.pool_seed, "max_classes": p.max_classes, "max_tokens": p.max_tokens,
             "min_positives": p.min_positives}
     results.shared_table(measure.sweep_table, "smollm2-135m", grid_size=p.grid_size, poolings=p.sweep_poolings,
-                         n_jobs=p.n_jobs, tasks=p.tasks, **pool)  # K01's call
+                         n_jobs=p.n_jobs, scheduler=p.scheduler, tasks=p.tasks, **pool)  # K01's call
     cells.sweeps([cells.Cell("smollm2-135m", False, p.tasks)], grid_size=p.grid_size, poolings=p.sweep_poolings,
                  n_jobs=2, **pool)
     cells.sweeps([cells.Cell("smollm2-135m", True, p.tasks)], grid_size=p.grid_size, poolings=p.sweep_poolings, **pool)
