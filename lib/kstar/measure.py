@@ -20,7 +20,8 @@ import numpy as np
 import pandas as pd
 
 from lib import parallel
-from lib.kstar import fitscore, probe_search, splits
+from lib.kstar import fitscore, hub_tasks, probe_search, splits
+from lib.kstar.catalog import HUB_TASKS
 from lib.kstar.tasks import TaskPool, build_pool
 from lib.models import extraction, loading
 
@@ -104,15 +105,20 @@ def run_searches(items: Sequence[SearchItem], n_jobs: int = 1, scheduler: str = 
 
 
 def pools(tasks: Sequence[str], *, cap: int, seed: int, max_classes: int) -> dict[str, TaskPool]:
-    """The task pools, built once with one seed and shared by every model (A.1.3)."""
-    return {task: build_pool(task, cap=cap, seed=seed, max_classes=max_classes) for task in tasks}
+    """The task pools, built once with one seed and shared by every model (A.1.3): the offline pools from their
+    wheels, the hub tasks through :mod:`lib.kstar.hub_tasks` (whose evaluated classes A.1.3 fixes per task, so
+    ``max_classes`` does not apply to them)."""
+    return {task: (hub_tasks.build_hub_pool(task, cap=cap, seed=seed) if task in HUB_TASKS
+                   else build_pool(task, cap=cap, seed=seed, max_classes=max_classes)) for task in tasks}
 
 
 def decisions_table(task_pools: dict[str, TaskPool], min_positives: int) -> pd.DataFrame:
-    """One row per class decision: sizes, the length-only cue AUROC and why it is skipped, if it is (A.1.3)."""
+    """One row per class decision: sizes, the length-only cue AUROC and why it is skipped, if it is (A.1.3; a hub
+    task's additional-tier minimum of 20 positives applies where it is higher)."""
     rows = []
     for task, pool in task_pools.items():
-        for decision in pool.decisions(min_positives):
+        needed = max(min_positives, hub_tasks.min_positives(task)) if task in HUB_TASKS else min_positives
+        for decision in pool.decisions(needed):
             rows.append({"task": task, "decision": decision.name, "n_train": len(decision.y_train),
                          "n_train_pos": int(decision.y_train.sum()), "n_test": len(decision.y_test),
                          "n_test_pos": int(decision.y_test.sum()), "length_auroc": pool.length_auroc[decision.name],

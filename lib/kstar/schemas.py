@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from lib.kstar.catalog import DEFAULT_TASKS, TASKS
+from lib.kstar.catalog import ALL_TASKS, DEFAULT_TASKS
 from lib.parameters import DistributedParams, ParallelParams, param, register
 
 _OFFLINE_MODELS = ("minilm", "smollm2-135m")
@@ -19,7 +19,7 @@ _OFFLINE_MODELS = ("minilm", "smollm2-135m")
 class KstarProtocolParams(DistributedParams):
     """What every k* notebook shares: task pools and the protocol of A.1.4–A.1.6."""
 
-    tasks: tuple[str, ...] = param(DEFAULT_TASKS, choices=TASKS, doc="task pools (A.1.3)")
+    tasks: tuple[str, ...] = param(DEFAULT_TASKS, choices=ALL_TASKS, doc="task pools (A.1.3)")
     cap: int = param(300, ge=20, doc="texts per split of a pool (A.1.3 caps; the paper's pools hold up to 10,000)")
     max_classes: int = param(5, ge=1, doc="one-vs-rest decisions per multiclass task (a seeded subset beyond)")
     pool_seed: int = param(0, ge=0, doc="seed of the pools, shared by all models (A.1.3)")
@@ -78,7 +78,7 @@ class KstarControls(KstarParams):
     control_model: str = param("smollm2-135m", doc="the model rotated and read in chat format (one of models)")
     rotation_seed: int = param(0, ge=0, doc="seed of the random orthogonal rotation")
     format_tasks: tuple[str, ...] = param(("rt_sentiment", "rt_subjectivity", "debate_moderator", "word_valence"),
-                                          choices=TASKS, doc="tasks read in chat format (short texts: CPU budget)")
+                                          choices=ALL_TASKS, doc="tasks read in chat format (short texts: CPU budget)")
     shuffle_seed: int = param(0, ge=0, doc="seed of the shuffled-label control")
     min_shared_tasks: int = param(6, ge=3, doc="Spearman agreement needs this many shared tasks")
 
@@ -153,9 +153,10 @@ class SaeCorrespondence(DistributedParams):
 
     models: tuple[str, ...] = param(_OFFLINE_MODELS, doc="registry names, hub ids or local checkpoint folders; "
                                     "the later model of a pair supplies the null's replacements")
-    tasks: tuple[str, ...] = param(("bbc_topic", "rt_sentiment", "debate_moderator", "rt_subjectivity"), choices=TASKS,
-                                   doc="task pools (A.1.3)")
-    composition_task: str = param("bbc_topic", choices=TASKS, doc="the multiclass task of the composition test (A.2.5)")
+    tasks: tuple[str, ...] = param(("bbc_topic", "rt_sentiment", "debate_moderator", "rt_subjectivity"),
+                                   choices=ALL_TASKS, doc="task pools (A.1.3)")
+    composition_task: str = param("bbc_topic", choices=ALL_TASKS,
+                                  doc="the multiclass task of the composition test (A.2.5)")
     cap: int = param(300, ge=20, doc="texts per split of a pool (A.1.3)")
     max_classes: int = param(5, ge=2, doc="one-vs-rest decisions per multiclass task")
     pool_seed: int = param(0, ge=0, doc="seed of the pools, shared by all models (A.1.3)")
@@ -190,10 +191,10 @@ class SupportInterventions(GatedKstarParams):
     }
 
     tasks: tuple[str, ...] = param(("bbc_topic", "rt_sentiment", "rt_subjectivity", "word_valence"),
-                                   choices=TASKS, doc="task pools whose supports are ablated (A.1.3)")
+                                   choices=ALL_TASKS, doc="task pools whose supports are ablated (A.1.3)")
     random_seeds: tuple[int, ...] = param((0, 1, 2, 3, 4), ge=0, doc="equal-size random coordinate sets per support")
     generator: str = param("smollm2-135m", doc="the causal LM ablated while it answers (one of models)")
-    generation_task: str = param("bbc_topic", choices=TASKS,
+    generation_task: str = param("bbc_topic", choices=ALL_TASKS,
                                  doc="the task whose support (its first decision holding one) is ablated inside the "
                                  "model")
     instruction: str = param("Is this news article about {decision}? Answer Yes or No.\n\n{text}",
@@ -233,9 +234,9 @@ class LabelBudget(ReferenceKstarParams):
     students: tuple[str, ...] = param(("minilm",), doc="student backbones (A.4.1: eight pretrained models; the "
                                       "extended profile adds SmolLM2-135M)")
     student_tasks: tuple[str, ...] = param(("rt_subjectivity", "debate_moderator", "bbc_topic", "discrim_question"),
-                                           choices=TASKS,
+                                           choices=ALL_TASKS,
                                            doc="tasks the students learn (a subset of tasks)")
-    teacher_tasks: tuple[str, ...] = param(("rt_subjectivity",), choices=TASKS,
+    teacher_tasks: tuple[str, ...] = param(("rt_subjectivity",), choices=ALL_TASKS,
                                            doc="tasks also learned from hard and soft teacher labels (of "
                                            "student_tasks)")
     teacher_students: tuple[str, ...] = param(("minilm",), doc="students of the teacher runs (of students)")

@@ -421,3 +421,10 @@ def test_math_pools_hold_out_whole_problems(processbench, cache):
     assert counts["correct"] <= 2 * counts["error"] and counts["error"] == step.counts["erroneous_steps"]
     assert all(t.startswith(("gsm8k problem", "math problem", "olympiadbench problem", "omnimath problem"))
                for t in step.texts_train)
+
+
+def test_the_catalogue_names_every_hub_builder():
+    from lib.kstar import catalog
+
+    assert catalog.HUB_TASKS == tuple(hub_tasks.HUB_TASKS)
+    assert not set(catalog.HUB_TASKS) & set(catalog.TASKS)
