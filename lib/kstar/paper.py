@@ -1,4 +1,4 @@
-"""Paper 002's plugin record (:class:`lib.papers.Paper`): its notebooks K01–K08."""
+"""Paper 002's plugin record (:class:`lib.papers.Paper`): its notebooks K01–K08, the ``kstar`` command."""
 
 from lib.papers import Paper
 
@@ -8,4 +8,5 @@ PAPER = Paper(
     authors="",
     prefixes=("K",),
     schemas="lib.kstar.schemas",
+    commands={"kstar": "lib.kstar.cli"},
 )
