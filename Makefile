@@ -8,7 +8,7 @@ PY          := $(VENV)/bin/python
 export HF_HUB_OFFLINE ?= 1
 export MPLBACKEND := Agg
 
-.PHONY: setup reproduce figures report test test-models bench lab lint params clean
+.PHONY: setup reproduce figures report publish test test-models bench lab lint params clean
 
 # $(VENV)/.torch-spec records the TORCH_SPEC the venv was built with. A TORCH_SPEC given to make (command line or
 # environment) that differs from it rebuilds the venv, so `make setup TORCH_SPEC=…` swaps torch in an existing one;
@@ -40,6 +40,11 @@ figures: setup
 # The static companion site (lib.report) of what `make reproduce` left: build/report/$(PROFILE)/index.html.
 report: setup
 	$(PY) -m lib report --profile $(PROFILE)
+
+# A finished reference run of $(PROFILE) (never smoke) copied into published/: notebooks, claims, manifests,
+# CLAIMS.md and the report; it refuses a stale notebook and rewrites the README's results block (lib.publish).
+publish: setup
+	$(PY) -m lib publish --profile $(PROFILE)
 
 # The suite minus the tests that convert the real offline models (minutes on a cold machine); those run apart.
 # TEST_WORKERS pytest-xdist processes (2: measured 1.26x faster than serial on 2 cores before loadgroup kept each

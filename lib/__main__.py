@@ -1,7 +1,9 @@
 """``python -m lib``: the command line.
 
 ``run`` / ``figures`` / ``list`` / ``claims`` drive the notebooks through :mod:`lib.runner`; ``report``
-writes the static site of what they left behind (:mod:`lib.report`). Each paper adds its own commands
+writes the static site of what they left behind (:mod:`lib.report`); ``publish`` copies a reference run into
+``published/`` (:mod:`lib.publish`) and ``readme`` regenerates the README's results block from it
+(:mod:`lib.readme`). Each paper adds its own commands
 through its plugin record (:mod:`lib.papers`): paper 000's ``power`` calculator, paper 001's ``deltab`` audit.
 """
 
@@ -13,8 +15,9 @@ import importlib
 import logging
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
-from lib import config, papers, paths, progress, report, runner, scoreboard
+from lib import config, papers, paths, progress, publish, published, readme, report, runner, scoreboard
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -36,7 +39,15 @@ def _parser() -> argparse.ArgumentParser:
                      help="rerun even when up to date and recompute every logged result")
     run.add_argument("--reuse", action="store_true",
                      help="with --force: rerun the notebook but reuse the logged results that are current")
-    commands.add_parser("list", help="notebooks, profiles and the status of each")
+    listing = commands.add_parser("list", help="notebooks, profiles and the status of each")
+    listing.add_argument("--published", nargs="?", const="published", default=None, metavar="FOLDER",
+                         help="instead: each notebook of the publication in FOLDER (default published/), current "
+                              "or stale and what changed")
+    release = commands.add_parser("publish", help="copy a finished reference run into published/ (notebooks, "
+                                                   "claims, manifests, scoreboard, report)")
+    release.add_argument("--profile", default="default", choices=paths.PROFILES)
+    release.add_argument("--to", default="published", metavar="FOLDER", help="the target folder (default published/)")
+    commands.add_parser("readme", help="rewrite the README's results block from published/")
     claims = commands.add_parser("claims", help="the claims scoreboard per paper; writes figures/<profile>/CLAIMS.md")
     claims.add_argument("--profile", default="default", choices=paths.PROFILES)
     site = commands.add_parser("report", help="a static HTML site of the logged results, figures and notebooks")
@@ -81,6 +92,32 @@ def _print_list() -> int:
     return 2 if problems else 0
 
 
+def _print_published(folder: str) -> int:
+    """Each notebook of the publication in ``folder``: ``current`` or ``stale: what changed``."""
+    record = published.record(Path(folder))
+    if record is None:
+        raise config.ConfigError(f"{folder} holds no publication ({published.RECORD}); run make publish first")
+    lines = published.statuses(Path(folder))
+    width = max([len(n) for n in lines] + [8])
+    print(f"publication {folder}: profile {record.get('profile')}, commit {str(record.get('commit'))[:12]}")
+    for notebook, line in lines.items():
+        print(f"{notebook:<{width}}  {line}")
+    return 0
+
+
+def _publish(args: argparse.Namespace) -> int:
+    """``publish``: refuse smoke, publish every notebook of the profile, print the size, refresh the README."""
+    if args.profile == "smoke":
+        raise config.ConfigError(publish.SMOKE_REFUSAL)
+    target = Path(args.to).resolve()
+    total = publish.publish(args.profile, target, notebooks=runner.discover(args.profile))
+    print(f"published profile {args.profile} to {paths.display(target)}/: {publish.megabytes(total)} "
+          f"(budget {publish.megabytes(publish.BUDGET_BYTES)})")
+    if target == published.default_folder().resolve() and readme.update(readme.readme_file(), target):
+        print(f"rewrote the results block of {paths.display(readme.readme_file())}")
+    return 0
+
+
 def _print_errors(message: str) -> None:
     """Each line of ``message`` as one ``error:`` line on stderr."""
     for line in message.splitlines():
@@ -115,7 +152,13 @@ def _run_notebooks(args: argparse.Namespace) -> int:
 def _dispatch(args: argparse.Namespace) -> int:
     """Run the chosen command; returns its exit status."""
     if args.command == "list":
-        return _print_list()
+        return _print_published(args.published) if args.published is not None else _print_list()
+    if args.command == "publish":
+        return _publish(args)
+    if args.command == "readme":
+        written = readme.update(readme.readme_file(), published.default_folder())
+        print(f"{'rewrote' if written else 'no results markers in'} {paths.display(readme.readme_file())}")
+        return 0
     if args.command in papers.commands():
         return importlib.import_module(papers.commands()[args.command]).run(args)
     if args.command == "report":

@@ -51,9 +51,25 @@ def _caption_text(caption: str, sources: Sequence[Path]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _holds_nothing(ax) -> bool:
+    """No lines, collections, images, patches, texts, tables, containers or legend in ``ax`` or its twins."""
+    siblings = ax._twinned_axes.get_siblings(ax) if hasattr(ax, "_twinned_axes") else [ax]
+    return not any(a.lines or a.collections or a.images or a.patches or a.texts or a.tables or a.containers
+                   or a.artists or a.get_legend() is not None or a.child_axes for a in siblings)
+
+
+def hide_empty_panels(fig) -> list:
+    """Turn off every panel of ``fig`` that holds no artist (a grid drawn larger than its data); returns them."""
+    empty = [ax for ax in fig.axes if ax.axison and _holds_nothing(ax)]
+    for ax in empty:
+        ax.set_axis_off()
+    return empty
+
+
 def save_figure(fig, name: str, caption: str, sources: Sequence[Path]) -> None:
-    """Write ``<name>.pdf``, ``<name>.png`` and ``<name>.caption.md``; refresh the index."""
+    """Write ``<name>.pdf``, ``<name>.png`` and ``<name>.caption.md``, empty panels hidden; refresh the index."""
     profile, notebook = _destination(sources)
+    hide_empty_panels(fig)
     directory = paths.figures_dir(profile, notebook)
     for fmt in ("pdf", "png"):
         buffer = io.BytesIO()
@@ -63,11 +79,19 @@ def save_figure(fig, name: str, caption: str, sources: Sequence[Path]) -> None:
     write_index(profile)
 
 
-def save_table(frame: pd.DataFrame, name: str, caption: str, sources: Sequence[Path]) -> None:
+#: The caption line that says why a table has no rows (:func:`save_table`; the report shows it).
+NO_ROWS = "No rows: "
+
+
+def save_table(frame: pd.DataFrame, name: str, caption: str, sources: Sequence[Path], *,
+               empty_reason: str = "the run produced none under these parameters") -> None:
     """Write ``<name>.csv`` (every digit), ``.md`` and ``.tex`` (for reading: :func:`lib.results.readable`) and
-    ``<name>.caption.md``; refresh the index."""
+    ``<name>.caption.md``; refresh the index. A table without rows keeps its header, and its caption says why
+    (``empty_reason``)."""
     profile, notebook = _destination(sources)
     directory = paths.figures_dir(profile, notebook)
+    if frame.empty:
+        caption = f"{caption.strip()}\n\n{NO_ROWS}{empty_reason}"
     text = _caption_text(caption, sources)
     latex = results.readable(frame).to_latex(index=False, caption=text.replace("\n", " ").strip())
     results.atomic_write_text(directory / f"{name}.csv", frame.to_csv(index=False))

@@ -17,6 +17,12 @@ Notebooks are rendered with markdown-it-py (a jupytext dependency) and Pygments 
 nbconvert, whose page templates load require.js and MathJax from a CDN: offline, those are console
 errors on every page. Under the smoke profile every page carries a banner: its numbers test code
 paths on tiny random models and are not a reproduction.
+
+The build takes whatever a batch left: an output it cannot read (a corrupt notebook, table, result or claims
+file) marks its notebook's entry and page with what went wrong and never stops the build; a table without rows
+shows its header and why it is empty. When ``published/`` holds this profile's reference run
+(:mod:`lib.published`), the index marks each published notebook current or stale, naming what changed.
+:mod:`lib.publish` builds the same site over a publication's own notebooks (``build(site=…, executed=…)``).
 """
 
 from __future__ import annotations
@@ -27,9 +33,10 @@ import json
 import os
 import re
 import shutil
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import nbformat
 import pandas as pd
@@ -38,7 +45,9 @@ from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
 
-from lib import claims, papers, paths, results, scoreboard
+from lib import claims, papers, paths, plotting, published, results, scoreboard
+
+_T = TypeVar("_T")
 
 SMOKE_BANNER = (
     "Smoke profile: tiny random models and toy sizes that exercise every code path in seconds. "
@@ -63,8 +72,15 @@ th, td { border: 1px solid #ccc; padding: .2rem .5rem; text-align: left; vertica
 .cell { margin: 1rem 0; } .prompt { color: #888; font: 12px monospace; }
 pre { background: #f6f8fa; padding: .6rem; overflow-x: auto; font-size: 13px; }
 pre.stderr { background: #fff5f5; } pre.error { background: #fdd; }
-.thumbs img { height: 90px; margin: .2rem; border: 1px solid #ddd; }
 .meta { color: #555; font-size: 13px; }
+.experiment { margin: 1rem 0 1.8rem; } .experiment h3 { margin: 0 0 .2rem; font-size: 16px; }
+.problem { color: #b00020; margin: .2rem 0; }
+.grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(13rem, 1fr)); gap: .8rem; margin-top: .6rem; }
+figure.thumb { margin: 0; padding: .4rem; border: 1px solid #e5e5e5; display: flex; flex-direction: column; }
+.thumb .box { height: 10rem; display: flex; align-items: center; justify-content: center; background: #fafafa; }
+.thumb .box img { max-width: 100%; max-height: 10rem; object-fit: contain; }
+.thumb .box span { color: #555; font-size: 13px; }
+.thumb figcaption { white-space: normal; font-size: 12px; margin-top: .3rem; color: #333; }
 """
 
 
@@ -90,12 +106,23 @@ class Experiment:
     executed: Path | None
     claims: pd.DataFrame
     outputs: list[Output] = field(default_factory=list)
+    #: What could not be read (shown on its index entry and pages); empty when everything could.
+    problems: list[str] = field(default_factory=list)
 
 
 # --------------------------------------------------------------------------- gathering
 
 
-def _title(executed: Path | None, notebook: str) -> str:
+def _guarded(problems: list[str], what: str, read: Callable[[], _T], default: _T) -> _T:
+    """``read()``, or ``default`` with ``what`` and the error noted in ``problems`` (an unreadable output)."""
+    try:
+        return read()
+    except Exception as error:  # any unreadable file marks its notebook, never stops the build
+        problems.append(f"{what}: {type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}")
+        return default
+
+
+def title_of(executed: Path | None, notebook: str) -> str:
     """The first Markdown heading of the executed notebook, else the notebook's name."""
     if executed is None:
         return notebook
@@ -121,22 +148,44 @@ def _outputs(profile: str, notebook: str) -> list[Output]:
     return found
 
 
-def gather(profile: str) -> list[Experiment]:
-    """Every notebook with logged results, figures or an executed notebook under ``profile``."""
+def _claims_of(profile: str, notebook: str) -> pd.DataFrame:
+    """A notebook's logged claims (none when it logged none); raises when its ``claims.json`` is unreadable."""
+    file = paths.results_dir(profile, notebook) / "claims.json"
+    if not file.exists() and not results.manifest_path(file).exists():
+        return pd.DataFrame(columns=["notebook", *claims.COLUMNS])
+    return results.load_claims(file).assign(notebook=notebook)[["notebook", *claims.COLUMNS]]
+
+
+def gather(profile: str, *, notebooks: Collection[str] | None = None,
+           executed: Mapping[str, Path] | None = None) -> list[Experiment]:
+    """Every notebook with logged results, figures or an executed notebook under ``profile`` (only ``notebooks``
+    when given); ``executed`` replaces a notebook's executed file (a publication's scrubbed copy)."""
     names = {p.name for root in (paths.RESULTS_DIR, paths.FIGURES_DIR)
-             for p in root.joinpath(paths.check_profile(profile)).glob("*") if p.is_dir()}
-    names |= {p.stem for p in paths.build_dir(profile).glob("*.ipynb")}
-    all_claims = results.gather_claims(profile)
-    experiments = []
-    for notebook in sorted(names):
-        executed = paths.executed_notebook(profile, notebook)
-        executed = executed if executed.is_file() else None
-        claims = all_claims[all_claims.notebook == notebook].reset_index(drop=True)
-        owner = papers.paper_of(notebook)
-        paper = owner.id if owner is not None else "other"
-        experiments.append(Experiment(notebook, str(paper), _title(executed, notebook), executed, claims,
-                                      _outputs(profile, notebook)))
-    return experiments
+             for p in root.joinpath(paths.check_profile(profile)).glob("*") if p.is_dir() and "@" not in p.name}
+    names |= {p.stem for p in paths.build_dir(profile).glob("*.ipynb") if "@" not in p.stem}
+    names = set(notebooks) if notebooks is not None else names
+    return [_experiment(profile, n, Path((executed or {}).get(n, paths.executed_notebook(profile, n))))
+            for n in sorted(names)]
+
+
+def _experiment(profile: str, notebook: str, executed: Path) -> Experiment:
+    """One notebook's entry; whatever cannot be read is left out and named in its ``problems``."""
+    problems: list[str] = []
+    run = executed if executed.is_file() else None
+    title = _guarded(problems, "executed notebook unreadable", lambda: title_of(run, notebook), notebook)
+    if problems:
+        run = None
+    table = _guarded(problems, "claims.json unreadable", lambda: _claims_of(profile, notebook),
+                     pd.DataFrame(columns=["notebook", *claims.COLUMNS]))
+    outputs = _guarded(problems, "figure captions unreadable", lambda: _outputs(profile, notebook), [])
+    owner = papers.paper_of(notebook)
+    paper = owner.id if owner is not None else "other"
+    return Experiment(notebook, str(paper), title, run, table.reset_index(drop=True), outputs, problems)
+
+
+def _all_claims(experiments: list[Experiment]) -> pd.DataFrame:
+    frames = [e.claims for e in experiments if len(e.claims)]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["notebook", *claims.COLUMNS])
 
 
 # --------------------------------------------------------------------------- HTML pieces
@@ -172,12 +221,20 @@ def _frame_html(frame: pd.DataFrame, *, rounded: bool = True) -> str:
     return (results.readable(frame) if rounded else frame).to_html(index=False, border=0, na_rep="")
 
 
-def _table_file_html(table: Path) -> str:
+def _no_rows_reason(caption: str) -> str:
+    found = [line.removeprefix(plotting.NO_ROWS) for line in caption.splitlines() if line.startswith(plotting.NO_ROWS)]
+    return found[0] if found else "no reason recorded"
+
+
+def _table_file_html(table: Path, caption: str = "") -> str:
     """A figure table's CSV as written (read as text), its numbers rounded for reading; an empty one says so."""
     try:
-        return _frame_html(pd.read_csv(table, dtype=str, keep_default_na=False))
+        frame = pd.read_csv(table, dtype=str, keep_default_na=False)
     except pd.errors.EmptyDataError:
         return "<p>(an empty table: no rows or columns)</p>"
+    if frame.empty:
+        return f'{_frame_html(frame)}<p class="meta">no rows: {_e(_no_rows_reason(caption))}</p>'
+    return _frame_html(frame)
 
 
 def _source_page(site: Path, source: str) -> Path:
@@ -292,9 +349,9 @@ _KIND_HEADINGS = {
 }
 
 
-def _write_claims(site: Path, profile: str) -> None:
+def _write_claims(site: Path, profile: str, experiments: list[Experiment]) -> None:
     page = site / "claims.html"
-    table = results.gather_claims(profile)
+    table = _all_claims(experiments)
     body = [_summary(table)]
     if len(table):
         body.append(f"<h2>Scoreboard</h2>{_frame_html(scoreboard.scoreboard(table))}")
@@ -313,12 +370,8 @@ def _write_gallery(site: Path, profile: str, experiments: list[Experiment]) -> N
             continue
         body.append(f'<h2 id="{_e(experiment.notebook)}">{_e(experiment.notebook)} — {_e(experiment.title)}</h2>')
         for output in experiment.outputs:
-            if output.image is not None:
-                shown = f'<img alt="{_e(output.stem)}" src="{_href(_copy(site, output.image), page)}">'
-            elif output.table is not None:
-                shown = _table_file_html(output.table)
-            else:
-                shown = "<p>(no image or table file beside this caption)</p>"
+            shown = _guarded(experiment.problems, f"{output.stem} unreadable", lambda o=output: _shown(site, page, o),
+                             f'<p class="problem">{_e(output.stem)}: unreadable (see the index)</p>')
             manifests = "<br>".join(_manifest_line(s) for s in output.sources[:1])
             body.append(
                 f'<figure id="{_e(output.notebook)}-{_e(output.stem)}">{shown}'
@@ -327,6 +380,15 @@ def _write_gallery(site: Path, profile: str, experiments: list[Experiment]) -> N
             )
     _page(site, page, profile, f"Figures and tables — profile {profile}",
           "\n".join(body) or "<p>No figures or tables under this profile.</p>")
+
+
+def _shown(site: Path, page: Path, output: Output) -> str:
+    """A gallery entry's image or table."""
+    if output.image is not None:
+        return f'<img alt="{_e(output.stem)}" src="{_href(_copy(site, output.image), page)}">'
+    if output.table is not None:
+        return _table_file_html(output.table, output.caption)
+    return "<p>(no image or table file beside this caption)</p>"
 
 
 def _copy(site: Path, file: Path) -> Path:
@@ -370,48 +432,85 @@ def _write_source(site: Path, profile: str, source: str) -> None:
     _page(site, page, profile, source, body)
 
 
-def _write_index(site: Path, profile: str, experiments: list[Experiment]) -> None:
+def _thumb(site: Path, page: Path, output: Output) -> str:
+    """One captioned box of an experiment's grid: the image (or a table's name), the caption's first sentence."""
+    anchor = f"gallery.html#{_e(output.notebook)}-{_e(output.stem)}"
+    image = site / "files" / paths.relative_to_root(output.image) if output.image is not None else None
+    inner = (f'<img alt="{_e(output.stem)}" loading="lazy" src="{_href(image, page)}">'
+             if image is not None and image.is_file() else f"<span>table: {_e(output.stem)}</span>")
+    sentence = re.split(r"(?<=[.;])\s+(?=[A-Z])", output.caption.strip(), maxsplit=1)[0]
+    sentence = sentence if len(sentence) <= 160 else sentence[:159].rstrip() + "…"
+    return (f'<figure class="thumb"><a class="box" href="{anchor}">{inner}</a>'
+            f"<figcaption><strong>{_e(output.stem)}</strong> · {_e(sentence)}</figcaption></figure>")
+
+
+def _published_mark(line: str | None) -> str:
+    if line is None:
+        return ""
+    kind = "holds" if line == "current" else "fails"
+    return f' · <span class="{kind}">published run {_e(line)}</span>'
+
+
+def _write_index(site: Path, profile: str, experiments: list[Experiment], marks: Mapping[str, str]) -> None:
     page = site / "index.html"
-    body = [_summary(results.gather_claims(profile))]
+    body = [_summary(_all_claims(experiments))]
     for paper in sorted({e.paper for e in experiments}):
         record = papers.by_id(paper)
         title = f" · <i>{_e(record.title)}</i>" if record is not None else ""
-        body.append(f"<h2>Paper {_e(paper)}{title}</h2><ul>")
+        body.append(f"<h2>Paper {_e(paper)}{title}</h2>")
         for experiment in (e for e in experiments if e.paper == paper):
-            links = [f'<a href="{_href(site / "notebooks" / f"{experiment.notebook}.html", page)}">notebook</a>'
-                     if experiment.executed else "not executed"]
-            thumbs = "".join(
-                f'<a href="gallery.html#{_e(o.notebook)}-{_e(o.stem)}">'
-                + (f'<img alt="{_e(o.stem)}" src="{_href(site / "files" / paths.relative_to_root(o.image), page)}">'
-                   if o.image is not None else f"{_e(o.stem)} (table)")
-                + "</a> "
-                for o in experiment.outputs
-            )
+            link = (f'<a href="{_href(site / "notebooks" / f"{experiment.notebook}.html", page)}">notebook</a>'
+                    if experiment.executed else "not executed")
+            problems = "".join(f'<p class="problem">unreadable output — {_e(p)}</p>' for p in experiment.problems)
+            grid = "".join(_thumb(site, page, o) for o in experiment.outputs)
             body.append(
-                f"<li><strong>{_e(experiment.notebook)}</strong> — {_e(experiment.title)} · {' · '.join(links)} · "
-                f'<a href="claims.html">{_e(_claims_count(experiment.claims))}</a>'
-                f'<div class="thumbs">{thumbs}</div></li>'
+                f'<section class="experiment" id="{_e(experiment.notebook)}"><h3>{_e(experiment.notebook)} — '
+                f'{_e(experiment.title)}</h3><p class="meta">{link} · <a href="claims.html">'
+                f"{_e(_claims_count(experiment.claims))}</a>{_published_mark(marks.get(experiment.notebook))}</p>"
+                f'{problems}{f"<div class=grid>{grid}</div>" if grid else ""}</section>'
             )
-        body.append("</ul>")
     _page(site, page, profile, f"Probe companion — profile {profile}", "\n".join(body))
 
 
-def build(profile: str) -> Path:
-    """Write the site for ``profile`` into ``build/report/<profile>/`` afresh; return its ``index.html``."""
-    site = paths.report_dir(profile)
-    experiments = gather(profile)
+def _write_notebook(site: Path, profile: str, experiment: Experiment) -> None:
+    page = site / "notebooks" / f"{experiment.notebook}.html"
+    body = _guarded(experiment.problems, "executed notebook unreadable",
+                    lambda: render_notebook(experiment.executed), None)
+    if body is None:
+        experiment.executed = None
+        return
+    _page(site, page, profile, f"Notebook {experiment.notebook} (executed)", body)
+
+
+def _write_source_guarded(site: Path, profile: str, source: str, experiments: list[Experiment]) -> None:
+    """:func:`_write_source`, or a page saying the source is unreadable (its notebook's entry says so too)."""
+    owner = next((e for e in experiments if e.notebook == Path(source).parent.name), None)
+    problems: list[str] = owner.problems if owner is not None else []
+    failed = len(problems)
+    _guarded(problems, f"{Path(source).name} unreadable", lambda: _write_source(site, profile, source), None)
+    if len(problems) > failed:
+        _page(site, _source_page(site, source), profile, source, f'<p class="problem">{_e(problems[-1])}</p>')
+
+
+def build(profile: str, site: Path | None = None, *, executed: Mapping[str, Path] | None = None,
+          notebooks: Collection[str] | None = None) -> Path:
+    """Write the site for ``profile`` afresh into ``site`` (default ``build/report/<profile>/``); return its
+    ``index.html``. ``notebooks`` and ``executed``: see :func:`gather`. The default site marks each notebook of
+    this profile's publication in ``published/`` current or stale."""
+    marks = published.statuses(published.default_folder(), profile) if site is None else {}
+    site = paths.report_dir(profile) if site is None else Path(site)
+    experiments = gather(profile, notebooks=notebooks, executed=executed)
     if site.exists():
         shutil.rmtree(site)
     site.mkdir(parents=True)
     for experiment in experiments:
         if experiment.executed is not None:
-            _page(site, site / "notebooks" / f"{experiment.notebook}.html", profile,
-                  f"Notebook {experiment.notebook} (executed)", render_notebook(experiment.executed))
+            _write_notebook(site, profile, experiment)
     _write_gallery(site, profile, experiments)
     sources = {s for e in experiments for o in e.outputs for s in o.sources}
     sources |= {_claims_source(profile, e.notebook) for e in experiments if len(e.claims)}
     for source in sorted(sources):
-        _write_source(site, profile, source)
-    _write_claims(site, profile)
-    _write_index(site, profile, experiments)
+        _write_source_guarded(site, profile, source, experiments)
+    _write_claims(site, profile, experiments)
+    _write_index(site, profile, experiments, marks)
     return site / "index.html"

@@ -207,9 +207,10 @@ def shared_table(func: Callable[..., pd.DataFrame], *args: Any, **kwargs: Any) -
     Two notebooks that log the same simulation (00_theory_checks and E03 share the purity and chord
     tables) each keep their own logged copy with its manifest; the computation runs once, cached under
     ``cache/tables/`` keyed by the function, its arguments (the execution keys ``n_jobs`` and ``scheduler``
-    excluded: they never change a result) and the sources it runs (its module and the ``lib`` modules that imports, transitively:
-    :func:`lib.sources.of_function`). Written atomically with its SHA-256 (:func:`lib.files.write_checked`), so
-    neither a half-written nor a corrupted table is ever read: either is computed again.
+    excluded: they never change a result) and the sources it runs (its module and the ``lib`` modules that
+    imports, transitively: :func:`lib.sources.of_function`). Written atomically with its SHA-256
+    (:func:`lib.files.write_checked`), so neither a half-written nor a corrupted table is ever read: either is
+    computed again.
     """
     key = to_json({"func": f"{func.__module__}.{func.__qualname__}", "args": args,
                    "kwargs": {k: v for k, v in sorted(kwargs.items()) if k not in config.EXECUTION_KEYS},

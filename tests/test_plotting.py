@@ -89,3 +89,23 @@ def test_readable_rounds_floats_and_long_float_strings_only():
     assert list(shown.text) == ["0.7364", "0.00"] and list(shown["count"]) == [12345678, 2]
     assert list(shown.label) == ["2.13.0", "+0.5"] and frame.value.iloc[0] == 0.07999999999999996  # a copy
     assert [results.readable_number(v) for v in (12345.678, 1.0, -0.5, float("inf"))] == ["12350", "1", "-0.5", "inf"]
+
+
+def test_empty_panels_of_a_grid_are_hidden(sandbox, logged):
+    fig, axes = plt.subplots(2, 2)
+    axes[0, 0].plot([0, 1], [0.5, 0.9])
+    twin = axes[1, 1].twinx()  # a twin holding the data keeps its host's axis
+    twin.plot([0, 1], [1, 0])
+    plotting.save_figure(fig, "grid", "One used panel and a twin.", [logged])
+    assert [ax.axison for ax in axes.flat] == [True, False, False, True]
+    assert twin.axison
+    plt.close(fig)
+
+
+def test_an_empty_table_keeps_its_header_and_says_why(sandbox, logged):
+    plotting.save_table(pd.DataFrame({"model": [], "auc": []}), "none", "Nothing.", [logged],
+                        empty_reason="no model reached the threshold")
+    folder = sandbox / "figures" / "smoke" / "00_theory_checks"
+    assert (folder / "none.csv").read_text().strip() == "model,auc"
+    assert "No rows: no model reached the threshold" in (folder / "none.caption.md").read_text()
+    assert "model" in (folder / "none.md").read_text()

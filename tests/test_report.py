@@ -194,10 +194,14 @@ def test_every_page_loads_in_headless_chromium(smoke_site):
             for link in links:
                 target = Path(unquote(urlparse(link).path))
                 assert urlparse(link).scheme == "file" and target.is_file(), f"{page.relative_to(site)}: {link}"
-        driver.get(smoke_site.as_uri())
-        screenshot = REPO / "build" / "report-index.png"
-        screenshot.parent.mkdir(exist_ok=True)
-        assert driver.save_screenshot(str(screenshot)) and screenshot.stat().st_size > 0
+        kinds = {"index": site / "index.html", "gallery": site / "gallery.html", "claims": site / "claims.html",
+                 "notebook": next(site.glob("notebooks/*.html")), "source": next(site.glob("sources/*/*.html"))}
+        screens = REPO / "build" / "report-screens"
+        screens.mkdir(parents=True, exist_ok=True)
+        for kind, page in kinds.items():  # one screenshot per kind of page, to look at
+            driver.get(page.as_uri())
+            screenshot = screens / f"{kind}.png"
+            assert driver.save_screenshot(str(screenshot)) and screenshot.stat().st_size > 0
     finally:
         driver.quit()
 
@@ -209,3 +213,41 @@ def test_report_command_writes_the_site(sandbox, capsys):
     assert main(["report", "--profile", "smoke"]) == 0
     assert "build/report/smoke/index.html" in capsys.readouterr().out
     assert (paths.report_dir("smoke") / "claims.html").is_file()
+
+
+def test_index_is_a_captioned_grid_with_one_claims_line_per_notebook(smoke_site):
+    index = smoke_site.read_text()
+    assert index.count('<section class="experiment"') == 1 and '<div class=grid>' in index
+    assert index.count('<figure class="thumb">') == 2  # the curve and the errors table
+    assert "<figcaption><strong>curve</strong> · A rising curve.</figcaption>" in index
+    assert "paper: 1/1 hold" in index
+
+
+def test_a_corrupted_output_marks_its_notebook_and_the_build_goes_on(sandbox):
+    _companion("smoke")
+    broken = paths.executed_notebook("smoke", "E01_regimes")
+    broken.write_text("{ not a notebook")
+    (paths.figures_dir("smoke", "00_theory_checks") / "errors.csv").write_bytes(b"\xff\xfe\x00\x81 broken")
+    plotting.save_table(pd.DataFrame({"model": [], "auc": []}), "empty", "Nothing passed.",
+                        [paths.results_dir("smoke", "00_theory_checks") / "curve.parquet"],
+                        empty_reason="no model reached the threshold")
+    site = report.build("smoke").parent
+    index = (site / "index.html").read_text()
+    assert "E01_regimes" in index and "unreadable output — executed notebook unreadable" in index
+    assert "unreadable output — errors unreadable" in index
+    assert not (site / "notebooks" / "E01_regimes.html").exists()
+    assert (site / "notebooks" / "00_theory_checks.html").is_file()
+    gallery = (site / "gallery.html").read_text()
+    assert "errors: unreadable" in gallery and "A rising curve." in gallery
+    assert "<th>model</th>" in gallery and "no rows: no model reached the threshold" in gallery
+
+
+def test_the_index_marks_a_stale_publication(sandbox):
+    _companion("smoke")
+    folder = sandbox / "published"
+    (folder / "notebooks").mkdir(parents=True)
+    (folder / "PUBLICATION.json").write_text('{"profile": "smoke", "notebooks": ["00_theory_checks"]}')
+    (folder / "notebooks" / "00_theory_checks.manifest.json").write_text(
+        '{"notebook": "00_theory_checks", "profile": "smoke", "script_sha256": "0", "sources": {}, "params": {}}')
+    index = report.build("smoke").read_text()
+    assert "published run stale: notebooks/00_theory_checks.py removed" in index

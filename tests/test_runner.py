@@ -103,7 +103,6 @@ def test_a_code_change_reruns_what_it_touches_and_nothing_else(repo):
 
 def test_unknown_models_and_layers_fail_before_any_compute(tmp_path):
     root = tiny_repository(tmp_path)
-    start = time.monotonic()
     layer = run_cli(root, "run", "E01_regimes", "--profile", "smoke", "--set", "layer=9")
     assert layer.returncode == 2
     assert "E01_regimes: parameter 'models' = 'tiny-bert': layer=9 is not a layer of 'tiny-bert'" in layer.stderr
@@ -113,7 +112,7 @@ def test_unknown_models_and_layers_fail_before_any_compute(tmp_path):
     empty.mkdir()
     folder = run_cli(root, "run", "A01_audit_your_model", "--profile", "smoke", "--set", f"model={empty}")
     assert folder.returncode == 2 and "holds no config.json" in folder.stderr
-    assert not (root / "build").exists() and time.monotonic() - start < 60
+    assert not (root / "build").exists()  # refused before any notebook started
 
 
 def test_a_successful_run_removes_outputs_the_notebook_no_longer_writes(repo):

@@ -1,0 +1,220 @@
+"""``make publish``: a reference run, copied into a folder a reader can browse without running anything.
+
+``publish(profile, target, notebooks=…)`` writes, for every notebook, its executed notebook (outputs kept,
+figures as the inline PNGs the runner's kernel draws at ``figure.dpi`` 110, widget state stripped), its
+``claims.json`` and a run manifest (commit, code key, parameters and their hash, package versions, wall time,
+and the SHA-256 of the script and of each ``lib`` source it ran, so :mod:`lib.published` can later say what
+changed); then the scoreboard ``CLAIMS.md`` and the static report (:mod:`lib.report`) built over those
+notebooks. Every text file is scrubbed of the repository path (``.``), ``$HOME`` (``~``), the host and user names.
+
+The folder is ``published/``, not ``docs/``: ``docs/`` holds prose written by hand and versioned with the code
+(ARCHITECTURE.md, TIMINGS.md), while a publication is generated and replaced as a whole on every publish; a
+folder of its own can be wiped and rewritten without touching a hand-written page, and a static host can serve
+it as it is.
+
+Refusals, each one line before anything is written: a notebook whose run is not ``done`` (stale or missing),
+a target that holds another profile's publication or files that are not a publication, and a folder above
+:data:`BUDGET_BYTES` (assembled aside, then discarded). The command refuses the smoke profile outright.
+"""
+
+from __future__ import annotations
+
+import getpass
+import json
+import os
+import re
+import shutil
+import socket
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import nbformat
+
+from lib import claims, config, paths, published, report, results, runner, scoreboard
+
+BUDGET_BYTES = 40 * 2**20
+SMOKE_REFUSAL = "smoke results mean nothing and are never published"
+#: Output types of ipywidgets; their state is dropped (a static page cannot run it).
+_WIDGET_MIME = ("application/vnd.jupyter.widget-view+json", "application/vnd.jupyter.widget-state+json")
+#: Images other than PNG that an output may carry beside its PNG; the PNG alone is kept.
+_EXTRA_IMAGES = ("image/svg+xml", "application/pdf", "image/jpeg")
+#: User and host names too generic to replace as bare words (they are still replaced inside paths).
+_GENERIC_NAMES = frozenset({"root", "user", "admin", "ubuntu", "runner", "localhost", "vm", "host"})
+_TEXT_SUFFIXES = (".html", ".json", ".ipynb", ".md", ".csv", ".txt", ".tex")
+
+
+# --------------------------------------------------------------------------- scrubbing
+
+
+def _bare_word(name: str) -> bool:
+    return len(name) >= 4 and name.lower() not in _GENERIC_NAMES
+
+
+def scrub(text: str) -> str:
+    """``text`` without the repository path (``.``), ``$HOME`` (``~``), the host name or the user name."""
+    root, home = str(paths.REPO_ROOT), os.path.expanduser("~")
+    text = text.replace(root, ".")
+    if home not in ("", "/"):
+        text = re.sub(rf"(?<![\w.-]){re.escape(home)}(?![\w-])", "~", text)
+    for name, placeholder in ((socket.gethostname(), "<host>"), (getpass.getuser(), "<user>")):
+        if not name:
+            continue
+        text = re.sub(rf"(?<=@){re.escape(name)}\b|\b{re.escape(name)}(?=@)|(?<=/home/){re.escape(name)}\b|"
+                      rf"(?<=/Users/){re.escape(name)}\b", placeholder, text)
+        if _bare_word(name):
+            text = re.sub(rf"\b{re.escape(name)}\b", placeholder, text)
+    return text
+
+
+def _scrub_folder(folder: Path) -> None:
+    for file in folder.rglob("*"):
+        if file.is_file() and file.suffix in _TEXT_SUFFIXES:
+            text = file.read_text(errors="replace")
+            cleaned = scrub(text)
+            if cleaned != text:
+                file.write_text(cleaned)
+
+
+def clean_notebook(executed: Path) -> nbformat.NotebookNode:
+    """An executed notebook with its outputs, widget state stripped and each figure as its PNG alone."""
+    notebook = nbformat.read(executed, as_version=4)
+    notebook.metadata.pop("widgets", None)
+    for cell in notebook.cells:
+        kept = []
+        for output in cell.get("outputs", []):
+            data = output.get("data")
+            if data is not None:
+                for mime in _WIDGET_MIME + (_EXTRA_IMAGES if "image/png" in data else ()):
+                    data.pop(mime, None)
+                if not data:
+                    continue
+            kept.append(output)
+        if cell.cell_type == "code":
+            cell.outputs = kept
+        cell.metadata.pop("widgets", None)
+    return notebook
+
+
+# --------------------------------------------------------------------------- checks
+
+
+def size(folder: Path) -> int:
+    """Bytes of every file under ``folder``."""
+    return sum(f.stat().st_size for f in Path(folder).rglob("*") if f.is_file())
+
+
+def megabytes(count: int) -> str:
+    return f"{count / 2**20:.1f} MB"
+
+
+def check_target(profile: str, target: Path) -> None:
+    """Refuse a target holding another profile's publication, or files that are no publication."""
+    if not target.exists():
+        return
+    if not target.is_dir():
+        raise config.ConfigError(f"{paths.display(target)} is a file, not a folder; publish elsewhere (--to)")
+    found = published.record(target)
+    if found is None and any(target.iterdir()):
+        raise config.ConfigError(f"{paths.display(target)}/ holds files but no {published.RECORD}: not a "
+                                 "publication; empty it or publish elsewhere (--to)")
+    if found is not None and found.get("profile") != profile:
+        raise config.ConfigError(f"{paths.display(target)}/ holds the {found.get('profile')!r} profile's "
+                                 f"publication; profiles are never mixed: publish {profile!r} elsewhere (--to)")
+
+
+def check_notebooks(profile: str, notebooks: Sequence[str]) -> None:
+    """Refuse, in one line naming the notebook, any whose run is not ``done`` or left no executed notebook."""
+    if not notebooks:
+        raise config.ConfigError(f"no notebook under profile {profile!r} to publish")
+    for notebook in notebooks:
+        state = runner.status(profile, notebook)
+        if state != "done":
+            what = "results are stale (code or parameters changed since its run)" if state == "stale" else \
+                "was never run to completion"
+            raise config.ConfigError(f"{notebook}: {what}; status {state!r}: run `make reproduce "
+                                     f"PROFILE={profile}` first, nothing was published")
+        executed = paths.executed_notebook(profile, notebook)
+        if not executed.is_file():
+            raise config.ConfigError(f"{notebook}: no executed notebook {paths.display(executed)}; rerun it with "
+                                     "--force, nothing was published")
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def run_manifest(profile: str, notebook: str) -> dict[str, Any]:
+    """The published manifest of one notebook, from its stamp and its result manifests."""
+    stamp = json.loads(paths.run_stamp(profile, notebook).read_text())
+    manifests = [results.read_manifest(paths.from_root(r)) for r in stamp.get("results", [])]
+    git = next((m["git"] for m in manifests if m.get("git")), {})
+    script = paths.notebook_script(notebook)
+    return {
+        "notebook": notebook, "profile": profile,
+        "title": report.title_of(paths.executed_notebook(profile, notebook), notebook),
+        "commit": git.get("commit"), "dirty": git.get("dirty"),
+        "code_key": stamp["fingerprint"], "code_hash": stamp.get("code_hash"), "params_hash": stamp["params_hash"],
+        "params": stamp["params"], "script": paths.relative_to_root(script), "script_sha256": published.sha256(script),
+        "sources": published.source_hashes(notebook),
+        "packages": next((m["packages"] for m in manifests if m.get("packages")), {}),
+        "wall_time_s": stamp.get("seconds"), "finished": stamp.get("finished"),
+        "results": [{"file": r, "sha256": m.get("sha256"), "wall_time_s": m.get("wall_time_s")}
+                    for r, m in zip(stamp.get("results", []), manifests, strict=True)],
+    }
+
+
+def _write_notebook(profile: str, notebook: str, folder: Path) -> dict[str, Any]:
+    """Copy one notebook's executed notebook, claims and manifest into ``folder``; return its manifest."""
+    nbformat.write(clean_notebook(paths.executed_notebook(profile, notebook)), folder / f"{notebook}.ipynb")
+    claims_file = paths.results_dir(profile, notebook) / "claims.json"
+    if claims_file.is_file():
+        results.read_manifest(claims_file)
+        shutil.copy2(claims_file, folder / f"{notebook}.claims.json")
+    entry = run_manifest(profile, notebook)
+    (folder / f"{notebook}.manifest.json").write_text(results.to_json(entry))
+    return entry
+
+
+def _claims_table(profile: str, notebooks: Sequence[str]):
+    table = results.gather_claims(profile)
+    return table[table.notebook.isin(list(notebooks))].reset_index(drop=True)
+
+
+def publish(profile: str, target: Path, *, notebooks: Sequence[str]) -> int:
+    """Publish ``notebooks`` of ``profile`` into ``target`` (replaced as a whole); return the folder's bytes.
+
+    Every refusal is a one-line :class:`lib.config.ConfigError`; the folder is assembled aside and only
+    replaces ``target`` once complete and within :data:`BUDGET_BYTES`.
+    """
+    target = Path(target).resolve()
+    check_target(profile, target)
+    check_notebooks(profile, notebooks)
+    staging = target.with_name(f".{target.name}.publishing")
+    shutil.rmtree(staging, ignore_errors=True)
+    (staging / published.NOTEBOOKS).mkdir(parents=True)
+    try:
+        entries = [_write_notebook(profile, n, staging / published.NOTEBOOKS) for n in notebooks]
+        table = _claims_table(profile, notebooks)
+        (staging / "CLAIMS.md").write_text(scoreboard.markdown(profile, table))
+        executed = {n: staging / published.NOTEBOOKS / f"{n}.ipynb" for n in notebooks}
+        report.build(profile, site=staging / "report", executed=executed, notebooks=notebooks)
+        commits = sorted({str(e["commit"]) for e in entries})
+        (staging / published.RECORD).write_text(results.to_json({
+            "profile": profile, "commit": commits[0] if len(commits) == 1 else commits,
+            "dirty": any(bool(e["dirty"]) for e in entries),
+            "finished": max(str(e["finished"]) for e in entries),
+            "published": datetime.now(UTC).isoformat(timespec="seconds"), "notebooks": list(notebooks),
+            "claims": claims.summary(table).splitlines(),
+        }))
+        _scrub_folder(staging)
+        total = size(staging)
+        if total > BUDGET_BYTES:
+            raise config.ConfigError(f"the publication is {megabytes(total)}, over its {megabytes(BUDGET_BYTES)} "
+                                     f"budget; nothing was published (lower figure sizes or outputs)")
+        if target.exists():
+            shutil.rmtree(target)
+        staging.rename(target)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return total

@@ -1,0 +1,78 @@
+"""The README's results block, generated from a publication (:mod:`lib.published`), never edited by hand.
+
+``python -m lib publish`` rewrites it after publishing into ``published/``; ``python -m lib readme`` rewrites it
+from whatever ``published/`` holds. The block sits between :data:`BEGIN` and :data:`END`: the run's profile,
+date and commit, then one table per paper (notebook · what it reproduces · paper claims held / measured · links
+to the published notebook and its figures); without a publication it is one line, :data:`NOTHING_YET`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from lib import claims, papers, paths, published
+
+BEGIN, END = "<!-- results:begin -->", "<!-- results:end -->"
+NOTHING_YET = "No reference run published yet: run `make reproduce`, then `make publish`."
+
+
+def readme_file() -> Path:
+    return paths.REPO_ROOT / "README.md"
+
+
+def _paper_cell(folder: Path, notebook: str) -> str:
+    file = folder / published.NOTEBOOKS / f"{notebook}.claims.json"
+    if not file.is_file():
+        return "no claims"
+    count = claims.counts(claims.frame(json.loads(file.read_text())))["paper"]
+    return f"{count.held} / {count.measured}" + (f" (+{count.not_measured} not measured)" if count.not_measured
+                                                 else "")
+
+
+def block(folder: Path, readme_dir: Path) -> str:
+    """The text between the markers for the publication in ``folder``, its links relative to ``readme_dir``."""
+    record = published.record(folder)
+    if record is None:
+        return NOTHING_YET
+    link = Path(os.path.relpath(Path(folder).resolve(), Path(readme_dir).resolve())).as_posix()
+    commit = record["commit"] if isinstance(record["commit"], str) else ", ".join(record["commit"])
+    lines = [f"Reference run: profile `{record['profile']}`, finished {str(record['finished'])[:10]}, commit "
+             f"`{commit[:12]}`{' (uncommitted changes)' if record.get('dirty') else ''}; "
+             f"[scoreboard]({link}/CLAIMS.md) · [report]({link}/report/index.html). "
+             "Paper claims only count as reproduction.", ""]
+    notebooks = list(record.get("notebooks", []))
+    groups = [(p.id, p.title, [n for n in notebooks if papers.paper_of(n) == p]) for p in papers.all_papers()]
+    groups.append(("other", "notebooks of no paper", [n for n in notebooks if papers.paper_of(n) is None]))
+    for paper, title, members in groups:
+        if not members:
+            continue
+        lines += [f"**Paper {paper}** — {title}", "",
+                  "| notebook | what it reproduces | paper claims held / measured | published |",
+                  "|---|---|---|---|"]
+        for notebook in members:
+            what = published.manifest(folder, notebook).get("title", notebook).replace("|", "\\|")
+            lines.append(f"| {notebook} | {what} | {_paper_cell(folder, notebook)} | "
+                         f"[notebook]({link}/notebooks/{notebook}.ipynb) · "
+                         f"[figures]({link}/report/gallery.html#{notebook}) |")
+        lines.append("")
+    return "\n".join(lines).rstrip()
+
+
+def current_block(text: str) -> str | None:
+    """The text between the markers of ``text``, stripped, or None without them."""
+    if BEGIN not in text or END not in text:
+        return None
+    return text.split(BEGIN, 1)[1].split(END, 1)[0].strip()
+
+
+def update(readme: Path, folder: Path) -> bool:
+    """Rewrite the block of ``readme`` from ``folder``; False when it has no markers (left alone)."""
+    text = readme.read_text()
+    if current_block(text) is None:
+        return False
+    head, rest = text.split(BEGIN, 1)
+    tail = rest.split(END, 1)[1]
+    readme.write_text(f"{head}{BEGIN}\n{block(folder, readme.parent)}\n{END}{tail}")
+    return True

@@ -1,0 +1,172 @@
+"""lib.publish, lib.published and lib.readme: a reference run copied out, checked for staleness, told in the README.
+
+The copy path runs :func:`lib.publish.publish` on a real smoke run of the toy notebook ``ZZ_tiny`` in a repository
+copy (the command itself refuses smoke); the refusals and the scrubbing are checked in-process.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+from conftest import run_cli, tiny_repository
+
+from lib import config, paths, publish, published, readme
+
+
+def _python(root: Path, code: str) -> subprocess.CompletedProcess:
+    """Run ``code`` with the copy's ``lib`` (its root first on ``sys.path``)."""
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONDONTWRITEBYTECODE": "1"}
+    return subprocess.run([sys.executable, "-c", code], cwd=root, env=env, capture_output=True, text=True,
+                          timeout=600)
+
+
+PUBLISH = """
+import sys
+from pathlib import Path
+from lib import config, publish
+try:
+    total = publish.publish("smoke", Path(sys.argv[1] if len(sys.argv) > 1 else "out"), notebooks=["ZZ_tiny"])
+except config.ConfigError as error:
+    print("refused:", error)
+else:
+    print("bytes", total)
+"""
+
+
+@pytest.fixture(scope="module")
+def smoke_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tiny_repository(tmp_path_factory.mktemp("publish"), only_tiny=True)
+    done = run_cli(root, "run", "--profile", "smoke", "--quiet")
+    assert done.returncode == 0, done.stderr
+    return root
+
+
+@pytest.fixture(scope="module")
+def publication(smoke_run: Path) -> Path:
+    done = _python(smoke_run, PUBLISH)
+    assert done.returncode == 0 and done.stdout.startswith("bytes"), done.stdout + done.stderr
+    size = int(done.stdout.split()[1])
+    print(f"publication of the smoke ZZ_tiny run: {publish.megabytes(size)}")
+    assert 0 < size <= publish.BUDGET_BYTES
+    return smoke_run / "out"
+
+
+@pytest.mark.xdist_group("publish")
+def test_the_command_refuses_smoke_in_one_line(smoke_run, tmp_path):
+    done = run_cli(smoke_run, "publish", "--profile", "smoke", "--to", str(tmp_path / "site"))
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [f"error: {publish.SMOKE_REFUSAL}"]
+    assert not (tmp_path / "site").exists()
+
+
+@pytest.mark.xdist_group("publish")
+def test_publish_copies_notebook_claims_manifest_scoreboard_and_report(publication, smoke_run):
+    record = published.record(publication)
+    assert record["profile"] == "smoke" and record["notebooks"] == ["ZZ_tiny"]
+    notebook = nbformat.read(publication / "notebooks" / "ZZ_tiny.ipynb", as_version=4)
+    assert any(cell.get("outputs") is not None for cell in notebook.cells)
+    entry = json.loads((publication / "notebooks" / "ZZ_tiny.manifest.json").read_text())
+    assert {"commit", "code_key", "params_hash", "packages", "wall_time_s", "sources", "params"} <= set(entry)
+    assert "lib/results.py" in entry["sources"] and entry["params"]["pause_s"] == 0.0
+    assert not (publication / "notebooks" / "ZZ_tiny.claims.json").exists()  # the toy notebook logs no claims
+    assert (publication / "CLAIMS.md").read_text().startswith("# Claims")
+    assert (publication / "report" / "index.html").is_file()
+    assert (publication / "report" / "notebooks" / "ZZ_tiny.html").is_file()
+    for file in publication.rglob("*"):
+        if file.is_file() and file.suffix in (".html", ".json", ".ipynb", ".md"):
+            assert str(smoke_run) not in file.read_text(), f"{file} keeps the repository path"
+
+
+@pytest.mark.xdist_group("publish")
+def test_list_published_names_what_changed_and_publish_refuses_stale(publication, smoke_run):
+    listed = run_cli(smoke_run, "list", "--published", "out")
+    assert listed.returncode == 0 and "ZZ_tiny   current" in listed.stdout, listed.stdout + listed.stderr
+    source, params = smoke_run / "lib" / "results.py", smoke_run / "params" / "smoke" / "ZZ_tiny.yaml"
+    kept_source, kept_params = source.read_text(), params.read_text()
+    try:
+        source.write_text(kept_source + "\n# an edit\n")
+        params.write_text("pause_s: 0.5\n")
+        listed = run_cli(smoke_run, "list", "--published", "out")
+        assert "stale: lib/results.py changed; parameter pause_s 0.0 → 0.5" in listed.stdout, listed.stdout
+        refused = _python(smoke_run, PUBLISH)
+        assert refused.stdout.startswith("refused: ZZ_tiny: results are stale"), refused.stdout + refused.stderr
+        assert published.record(publication) is not None  # the previous publication stays
+    finally:
+        source.write_text(kept_source)
+        params.write_text(kept_params)
+
+
+@pytest.mark.xdist_group("publish")
+def test_readme_block_of_a_publication(publication, smoke_run):
+    done = _python(smoke_run, "from pathlib import Path\nfrom lib import readme\n"
+                              "print(readme.block(Path('out'), Path('.')))")
+    assert done.returncode == 0, done.stderr
+    assert "Reference run: profile `smoke`" in done.stdout
+    assert "| ZZ_tiny | A tiny notebook for runner tests | no claims | [notebook](out/notebooks/ZZ_tiny.ipynb)" \
+        in done.stdout
+
+
+@pytest.mark.xdist_group("publish")
+def test_a_budget_overrun_is_refused_and_nothing_replaced(smoke_run, tmp_path):
+    code = PUBLISH.replace("from lib import config, publish", "from lib import config, publish\n"
+                                                              "publish.BUDGET_BYTES = 1000")
+    done = _python(smoke_run, code.replace('sys.argv[1] if len(sys.argv) > 1 else "out"', repr(str(tmp_path / "site"))))
+    assert "over its 0.0 MB budget; nothing was published" in done.stdout, done.stdout + done.stderr
+    assert not (tmp_path / "site").exists() and not (tmp_path / ".site.publishing").exists()
+
+
+def test_a_target_holding_another_profile_or_other_files_is_refused(tmp_path):
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / published.RECORD).write_text(json.dumps({"profile": "default"}))
+    with pytest.raises(config.ConfigError, match="holds the 'default' profile's publication"):
+        publish.check_target("paper", other)
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "mine.txt").write_text("keep me")
+    with pytest.raises(config.ConfigError, match="not a publication"):
+        publish.check_target("default", tmp_path / "notes")
+    publish.check_target("default", other)  # its own profile: replaced
+
+
+def test_a_missing_run_is_refused_naming_the_notebook(sandbox):
+    with pytest.raises(config.ConfigError, match=r"^00_theory_checks: was never run to completion; status 'missing'"):
+        publish.check_notebooks("default", ["00_theory_checks"])
+
+
+def test_scrub_replaces_root_home_host_and_user(monkeypatch):
+    monkeypatch.setattr(paths, "REPO_ROOT", Path("/srv/checkout/companion"))
+    monkeypatch.setenv("HOME", "/home/alice")
+    monkeypatch.setattr(socket, "gethostname", lambda: "lab-node-7")
+    monkeypatch.setattr(publish.getpass, "getuser", lambda: "alice")
+    text = ("/srv/checkout/companion/results/x.parquet · /home/alice/.cache/hf · alice@lab-node-7 · "
+            "ran on lab-node-7 by alice · a square root")
+    assert publish.scrub(text) == ("./results/x.parquet · ~/.cache/hf · <user>@<host> · ran on <host> by <user> · "
+                                   "a square root")
+
+
+def test_clean_notebook_strips_widgets_and_keeps_the_png(tmp_path):
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x", outputs=[
+        nbformat.v4.new_output("display_data", data={"image/png": "iVBO", "image/svg+xml": "<svg/>",
+                                                     "text/plain": "<Figure>"}),
+        nbformat.v4.new_output("display_data", data={"application/vnd.jupyter.widget-view+json": {"model_id": "1"}}),
+    ])])
+    notebook.metadata["widgets"] = {"application/vnd.jupyter.widget-state+json": {}}
+    nbformat.write(notebook, tmp_path / "n.ipynb")
+    cleaned = publish.clean_notebook(tmp_path / "n.ipynb")
+    assert "widgets" not in cleaned.metadata
+    assert [set(o["data"]) for o in cleaned.cells[0].outputs] == [{"image/png", "text/plain"}]
+
+
+def test_the_readme_block_is_what_the_generator_writes():
+    text = (paths.REPO_ROOT / "README.md").read_text()
+    assert readme.current_block(text) == readme.block(published.default_folder(), paths.REPO_ROOT), (
+        "README.md's results block was edited by hand: run python -m lib readme")
+    if published.record(published.default_folder()) is None:
+        assert readme.current_block(text) == readme.NOTHING_YET
