@@ -9,6 +9,7 @@ function so that they never underflow.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -176,30 +177,41 @@ def mean_pairwise_spearman(table: ArrayLike) -> float:
     return float(np.mean([z[i] @ z[j] for i, j in pairs]))
 
 
-def order_permutation_test(table: ArrayLike, n_permutations: int = 100_000, seed: int = 0) -> tuple[float, float]:
-    """(observed mean pairwise ρ, permutation p) for shared task orders (paper 002, A.2.1).
+def median_pair_spearman(table: ArrayLike, pairs: Sequence[tuple[int, int]]) -> float:
+    """Median Spearman ρ (Eq. 25) over the given pairs of rows of ``table`` (rows: models, columns: tasks)."""
+    z = _row_ranks(np.asarray(table, dtype=float))
+    return float(np.median([z[i] @ z[j] for i, j in pairs]))
 
-    The null shuffles the task labels within each model independently; p = (1 + #{null ≥ observed})
-    / (1 + n_permutations), so it never reads 0. Needs ≥ 2 models and ≥ 3 tasks, no constant row.
+
+def order_permutation_test(table: ArrayLike, n_permutations: int = 100_000, seed: int = 0,
+                           pairs: Sequence[tuple[int, int]] | None = None) -> tuple[float, float]:
+    """(observed median ρ over ``pairs``, permutation p) for shared task orders (paper 002, A.2.1).
+
+    The statistic is the median of Eq. 25 over ``pairs`` of rows (the paper's: its cross-lab pairs; None:
+    every pair). The null shuffles the task labels within each model independently, so a shuffled model
+    enters all its pairs; p = (1 + #{null ≥ observed}) / (1 + n_permutations), so it never reads 0. Needs
+    ≥ 2 models, ≥ 3 tasks, no constant row and at least one pair.
     """
     values = np.asarray(table, dtype=float)
     if values.ndim != 2 or values.shape[0] < 2 or values.shape[1] < 3:
         raise ValueError(f"table has shape {values.shape}; allowed: (models >= 2, tasks >= 3)")
     if n_permutations < 1:
         raise ValueError(f"n_permutations={n_permutations!r}; allowed: >= 1")
+    n_models, n_tasks = values.shape
+    pairs = list(itertools.combinations(range(n_models), 2)) if pairs is None else [tuple(p) for p in pairs]
+    if not pairs or any(not (0 <= i < n_models and 0 <= j < n_models and i != j) for i, j in pairs):
+        raise ValueError(f"pairs={pairs!r}; allowed: at least one pair of distinct rows of {n_models}")
     z = _row_ranks(values)
     if not np.all(np.isfinite(z)):
         raise ValueError("a model ranks every task alike: its order carries no information")
-    observed = mean_pairwise_spearman(values)
+    observed = median_pair_spearman(values, pairs)
     rng = np.random.default_rng(seed)
-    n_models, n_tasks = z.shape
-    pairs = [(i, j) for i in range(n_models) for j in range(i + 1, n_models)]
     exceed, done = 0, 0
     while done < n_permutations:  # in blocks: 10^5 permutations never hold 10^5 × models × tasks at once
         block = min(10_000, n_permutations - done)
         order = rng.random((block, n_models, n_tasks)).argsort(axis=-1)
         shuffled = np.take_along_axis(np.broadcast_to(z, (block, n_models, n_tasks)), order, axis=-1)
-        null = np.mean([np.einsum("bt,bt->b", shuffled[:, i], shuffled[:, j]) for i, j in pairs], axis=0)
+        null = np.median([np.einsum("bt,bt->b", shuffled[:, i], shuffled[:, j]) for i, j in pairs], axis=0)
         exceed += int(np.sum(null >= observed - 1e-12))
         done += block
     return observed, (1 + exceed) / (1 + n_permutations)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -17,6 +18,23 @@ from lib import stats
 from lib.kstar import counts, text_baseline
 
 TREATMENTS = ("all", "finite", "gated")
+#: The organisation of the registry's models by name (a hub id names its own: ``google/…`` → google).
+LABS = {"minilm": "sentence-transformers", "smollm2-135m": "HuggingFaceTB", "gemma3-270m": "google",
+        "gpt2": "openai-community", "gpt2-medium": "openai-community", "gpt2-large": "openai-community",
+        "gpt2-xl": "openai-community", "bert-base-uncased": "google-bert"}
+
+
+def lab(model: str) -> str:
+    """The lab of a model (A.2.1's lab split): the organisation of a hub id ("meta-llama/…" → meta-llama),
+    :data:`LABS` for a registry name, else the name itself (a model of its own lab: tiny random models)."""
+    if "/" in model and not model.startswith((".", "/")):
+        return model.split("/", 1)[0].lower()
+    return LABS.get(model, model).lower()
+
+
+def cross_lab_pairs(models: Sequence[str]) -> list[tuple[int, int]]:
+    """Index pairs (i < j) of ``models`` from different labs (A.2.1: the 30 cross-lab pairs of ten models)."""
+    return [(i, j) for i, j in itertools.combinations(range(len(models)), 2) if lab(models[i]) != lab(models[j])]
 
 
 def spread_ratios(tasks: pd.DataFrame) -> pd.Series:
@@ -41,62 +59,96 @@ def pairwise_agreement(tasks: pd.DataFrame, models: Sequence[str], min_tasks: in
     return pd.DataFrame(rows)
 
 
-def shared_order_test(tasks: pd.DataFrame, models: Sequence[str], n_permutations: int,
-                      seed: int) -> tuple[list[str], float, float]:
-    """(tasks readable in every model, mean pairwise ρ, within-model permutation p) (A.2.1); NaNs below
-    three shared tasks or two models."""
+@dataclass(frozen=True)
+class OrderTest:
+    """The permutation test of the shared order (A.2.1): tasks readable in every model, the median ρ over the
+    cross-lab pairs, its permutation p and the number of cross-lab pairs."""
+
+    common: list[str]
+    observed: float
+    p_value: float
+    n_pairs: int
+
+
+def shared_order_test(tasks: pd.DataFrame, models: Sequence[str], n_permutations: int, seed: int) -> OrderTest:
+    """The median of Eq. 25 over the cross-lab model pairs on the tasks readable in every model, and its
+    within-model permutation p (A.2.1); NaNs below three shared tasks or without a cross-lab pair."""
     readable = tasks[~tasks.flagged]
     common = sorted(set.intersection(*[set(readable[readable.model == m].task) for m in models]))
-    if len(common) < 3 or len(models) < 2:
-        return common, float("nan"), float("nan")
+    pairs = cross_lab_pairs(models)
+    if len(common) < 3 or not pairs:
+        return OrderTest(common, float("nan"), float("nan"), len(pairs))
     order = tasks[tasks.task.isin(common)].pivot(index="model", columns="task", values="kstar").loc[list(models)]
-    observed, p_value = stats.order_permutation_test(order.to_numpy(), n_permutations, seed)
-    return common, observed, p_value
+    observed, p_value = stats.order_permutation_test(order.to_numpy(), n_permutations, seed, pairs)
+    return OrderTest(common, observed, p_value, len(pairs))
+
+
+def _text_readable(text: pd.DataFrame, shared: pd.Index) -> pd.Index:
+    """The tasks of ``shared`` whose text ceiling is distinguishable from chance (A.2.3: otherwise s(k) of
+    Eq. 30 divides by a ceiling near chance and is noise; :func:`lib.kstar.text_baseline.near_chance`)."""
+    return shared[~text.loc[shared, "text_flagged"].astype(bool).to_numpy()]
 
 
 def model_vs_text(readings: pd.DataFrame, tasks: pd.DataFrame, models: Sequence[str],
                   ks: Sequence[int] = (64, 256)) -> pd.DataFrame:
-    """Per model: median s(k) of model and text across tasks with a paired Wilcoxon test at each k, and
-    (row k = 0) the correlation and median gain of the model's task ceilings over the text ceilings (A.2.3)."""
+    """Per model: median s(k) (Eq. 30) of model and text across the tasks readable from text with a paired
+    Wilcoxon test at each k, and (row k = 0) the correlation and median gain of the model's task ceilings over
+    the text ceilings on every shared task (A.2.3); ``n_tasks`` and ``text_unreadable`` say which tasks enter."""
     text = readings[readings.model == text_baseline.TEXT_MODEL].set_index("task")
     rows = []
     for model in models:
         own = readings[readings.model == model].set_index("task")
         shared = own.index.intersection(text.index)
+        scored = _text_readable(text, shared)
+        left_out = ", ".join(sorted(set(shared) - set(scored)))
         for k in ks:
-            test = (stats.paired_wilcoxon(own.loc[shared, f"s_{k}"], text.loc[shared, f"s_{k}"])
-                    if len(shared) >= 2 else {"p_value": np.nan, "median_difference": np.nan})
-            rows.append({"model": model, "k": k, "model_median": own.loc[shared, f"s_{k}"].median(),
-                         "text_median": text.loc[shared, f"s_{k}"].median(), **test})
+            column = f"s_{k}"
+            test = (stats.paired_wilcoxon(own.loc[scored, column], text.loc[scored, column])
+                    if len(scored) >= 2 else {"p_value": np.nan, "median_difference": np.nan})
+            rows.append({"model": model, "k": k, "model_median": own.loc[scored, column].median(),
+                         "text_median": text.loc[scored, column].median(), **test, "n_tasks": len(scored),
+                         "text_unreadable": left_out})
         ceilings = tasks[tasks.model == model].set_index("task").ceiling.reindex(shared)
         text_ceilings = text.loc[shared, "text_ceiling"]
+        correlation = float(np.corrcoef(ceilings, text_ceilings)[0, 1]) if len(shared) >= 2 else np.nan
+        gain = float(np.median(ceilings - text_ceilings))
         rows.append({"model": model, "k": 0, "model_median": ceilings.median(), "text_median": text_ceilings.median(),
-                     "ceiling_correlation": float(np.corrcoef(ceilings, text_ceilings)[0, 1]),
-                     "median_difference": float(np.median(ceilings - text_ceilings))})
+                     "ceiling_correlation": correlation, "median_difference": gain, "n_tasks": len(shared),
+                     "text_unreadable": ""})
     return pd.DataFrame(rows)
 
 
 def partial_agreement(readings: pd.DataFrame, tasks: pd.DataFrame, models: Sequence[str],
                       controls: Sequence[str]) -> pd.DataFrame:
     """Per model pair: Spearman ρ of the k* orders and its partial given each text-side reading in ``controls``
-    (A.2.1, Table 13); a last row recomputes ρ on log k*, which the order statistic's invariance keeps equal."""
+    (A.2.1, Table 13); an s(k) control reads only the tasks readable from text, the text ceiling every shared
+    task (``n_tasks``); a last row recomputes ρ on log k*, which the order statistic's invariance keeps equal."""
     text = readings[readings.model == text_baseline.TEXT_MODEL].set_index("task")
     rows = []
     for a, b in itertools.combinations(models, 2):
         ka = tasks[tasks.model == a].set_index("task").kstar
         kb = tasks[tasks.model == b].set_index("task").kstar
         shared = ka.index.intersection(kb.index).intersection(text.index)
-        if len(shared) < 3:  # a partial rank correlation needs three tasks; fewer shared tasks: nothing to order
-            rows += [{"model_a": a, "model_b": b, "control": control, "rho": np.nan, "partial_rho": np.nan}
-                     for control in [*controls, "log k* (invariance)"]]
-            continue
-        rho = stats.spearman(ka[shared], kb[shared])
         for control in controls:
-            rows.append({"model_a": a, "model_b": b, "control": control, "rho": rho,
-                         "partial_rho": stats.partial_spearman(ka[shared], kb[shared], text.loc[shared, control])})
-        rows.append({"model_a": a, "model_b": b, "control": "log k* (invariance)", "rho": rho,
-                     "partial_rho": stats.spearman(np.log(ka[shared]), np.log(kb[shared]))})
+            on = shared if control == "text_ceiling" else _text_readable(text, shared)
+            rows.append({"model_a": a, "model_b": b, "control": control, **_partial(ka, kb, text, on, control)})
+        rows.append({"model_a": a, "model_b": b, "control": "log k* (invariance)",
+                     **_partial(np.log(ka), np.log(kb), text, shared, None, ka, kb)})
     return pd.DataFrame(rows)
+
+
+def _partial(ka: pd.Series, kb: pd.Series, text: pd.DataFrame, on: pd.Index, control: str | None,
+             raw_a: pd.Series | None = None, raw_b: pd.Series | None = None) -> dict:
+    """ρ of the k* orders on the tasks ``on`` and its partial given ``control`` (None: ρ of ``ka``, ``kb``
+    beside ρ of ``raw_a``, ``raw_b``); NaNs below three tasks, where a partial rank correlation has nothing to
+    order."""
+    if len(on) < 3:
+        return {"rho": np.nan, "partial_rho": np.nan, "n_tasks": len(on)}
+    if control is None:
+        return {"rho": stats.spearman(raw_a[on], raw_b[on]), "partial_rho": stats.spearman(ka[on], kb[on]),
+                "n_tasks": len(on)}
+    return {"rho": stats.spearman(ka[on], kb[on]),
+            "partial_rho": stats.partial_spearman(ka[on], kb[on], text.loc[on, control]), "n_tasks": len(on)}
 
 
 def largest_ratio_near_ceiling(tasks: pd.DataFrame, tolerance: float = 0.03) -> float:

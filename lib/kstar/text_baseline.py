@@ -3,8 +3,11 @@
 TF-IDF features of the raw text (1–2-grams, sublinear tf, at most 30,000 terms, fitted on the
 training split) go through the same Algorithm 1 with one seed; as sparse non-negative features they
 are scaled without centring (A.1.10's rule for sparse codes). The normalised prefix score
-s(k) = (A_rank(k) − ½)/(C − ½) (Eq. 30, re-derived from the prose: "95% of the above-chance
-AUROC" is s = 0.95) reads how much of the dense probe's signal the top-k features carry.
+score of Eq. 30 is the running maximum over prefixes j ≤ k of the normalised AUROC
+(A_rank(j) − ½)/(C − ½) (re-derived from the prose: "95% of the above-chance AUROC" is 0.95): how much of
+the dense probe's signal the top-k features carry, non-decreasing in k. The text ceiling is searched as the
+model's common ceiling is (A.1.6: dense probes over the five subsampled seeds, the largest per decision), and
+a task whose text ceiling does not clear A.1.6's readability flag is unreadable from text.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import numpy as np
 import pandas as pd
 from sklearn.feature_extraction.text import TfidfVectorizer
 
-from lib.kstar import measure
+from lib.kstar import counts, measure, splits
 from lib.kstar.tasks import TaskPool
 
 TEXT_MODEL = "tfidf"  #: the ``model`` label of the text baseline's rows
@@ -39,6 +42,47 @@ def tfidf_items(task_pools: dict[str, TaskPool], *, max_features: int, min_posit
     return items
 
 
+def tfidf_ceiling_items(task_pools: dict[str, TaskPool], *, max_features: int, min_positives: int,
+                        seeds: Sequence[int], subsample: float) -> list[measure.SearchItem]:
+    """Dense probes on TF-IDF features for the text ceiling, searched as the model's common ceiling is (A.1.6:
+    per seed a stratified ``subsample`` of each training class, the test split fixed)."""
+    items = []
+    for item in tfidf_items(task_pools, max_features=max_features, min_positives=min_positives):
+        for seed in seeds:
+            keep = splits.stratified_subsample(item.y_train, subsample, seed=seed)
+            items.append(measure.SearchItem(item.labels, item.Z_train[keep], item.y_train[keep], item.Z_test,
+                                            item.y_test, int(seed), False, centre=False, dense_only=True))
+    return items
+
+
+def tfidf_ceiling_table(*, tasks: Sequence[str], cap: int, pool_seed: int, max_classes: int, min_positives: int,
+                        max_features: int, seeds: Sequence[int], subsample: float, n_jobs: int = 1,
+                        scheduler: str = "") -> pd.DataFrame:
+    """The text ceiling's dense rows (:func:`tfidf_ceiling_items`) for every decision of the task pools."""
+    task_pools = measure.pools(tasks, cap=cap, seed=pool_seed, max_classes=max_classes)
+    items = tfidf_ceiling_items(task_pools, max_features=max_features, min_positives=min_positives, seeds=seeds,
+                                subsample=subsample)
+    return measure.run_searches(items, n_jobs, scheduler)
+
+
+def near_chance(ceiling: float, se: float, z: float = 1.96) -> bool:
+    """Whether a ceiling is indistinguishable from chance: C − ½ ≤ z·s.e. (Hanley–McNeil s.e. at the test sizes,
+    A.1.8). Eq. 30 divides by C − ½, so there s(k) is noise (word_valence's text ceiling of 0.507 is the case)."""
+    return bool(ceiling - 0.5 <= z * se)
+
+
+def text_ceilings(rows: pd.DataFrame) -> pd.DataFrame:
+    """Per task: the text ceiling (the median over decisions of each decision's largest dense AUROC over seeds,
+    as :func:`lib.kstar.counts.task_ceilings` reads the model's), its median s.e., and ``text_flagged``: the
+    ceiling is indistinguishable from chance (:func:`near_chance`), so the task's s(k) is not read (A.2.3).
+    The model side's 0.90 readability flag is not applied: the paper's text comparison runs over every task."""
+    per_decision = counts.window_ceilings(rows)
+    task = per_decision.groupby("task", sort=False).agg(text_ceiling=("ceiling", "median"),
+                                                        text_se=("se", "median")).reset_index()
+    task["text_flagged"] = [near_chance(c, s) for c, s in zip(task.text_ceiling, task.text_se, strict=True)]
+    return task
+
+
 def tfidf_table(*, tasks: Sequence[str], cap: int, pool_seed: int, max_classes: int, min_positives: int,
                 max_features: int, n_jobs: int = 1, scheduler: str = "") -> pd.DataFrame:
     """The text baseline's search rows for every decision of the task pools (``scheduler``: a Dask cluster)."""
@@ -47,23 +91,31 @@ def tfidf_table(*, tasks: Sequence[str], cap: int, pool_seed: int, max_classes: 
                                 n_jobs, scheduler)
 
 
+def running_max_score(normalised: pd.Series, keys: pd.DataFrame) -> pd.Series:
+    """The prefix score of Eq. 30 (A.2.3): per search (rows grouped by ``keys``, prefixes in size order), the
+    running maximum of the normalised AUROC; non-decreasing in k, equal to it where it never falls back."""
+    return normalised.groupby([keys[c] for c in keys.columns], sort=False).cummax()
+
+
 def prefix_scores(rows: pd.DataFrame) -> pd.DataFrame:
-    """Per search: s(k) of every ranked prefix against that search's dense AUROC, and its running maximum."""
+    """Per search and ranked prefix: ``s_raw`` = (A_rank(k) − ½)/(C − ½) against that search's dense AUROC, and
+    ``s``, the prefix score of Eq. 30 (:func:`running_max_score`), which every reading of s(k) uses."""
     keys = [c for c in ("model", "task", "decision", "pooling", "block", "seed") if c in rows.columns]
     dense = rows[rows.path == "dense"].set_index(keys).auroc.rename("dense")
     prefix = rows[rows.path == "prefix"].join(dense, on=keys).sort_values([*keys, "size"])
-    prefix["s"] = (prefix.auroc - 0.5) / (prefix.dense - 0.5)
-    prefix["s_running_max"] = prefix.groupby(keys, sort=False).s.cummax()
-    return prefix[[*keys, "size", "auroc", "dense", "s", "s_running_max"]]
+    prefix["s_raw"] = (prefix.auroc - 0.5) / (prefix.dense - 0.5)
+    prefix["s"] = running_max_score(prefix.s_raw, prefix[keys])
+    return prefix[[*keys, "size", "auroc", "dense", "s_raw", "s"]]
 
 
 def first_and_stable(scores: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
-    """Per search: k_first, the smallest prefix with s(k) ≥ ``level``, and k_stable, the smallest prefix from
-    which every larger one stays ≥ ``level`` (∞ when none); A.2.3 contrasts the two."""
+    """Per search: k_first, the smallest prefix whose normalised AUROC ``s_raw`` reaches ``level``, and k_stable,
+    the smallest prefix from which every larger one stays ≥ ``level`` (∞ when none); A.2.3 contrasts the two
+    on the raw curve (on Eq. 30's running maximum they would coincide)."""
     keys = [c for c in ("model", "task", "decision", "pooling", "block", "seed") if c in scores.columns]
     rows = []
     for labels, cell in scores.groupby(keys, sort=False):
-        sizes, passed = cell["size"].to_numpy(), cell.s.to_numpy() >= level
+        sizes, passed = cell["size"].to_numpy(), cell.s_raw.to_numpy() >= level
         first = sizes[passed][0] if passed.any() else math.inf
         tail_ok = np.flip(np.logical_and.accumulate(np.flip(passed)))
         stable = sizes[tail_ok][0] if tail_ok.any() else math.inf
@@ -72,14 +124,15 @@ def first_and_stable(scores: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
 
 
 def task_prefix_scores(scores: pd.DataFrame, ks: Sequence[int]) -> pd.DataFrame:
-    """Per model and task: the median over decisions of s(k) at each k of ``ks`` (columns ``s_<k>``), the
-    running-maximum variant beside it; a k beyond a decision's feature count reads its largest prefix."""
+    """Per model and task: the median over decisions of the prefix score of Eq. 30 at each k of ``ks`` (columns
+    ``s_<k>``, what every table, figure and claim reads) and of the raw normalised AUROC beside it
+    (``s_raw_<k>``); a k beyond a decision's feature count reads its largest prefix."""
     rows = []
     for (model, task), cell in scores.groupby(["model", "task"], sort=False):
         row = {"model": model, "task": task}
         for k in ks:
             at_k = cell[cell["size"] <= k].groupby("decision").tail(1)
             row[f"s_{k}"] = float(at_k.s.median())
-            row[f"smax_{k}"] = float(at_k.s_running_max.median())
+            row[f"s_raw_{k}"] = float(at_k.s_raw.median())
         rows.append(row)
     return pd.DataFrame(rows)

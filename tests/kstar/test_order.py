@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from lib import stats
 from lib.kstar import order, text_baseline
 
 
@@ -31,10 +32,31 @@ def test_spread_and_ceiling_range_read_readable_finite_cells(tasks):
 def test_pairwise_agreement_and_the_shared_order_test(tasks):
     pairs = order.pairwise_agreement(tasks, ["a", "b"]).set_index("treatment")
     assert pairs.loc["all", "rho"] == pytest.approx(1.0) and pairs.loc["gated", "shared_tasks"] == 4
-    common, observed, p = order.shared_order_test(tasks, ["a", "b"], 2000, seed=0)
-    assert common == ["t0", "t1", "t2", "t3"] and observed == pytest.approx(1.0)
-    assert p == pytest.approx(1 / 24, abs=0.02)  # 4 tasks: a perfect match has chance 1/4!
-    assert math.isnan(order.shared_order_test(tasks[tasks.task.isin(["t0", "t1"])], ["a", "b"], 10, 0)[1])
+    test = order.shared_order_test(tasks, ["a", "b"], 2000, seed=0)
+    assert test.common == ["t0", "t1", "t2", "t3"] and test.observed == pytest.approx(1.0) and test.n_pairs == 1
+    assert test.p_value == pytest.approx(1 / 24, abs=0.02)  # 4 tasks: a perfect match has chance 1/4!
+    assert math.isnan(order.shared_order_test(tasks[tasks.task.isin(["t0", "t1"])], ["a", "b"], 10, 0).p_value)
+
+
+def test_labs_come_from_the_model_ids_organisations():
+    assert order.lab("google/gemma-2-9b") == order.lab("google/gemma-3-4b") == "google"
+    assert order.lab("meta-llama/Llama-3.1-8B") == "meta-llama"
+    assert order.lab("minilm") != order.lab("smollm2-135m") and order.lab("tiny-bert") != order.lab("tiny-llama")
+    models = ["google/a", "google/b", "meta-llama/c", "Qwen/d"]
+    assert order.cross_lab_pairs(models) == [(0, 2), (0, 3), (1, 2), (1, 3), (2, 3)]  # (0, 1): same lab
+
+
+def test_the_permutation_statistic_is_the_median_over_cross_lab_pairs():
+    ranks = {"google/a": [1, 2, 3, 4], "google/b": [4, 3, 2, 1], "meta-llama/c": [1, 2, 4, 3], "Qwen/d": [2, 1, 3, 4]}
+    table = pd.DataFrame([{"model": m, "task": f"t{i}", "kstar": float(k), "ceiling": 0.95, "flagged": False}
+                          for m, ks in ranks.items() for i, k in enumerate(ks)])
+    # cross-lab ρ by hand: a–c 0.8, a–d 0.8, b–c −0.8, b–d −0.8, c–d 0.6 → median 0.6; the same-lab a–b (−1) is out
+    test = order.shared_order_test(table, list(ranks), 200, seed=0)
+    assert test.n_pairs == 5 and test.observed == pytest.approx(0.6)
+    assert stats.order_permutation_test(table.pivot(index="model", columns="task", values="kstar").loc[list(ranks)]
+                                        .to_numpy(), 10, 0)[0] == pytest.approx(-0.1)  # all six pairs: median −0.1
+    lonely = order.shared_order_test(table[table.model.str.startswith("google")], ["google/a", "google/b"], 10, 0)
+    assert lonely.n_pairs == 0 and math.isnan(lonely.observed)
 
 
 def test_largest_ratio_near_equal_ceilings(tasks):
@@ -47,7 +69,7 @@ def test_model_against_text_and_the_partial_correlations(tasks):
     readings = pd.DataFrame({
         "model": ["a"] * 4 + ["b"] * 4 + [text_baseline.TEXT_MODEL] * 4, "task": ["t0", "t1", "t2", "t3"] * 3,
         "s_64": [0.99, 0.98, 0.97, 0.96, 0.98, 0.97, 0.96, 0.95, 0.90, 0.80, 0.70, 0.60],
-        "s_256": [1.0] * 12, "text_ceiling": [0.9, 0.85, 0.8, 0.75] * 3})
+        "s_256": [1.0] * 12, "text_ceiling": [0.99, 0.97, 0.95, 0.93] * 3, "text_flagged": [False] * 12})
     compared = order.model_vs_text(readings, tasks, ["a", "b"]).set_index(["model", "k"])
     assert compared.loc[("a", 64), "median_difference"] == pytest.approx(0.225)
     assert compared.loc[("a", 256), "p_value"] == 1.0  # identical readings: nothing to test
@@ -55,3 +77,16 @@ def test_model_against_text_and_the_partial_correlations(tasks):
     partial = order.partial_agreement(readings, tasks, ["a", "b"], ["s_64"]).set_index("control")
     assert partial.loc["log k* (invariance)", "partial_rho"] == partial.loc["log k* (invariance)", "rho"]
     assert np.isnan(partial.loc["s_64", "partial_rho"])  # the control orders the tasks exactly as both models
+
+
+def test_tasks_unreadable_from_text_leave_the_normalised_statistics(tasks):
+    readings = pd.DataFrame({
+        "model": ["a"] * 4 + ["b"] * 4 + [text_baseline.TEXT_MODEL] * 4, "task": ["t0", "t1", "t2", "t3"] * 3,
+        "s_64": [0.99, 0.98, 0.97, 0.96, 0.98, 0.97, 0.96, 0.95, 0.90, 0.80, 0.70, 5.0],
+        "text_ceiling": [0.99, 0.97, 0.95, 0.507] * 3, "text_flagged": [False, False, False, True] * 3})
+    compared = order.model_vs_text(readings, tasks, ["a", "b"], ks=(64,)).set_index(["model", "k"])
+    assert compared.loc[("a", 64), "n_tasks"] == 3 and compared.loc[("a", 64), "text_unreadable"] == "t3"
+    assert compared.loc[("a", 64), "text_median"] == pytest.approx(0.80)  # t3's 5.0 (noise over 0.007) is out
+    assert compared.loc[("a", 0), "n_tasks"] == 4  # the ceiling axis keeps every task
+    partial = order.partial_agreement(readings, tasks, ["a", "b"], ["s_64", "text_ceiling"]).set_index("control")
+    assert partial.loc["s_64", "n_tasks"] == 3 and partial.loc["text_ceiling", "n_tasks"] == 4

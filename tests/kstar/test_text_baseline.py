@@ -17,13 +17,44 @@ def test_prefix_scores_first_and_stable_sizes():
     curve = {1: 0.6, 2: 0.97, 4: 0.9, 8: 0.975, 16: 0.98}
     rows = _rows(curve)
     scores = text_baseline.prefix_scores(rows)
-    assert scores.s.iloc[0] == pytest.approx((0.6 - 0.5) / 0.48)
-    assert scores.s_running_max.is_monotonic_increasing
+    assert scores.s_raw.iloc[0] == pytest.approx((0.6 - 0.5) / 0.48)
     both = text_baseline.first_and_stable(scores).iloc[0]
-    assert (both.k_first, both.k_stable) == (2, 8)  # s(4) dips below 0.95 after s(2) first reaches it
-    task = text_baseline.task_prefix_scores(scores, [2, 3, 64]).iloc[0]
+    assert (both.k_first, both.k_stable) == (2, 8)  # the raw s(4) dips below 0.95 after s(2) first reaches it
+    task = text_baseline.task_prefix_scores(scores, [2, 3, 4, 64]).iloc[0]
     assert task.s_3 == task.s_2 and task.s_64 == pytest.approx((0.98 - 0.5) / 0.48)
-    assert np.isclose(task.smax_3, task.s_2)
+    assert task.s_4 == task.s_2 and task.s_raw_4 == pytest.approx((0.9 - 0.5) / 0.48)  # Eq. 30 keeps s(2)
+
+
+def test_the_prefix_score_is_the_running_maximum_of_eq_30():
+    falling = text_baseline.prefix_scores(_rows({1: 0.6, 2: 0.97, 4: 0.9, 8: 0.975, 16: 0.7}))
+    assert falling.s.is_monotonic_increasing and (falling.s >= falling.s_raw).all()
+    assert falling.s.to_numpy() == pytest.approx(np.maximum.accumulate(falling.s_raw.to_numpy()))
+    rising = text_baseline.prefix_scores(_rows({1: 0.6, 2: 0.7, 4: 0.9, 8: 0.95, 16: 0.98}))
+    assert rising.s.to_numpy() == pytest.approx(rising.s_raw.to_numpy())  # already non-decreasing: unchanged
+    two = pd.concat([_rows({1: 0.9, 2: 0.6}), _rows({1: 0.6, 2: 0.9}).assign(decision="no")], ignore_index=True)
+    scores = text_baseline.prefix_scores(two).set_index(["decision", "size"]).s
+    assert scores.loc[("no", 1)] == pytest.approx(0.1 / 0.48)  # each search has its own running maximum
+
+
+def test_text_ceiling_is_the_models_search_and_gates_unreadable_tasks():
+    rows = pd.DataFrame({"model": "tfidf", "task": ["t"] * 6 + ["u"] * 2, "decision": "yes", "block": 0,
+                         "seed": [1, 2, 3, 1, 2, 3, 1, 2], "path": "dense", "n_test_pos": 10, "n_test_neg": 10,
+                         "auroc": [0.95, 0.97, 0.96, 0.5, 0.5, 0.5, 0.51, 0.507]})
+    rows.loc[3:5, "decision"] = "no"
+    ceilings = text_baseline.text_ceilings(rows[rows.decision.eq("yes") | rows.task.eq("u")]).set_index("task")
+    assert ceilings.loc["t", "text_ceiling"] == pytest.approx(0.97)  # the largest over seeds, as the model's
+    assert not ceilings.loc["t", "text_flagged"] and ceilings.loc["u", "text_flagged"]
+    assert not text_baseline.near_chance(0.90, 0.05) and text_baseline.near_chance(0.507, 0.05)
+    assert text_baseline.near_chance(0.6, 0.06) and not text_baseline.near_chance(0.6, 0.04)  # 0.1 against 1.96·s.e.
+
+
+def test_tfidf_ceiling_searches_fit_dense_probes_on_subsampled_seeds():
+    pools = measure.pools(["rt_sentiment"], cap=60, seed=0, max_classes=2)
+    items = text_baseline.tfidf_ceiling_items(pools, max_features=300, min_positives=5, seeds=[1, 2], subsample=0.85)
+    assert [item.seed for item in items] == [1, 2] and all(item.dense_only and not item.centre for item in items)
+    assert items[0].Z_train.shape[0] < 60
+    rows = measure.run_searches(items)
+    assert set(rows.path) == {"dense"} and len(text_baseline.text_ceilings(rows)) == 1
 
 
 def test_tfidf_searches_read_the_raw_text_sparse_and_uncentred():
