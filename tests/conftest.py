@@ -167,3 +167,10 @@ def flip_byte(path: Path, offset: int | None = None) -> None:
     at = len(data) // 2 if offset is None else offset
     data[at] ^= 0xFF
     path.write_bytes(bytes(data))
+
+
+def claims_table(*found, paper: str = "000", notebook: str = "00_theory_checks"):
+    """Claims as the logged table of ``notebook`` under ``paper`` (for tests of the counting)."""
+    from lib import claims
+
+    return claims.frame(claims.records(found, paper)).assign(notebook=notebook)

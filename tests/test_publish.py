@@ -17,7 +17,7 @@ import nbformat
 import pytest
 from conftest import run_cli, tiny_repository
 
-from lib import config, paths, publish, published, readme
+from lib import config, paths, publish, published
 
 
 def _python(root: Path, code: str) -> subprocess.CompletedProcess:
@@ -122,17 +122,6 @@ def test_a_budget_overrun_is_refused_and_nothing_replaced(smoke_run, tmp_path):
     assert not (tmp_path / "site").exists() and not (tmp_path / ".site.publishing").exists()
 
 
-def test_a_target_holding_another_profile_or_other_files_is_refused(tmp_path):
-    other = tmp_path / "other"
-    other.mkdir()
-    (other / published.RECORD).write_text(json.dumps({"profile": "default"}))
-    with pytest.raises(config.ConfigError, match="holds the 'default' profile's publication"):
-        publish.check_target("paper", other)
-    (tmp_path / "notes").mkdir()
-    (tmp_path / "notes" / "mine.txt").write_text("keep me")
-    with pytest.raises(config.ConfigError, match="not a publication"):
-        publish.check_target("default", tmp_path / "notes")
-    publish.check_target("default", other)  # its own profile: replaced
 
 
 def test_a_missing_run_is_refused_naming_the_notebook(sandbox):
@@ -164,9 +153,3 @@ def test_clean_notebook_strips_widgets_and_keeps_the_png(tmp_path):
     assert [set(o["data"]) for o in cleaned.cells[0].outputs] == [{"image/png", "text/plain"}]
 
 
-def test_the_readme_block_is_what_the_generator_writes():
-    text = (paths.REPO_ROOT / "README.md").read_text()
-    assert readme.current_block(text) == readme.block(published.default_folder(), paths.REPO_ROOT), (
-        "README.md's results block was edited by hand: run python -m lib readme")
-    if published.record(published.default_folder()) is None:
-        assert readme.current_block(text) == readme.NOTHING_YET

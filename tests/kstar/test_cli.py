@@ -9,7 +9,7 @@ import pytest
 from conftest import REPO, run_cli
 
 from lib import __main__ as cli_main
-from lib.kstar import layer_specs, measure
+from lib.kstar import measure
 
 
 def small_csv(path, n_per_class: int = 30, **columns) -> str:
@@ -21,27 +21,8 @@ def small_csv(path, n_per_class: int = 30, **columns) -> str:
     return str(file)
 
 
-def test_layer_specs_parse_and_table6_lookup():
-    assert layer_specs.parse("grid:4") == ("grid", 4) and layer_specs.parse("9, 3,6") == ("list", (3, 6, 9))
-    assert layer_specs.parse("table6") == ("table6", None)
-    for bad in ("grid:0", "grid:x", "", "3;6", "mid"):
-        with pytest.raises(ValueError, match='allowed: "grid:N", "3,6,9", "table6"'):
-            layer_specs.parse(bad)
-    assert layer_specs.table6_grid("meta-llama/Llama-3.1-8B") == (3, 7, 11, 15, 19, 23, 27, 31)
-    assert layer_specs.table6_grid("/checkpoints/Qwen3-8B-Base")[-1] == 35  # a local folder named like the model
-    assert (17, 20, 24, 28) == layer_specs.table6_grid("google/gemma-2-9b")[3:7]  # the worked window of A.1.7
-    with pytest.raises(ValueError, match="not a Table 6 model; allowed: google/gemma-2-9b"):
-        layer_specs.table6_grid("minilm")
-    with pytest.raises(ValueError, match="Gemma-3 grids"):
-        layer_specs.table6_grid("google/gemma-3-1b-pt")
 
 
-def test_layer_specs_resolve_against_the_model():
-    assert layer_specs.resolve("tiny-bert", "grid:2") == (0, 1) and layer_specs.resolve("tiny-bert", "1,0") == (0, 1)
-    with pytest.raises(ValueError, match="has blocks 0…1; the blocks \\[2\\] lie outside"):
-        layer_specs.resolve("tiny-bert", "0,2")
-    with pytest.raises(ValueError, match="read after the final norm"):
-        layer_specs.resolve("tiny-llama", "1")  # a pre-norm decoder: its last hidden state is post-norm
 
 
 @pytest.fixture
