@@ -6,7 +6,7 @@ The file becomes the same :class:`lib.kstar.tasks.TaskPool` the catalogue builds
 2. ``split`` given ("train" / "test"): kept as is. Absent: a seeded 20% hold-out (:func:`tasks.grouped_holdout`)
    by ``group`` when the file has one — whole groups (templates, problems, sources) go to one side, so no
    group straddles the split — else by text, which gives an exactly stratified split;
-3. ``cap``: at most that many texts per split, stratified (the catalogue's :func:`tasks._select`; no balancing:
+3. ``cap``: at most that many texts per split, stratified (the catalogue's :func:`tasks.balance_and_cap`; no balancing:
    the file's class ratio stays, as for harmfulness in A.1.3);
 4. two classes: one decision, the positive class ``positive`` (default: "1", "true" or "yes" when the labels
    are such a pair, else the second in sorted order); more: one-vs-rest per evaluated class (all, or a seeded
@@ -128,7 +128,7 @@ def load_task(path: str | Path, *, seed: int = 0, cap: int | None = None, max_cl
         rows = frame[frame.split == split]
         counts[f"{split}_before_cap"] = len(rows)
         # Not balanced: the file's ratio stays; a binary pool is capped with both classes "evaluated" (stratified).
-        kept = tasks._select(rows, False, tuple(classes) if len(evaluated) == 1 else evaluated, cap)
+        kept = tasks.balance_and_cap(rows, False, tuple(classes) if len(evaluated) == 1 else evaluated, cap)
         parts[split] = kept.sort_values("priority", kind="stable")
     index = {c: i for i, c in enumerate(classes)}
     train, test = parts["train"], parts["test"]

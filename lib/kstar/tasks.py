@@ -407,8 +407,8 @@ def _largest_remainder(sizes: np.ndarray, total: int) -> np.ndarray:
     return np.minimum(quotas, sizes)
 
 
-def _select(split: pd.DataFrame, binary: bool, evaluated: tuple[str, ...], cap: int | None,
-            share: float | None = None) -> pd.DataFrame:
+def balance_and_cap(split: pd.DataFrame, binary: bool, evaluated: tuple[str, ...], cap: int | None,
+                    share: float | None = None) -> pd.DataFrame:
     """Balance (binary) then cap one split, taking rows in their random ``priority`` order (A.1.3).
 
     ``share`` (multiclass, :func:`evaluated_share`): the evaluated classes fill that share of the capped split,
@@ -441,7 +441,6 @@ def _select(split: pd.DataFrame, binary: bool, evaluated: tuple[str, ...], cap: 
     return split[in_evaluated & (rank < split.label.map(quotas).fillna(0))]
 
 
-balance_and_cap = _select  # public: lib.kstar.hub_tasks balances and caps the hub pools by the same rule (A.1.3)
 
 
 def length_auroc(texts_train, y_train, texts_test, y_test) -> float:
@@ -573,7 +572,8 @@ def _construct(name: str, cap: int | None, seed: int, max_classes: int) -> TaskP
         sizes = rows.label.value_counts()
         if spec.binary and (len(sizes) < 2 or set(sizes.index) != set(classes)):
             raise ValueError(f"task {name}: the {split} split holds {sizes.to_dict()}, not both classes {classes}")
-        parts[split] = _select(rows, bool(spec.binary), evaluated, cap, share).sort_values("priority", kind="stable")
+        kept = balance_and_cap(rows, bool(spec.binary), evaluated, cap, share)
+        parts[split] = kept.sort_values("priority", kind="stable")
         counts[f"{split}_before_balance_and_cap"] = len(rows)
     index = {c: i for i, c in enumerate(classes)}
     train, test = parts["train"], parts["test"]

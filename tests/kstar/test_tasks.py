@@ -201,7 +201,7 @@ def test_capped_multiclass_splits_are_filled_alike():
     splits = {k: pd.DataFrame({"label": v, "priority": rng.permutation(len(v))}) for k, v in labels.items()}
     evaluated = ("c0", "c1", "c2", "c3", "c4")
     share = tasks.evaluated_share(splits, evaluated, 300)
-    picked = {k: tasks._select(v, False, evaluated, 300, share) for k, v in splits.items()}
+    picked = {k: tasks.balance_and_cap(v, False, evaluated, 300, share) for k, v in splits.items()}
     for c in evaluated:
         rates = [(p.label == c).mean() for p in picked.values()]
         assert abs(rates[0] - rates[1]) <= tasks.RATE_TOLERANCE, rates
