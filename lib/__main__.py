@@ -47,6 +47,9 @@ def _parser() -> argparse.ArgumentParser:
                                                    "claims, manifests, scoreboard, report)")
     release.add_argument("--profile", default="default", choices=paths.PROFILES)
     release.add_argument("--to", default="published", metavar="FOLDER", help="the target folder (default published/)")
+    release.add_argument("--paper", action="append", default=None, metavar="ID",
+                         help="publish only this paper's notebooks (repeatable; default: every notebook); the "
+                              "README then names the papers the run left out")
     commands.add_parser("readme", help="rewrite the README's results block from published/")
     claims = commands.add_parser("claims", help="the claims scoreboard per paper; writes figures/<profile>/CLAIMS.md")
     claims.add_argument("--profile", default="default", choices=paths.PROFILES)
@@ -106,11 +109,13 @@ def _print_published(folder: str) -> int:
 
 
 def _publish(args: argparse.Namespace) -> int:
-    """``publish``: refuse smoke, publish every notebook of the profile, print the size, refresh the README."""
+    """``publish``: refuse smoke, publish the profile's notebooks (of ``--paper`` only, when given), print the size,
+    refresh the README."""
     if args.profile == "smoke":
         raise config.ConfigError(publish.SMOKE_REFUSAL)
     target = Path(args.to).resolve()
-    total = publish.publish(args.profile, target, notebooks=runner.discover(args.profile))
+    notebooks = publish.notebooks_of(args.profile, args.paper)
+    total = publish.publish(args.profile, target, notebooks=notebooks)
     print(f"published profile {args.profile} to {paths.display(target)}/: {publish.megabytes(total)} "
           f"(budget {publish.megabytes(publish.BUDGET_BYTES)})")
     if target == published.default_folder().resolve() and readme.update(readme.readme_file(), target):

@@ -32,7 +32,7 @@ from typing import Any
 
 import nbformat
 
-from lib import claims, config, paths, published, report, results, runner, scoreboard
+from lib import claims, config, papers, paths, published, report, results, runner, scoreboard
 
 BUDGET_BYTES = 40 * 2**20
 SMOKE_REFUSAL = "smoke results mean nothing and are never published"
@@ -139,6 +139,19 @@ def check_notebooks(profile: str, notebooks: Sequence[str]) -> None:
         if not executed.is_file():
             raise config.ConfigError(f"{notebook}: no executed notebook {paths.display(executed)}; rerun it with "
                                      "--force, nothing was published")
+
+
+def notebooks_of(profile: str, paper_ids: Sequence[str] | None) -> list[str]:
+    """The notebooks of ``profile`` to publish: every one, or those of the papers ``paper_ids``; an unknown id is
+    refused in one line naming the allowed ones."""
+    notebooks = runner.discover(profile)
+    if not paper_ids:
+        return notebooks
+    known = [p.id for p in papers.all_papers()]
+    unknown = [i for i in paper_ids if i not in known]
+    if unknown:
+        raise config.ConfigError(f"--paper {unknown[0]!r} is not a paper; allowed: {', '.join(known)}")
+    return [n for n in notebooks if (paper := papers.paper_of(n)) is not None and paper.id in paper_ids]
 
 
 # --------------------------------------------------------------------------- writing

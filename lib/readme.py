@@ -3,7 +3,8 @@
 ``python -m lib publish`` rewrites it after publishing into ``published/``; ``python -m lib readme`` rewrites it
 from whatever ``published/`` holds. The block sits between :data:`BEGIN` and :data:`END`: the run's profile,
 date and commit, then one table per paper (notebook · what it reproduces · paper claims held / measured · links
-to the published notebook and its figures); without a publication it is one line, :data:`NOTHING_YET`.
+to the published notebook and its figures), and a line naming the profile's notebooks the run left out (a
+publication of some papers only, ``publish --paper``); without a publication it is one line, :data:`NOTHING_YET`.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import json
 import os
 from pathlib import Path
 
-from lib import claims, papers, paths, published
+from lib import claims, papers, paths, published, runner
 
 BEGIN, END = "<!-- results:begin -->", "<!-- results:end -->"
 NOTHING_YET = "No reference run published yet: run `make reproduce`, then `make publish`."
@@ -57,6 +58,10 @@ def block(folder: Path, readme_dir: Path) -> str:
                          f"[notebook]({link}/notebooks/{notebook}.ipynb) · "
                          f"[figures]({link}/report/gallery.html#{notebook}) |")
         lines.append("")
+    left_out = [n for n in runner.discover(record["profile"]) if n not in notebooks]
+    if left_out:
+        lines.append(f"Not in this reference run (profile `{record['profile']}`): {', '.join(left_out)}; their "
+                     "results are not published and count nowhere above.")
     return "\n".join(lines).rstrip()
 
 

@@ -17,7 +17,7 @@ import nbformat
 import pytest
 from conftest import run_cli, tiny_repository
 
-from lib import config, paths, publish, published
+from lib import config, paths, publish, published, runner
 
 
 def _python(root: Path, code: str) -> subprocess.CompletedProcess:
@@ -153,3 +153,12 @@ def test_clean_notebook_strips_widgets_and_keeps_the_png(tmp_path):
     assert [set(o["data"]) for o in cleaned.cells[0].outputs] == [{"image/png", "text/plain"}]
 
 
+
+
+def test_publishing_by_paper_takes_that_papers_notebooks_and_refuses_an_unknown_id():
+    kstar = publish.notebooks_of("default", ["002"])
+    assert kstar and all(n.startswith("K") for n in kstar)
+    assert set(publish.notebooks_of("default", ["000", "002"])) > set(kstar)
+    assert publish.notebooks_of("default", None) == runner.discover("default")
+    with pytest.raises(config.ConfigError, match=r"^--paper '9' is not a paper; allowed: 000, 001, 002$"):
+        publish.notebooks_of("default", ["9"])
