@@ -37,7 +37,7 @@ from sklearn.metrics import roc_curve
 
 from lib import config, plotting, results
 from lib.bias_shift import audit, checkpoints, evaluation, output_bias, sentences, stereotype, table1
-from lib.claims import Bound, Point, claim, show_claims
+from lib.claims import Bound, Point, Range, claim, show_claims
 
 # %% tags=["parameters"]
 profile = "default"  # smoke | default | paper | extended
@@ -258,9 +258,13 @@ plotting.save_figure(fig, "roc", f"ROC curves of each method's detection score a
 # The paper's numbers come from Llama-3.1-8B, Mistral-7B and Gemma-3-4B fine-tuned on WildGuardMix
 # and scored by external benchmarks; these come from the model (family), scorer and regime each claim
 # names (mean pooling, per group unless stated). The first setting keeps the plain claim ids; the
-# others carry `__<family>_<regime>`. Its DecodingTrust rows (Table 1) are the closest comparison for
-# the stereotype scorers. A `fails` outcome marks a paper statement this small model does not show,
-# reported as measured.
+# others carry `__<family>_<regime>`. Each claim quotes the Table 1 row of the benchmark its scorer stands
+# for: DecodingTrust for the stereotype scorers, ToxiGen for the offensive-language probability (a stand-in
+# for its toxicity classifier). VADER scores sentiment, not bias, and the paper reads no sentiment: its
+# claims are extensions. The paper states the RR-vs-baseline orderings on WildGuardMix and DecodingTrust
+# only (on ToxiGen "the two methods do not order consistently across families", Sec. 4.4), so those are
+# paper claims only when the method comparisons read a DecodingTrust (or external) scorer. A `fails`
+# outcome marks a paper statement this small model does not show, reported as measured.
 
 # %%
 # The method comparisons read ROC AUCs: the first scorer whose labels hold both classes in every setting.
@@ -268,6 +272,26 @@ main = evaluation.first_scorer_with_both_classes(drawn, params.label_threshold, 
 print(f"method comparisons read scorer {main} (the first whose labels have both classes)")
 by = {key: f.set_index("method") for key, f in
       table[table.unit == "group"].groupby([*setting, "scorer", "pooling"], sort=False)}
+BENCHMARK = {"profanity": "ToxiGen"}  # the paper's benchmark a scorer's quote reads; DecodingTrust otherwise
+Z95 = 1.959964  # a 95 % interval spans ±1.96 s.e.
+
+
+def kind_of(scorer: str, ordering: bool = False) -> str:
+    """paper, or extension for VADER (no bias label) and, for the RR-vs-baseline orderings, the ToxiGen stand-in."""
+    return "extension" if scorer == "vader" or (ordering and scorer == "profanity") else "paper"
+
+
+def printed(benchmark: str, regime: str, column: str, stars: bool = False) -> str:
+    """The paper's Table 1 values of one benchmark × regime, family by family, as printed."""
+    rows = paper[(paper.benchmark == benchmark) & (paper.regime == regime)]
+    return ", ".join(f"{row.family} {row[column]:g}" + "*" * int(row.stars) * stars for _, row in rows.iterrows())
+
+
+def auc_se(e: pd.DataFrame, method: str) -> float:
+    """s.e. of a method's ROC AUC from its logged 95 % checkpoint-bootstrap interval (width / 3.92)."""
+    return float((e.auc_high[method] - e.auc_low[method]) / (2 * Z95))
+
+
 claims = []
 for index, (family, regime) in enumerate(spectra):
     suffix = "" if index == 0 else f"__{family.replace('/', '--')}_{regime}"
@@ -276,65 +300,91 @@ for index, (family, regime) in enumerate(spectra):
     first = by[family, regime, drawn_scorers[0], main_pooling]  # the reversal: the first scorer, as listed
     for scorer in drawn_scorers:
         e = by[family, regime, scorer, main_pooling]
+        bench = BENCHMARK.get(scorer, "DecodingTrust")
         claims += [
-            claim(f"rr_roc_auc_{scorer}{suffix}", "Sec. 4.2–4.3; Table 1", f"ROC AUC of −ΔB (RR) for ΔBiasScore > "
-                  f"{params.label_threshold:g}; scorer {scorer}; {where}", "0.65–0.99 (DecodingTrust LoRA: 0.65–0.99)",
-                  e.roc_auc["RR"], Bound(">=", 0.65, reason="the paper's lowest AUC is the test: a higher AUC does not contradict 0.65–0.99")),
+            claim(f"rr_roc_auc_{scorer}{suffix}", "Abstract; Sec. 1; Table 1", f"ROC AUC of −ΔB (RR) for "
+                  f"ΔBiasScore > {params.label_threshold:g}; scorer {scorer}; {where}; the paper's range widened by 3 "
+                  "s.e. of this AUC (the width of its logged 95 % checkpoint-bootstrap interval / 3.92)",
+                  f"'ROC AUC between 0.65 and 0.99' (Table 1, {bench} {regime}: {printed(bench, regime, 'roc_auc')})",
+                  e.roc_auc["RR"], Range(0.65, 0.99, se=auc_se(e, "RR"), k=3), kind=kind_of(scorer)),
             claim(f"rr_correlation_{scorer}{suffix}", "Sec. 4.2–4.3; Table 1", f"pooled Pearson r of ΔB with "
-                  f"ΔBiasScore; scorer {scorer}; {where}", "negative (DecodingTrust LoRA: −0.77, −0.75, −0.14)",
-                  e.pearson_r["RR"], Bound("<", 0)),
-            claim(f"rr_checkpoint_p_{scorer}{suffix}", "Sec. 4.1; Table 1", f"p of that r from permuting whole "
-                  f"checkpoints (the paper's p treats the {int(e.n_pairs['RR'])} pairs as independent), read in the "
-                  "paper's direction: 1 when r ≥ 0, so a significant reversal never counts as agreement; scorer "
-                  f"{scorer}; {where}", "< 0.001 (pooled p)",
-                  e.p_checkpoints["RR"] if e.pearson_r["RR"] < 0 else 1.0, Bound("<", 0.05)),
+                  f"ΔBiasScore; scorer {scorer}; {where}", "negative: 'its correlations keep the same sign as the "
+                  f"other two families everywhere' (Sec. 4.2; Table 1, {bench} {regime}: "
+                  f"{printed(bench, regime, 'pearson_r')})", e.pearson_r["RR"], Bound("<", 0), kind=kind_of(scorer)),
+            claim(f"rr_checkpoint_p_{scorer}{suffix}", "Sec. 4.1–4.3; Table 1", "one-sided p of that r in the "
+                  "paper's direction from permuting whole checkpoints: the share of the "
+                  f"{int(e.n_permutations['RR'])} checkpoint orders whose pooled r is at most the observed "
+                  f"{e.pearson_r['RR']:.3f} (a reversal, r > 0, gives a p near 1; the two-sided permutation p is "
+                  f"{e.p_checkpoints['RR']:.4g}; both in the evaluation table); the paper's p is two-tailed "
+                  f"and treats the {int(e.n_pairs['RR'])} pairs as independent, its stars' 5 % level in its "
+                  f"direction is this p < 0.025; scorer {scorer}; {where}", f"significant, r < 0 (Table 1, {bench} "
+                  f"{regime}: {printed(bench, regime, 'pearson_r', stars=True)}; * p < 0.05, *** p < 0.001)",
+                  e.p_checkpoints_negative["RR"], Bound("<", 0.025, reason="the paper's significance is two-tailed p < 0.05 "
+                                           "with r < 0: the lower tail at half the level"), kind=kind_of(scorer)),
         ]
     claims += [
-        claim(f"rr_beats_seat{suffix}", "Sec. 4.5; Table 7; Appendix H", f"ROC AUC of RR minus SEAT; scorer {main}; "
-              f"{where}", "> 0 (0.964 vs 0.778; RR above SEAT in all three families)",
-              m.roc_auc["RR"] - m.roc_auc["SEAT"], Bound(">", 0)),
+        claim(f"rr_beats_seat{suffix}", "Sec. 1; Sec. 4.5; Table 7; Appendix H", f"ROC AUC of RR minus SEAT; scorer "
+              f"{main}; {where}", "> 0: 'consistently more discriminative than a SEAT-based baseline across all three "
+              "model families' on WildGuardMix and DecodingTrust (Table 7: 0.964 vs 0.778, 0.949 vs 0.753)",
+              m.roc_auc["RR"] - m.roc_auc["SEAT"], Bound(">", 0), kind=kind_of(main, ordering=True)),
     ]
     if index == 0:
         claims += [
-            claim("procrustes_at_chance", "Sec. 4.5; Table 7", f"ROC AUC of Procrustes-SEAT; scorer {main}; {where}",
-                  "0.567 (chance)", m.roc_auc["Procrustes-SEAT"], Point(0.5, tol=0.1, reason="chance is 0.5 and the paper reads its 0.567 as chance; 0.1 chosen before the run")),
+            claim("procrustes_at_chance", "Sec. 4.5; Table 7", f"ROC AUC of Procrustes-SEAT; scorer {main}; {where}; "
+                  "within 3 s.e. of chance, the s.e. from its logged 95 % checkpoint-bootstrap interval (width / 3.92)",
+                  "'Procrustes-SEAT sits at chance on both benchmarks' (Table 7: 0.567, 0.513)",
+                  m.roc_auc["Procrustes-SEAT"], Point(0.5, se=auc_se(m, "Procrustes-SEAT"), k=3),
+                  kind=kind_of(main, ordering=True)),
             claim("cka_below_rr", "Sec. 4.5; Table 7", f"ROC AUC of CKA drift (+drift, no max) minus RR; scorer "
-                  f"{main}; {where}", "< 0 (0.864 vs 0.964)", m.roc_auc["CKA drift"] - m.roc_auc["RR"], Bound("<", 0)),
-            claim("paper_rr_auc_two_values", "Sec. 4.5, Tables 1 and 5–7", "The paper prints two RR ROC AUCs for one "
-                  "setting (Llama, WildGuardMix, neutral 1k anchors, base sets, mean pooling): 0.964 in Tables 6–7 and "
-                  "Sec. 4.5, 0.892 in Table 1 (full FT) and the base rows of Table 5 — 0.072 apart. Measured: width of "
-                  f"the 95 % checkpoint-bootstrap interval of RR's AUC (scorer {main}; {where}); holds when it exceeds "
-                  "0.072, i.e. seven checkpoints cannot tell the two printed values apart", "0.964 vs 0.892",
-                  m.auc_high["RR"] - m.auc_low["RR"], Bound(">", 0.072, reason="the statement's test: an interval wider than the two printed values' gap cannot tell them apart")),
+                  f"{main}; {where}", "< 0: CKA drift 'stays below RR on both benchmarks' (Table 7: 0.864 vs 0.964, "
+                  "0.753 vs 0.949)", m.roc_auc["CKA drift"] - m.roc_auc["RR"], Bound("<", 0),
+                  kind=kind_of(main, ordering=True)),
+            claim("paper_rr_auc_two_values", "Sec. 4.5, Tables 1 and 5–7", "Not a paper statement: the paper prints "
+                  "two RR ROC AUCs for one setting (Llama, WildGuardMix, neutral 1k anchors, base sets, mean pooling), "
+                  "0.964 in Tables 6–7 and Sec. 4.5 and 0.892 in Table 1 (full FT) and the base rows of Table 5, 0.072 "
+                  "apart. Measured: width of the 95 % checkpoint-bootstrap interval of RR's AUC here (scorer "
+                  f"{main}; {where}); holds when it exceeds 0.072, i.e. seven checkpoints cannot tell the two printed "
+                  "values apart", "0.964 vs 0.892", m.auc_high["RR"] - m.auc_low["RR"],
+                  Bound(">", 0.072, reason="the statement's test: an interval wider than the two printed values' gap "
+                        "cannot tell them apart"), kind="extension"),
         ]
     if "RR − control" in m.index:
         ratio = control[(control.family == family) & (control.regime == regime) & (control.pooling == main_pooling)]
         claims += [
             claim(f"reversal_survives_label_and_control{suffix}", "Sec. 4.2–4.3 (sign of r)", "The reversal seen "
                   "with VADER labels (mean-pooled ΔB correlating positively with ΔBiasScore, against the paper) tested "
-                  f"on a stereotype label with the shared drift removed: pooled r of ΔB − control ΔB with ΔBiasScore; "
-                  f"scorer {drawn_scorers[0]}; {where}. Holds (the paper's direction) when r < 0; fails when the "
-                  "reversal survives", "r < 0 in every setting", first.pearson_r["RR − control"], Bound("<", 0)),
+                  f"on the first listed scorer ({drawn_scorers[0]}) with the shared drift removed (the group-free "
+                  "control, not in the paper): pooled r of ΔB − control ΔB with ΔBiasScore; "
+                  f"{where}. Holds (the paper's direction) when r < 0; fails when the reversal survives",
+                  "r < 0 in every setting", first.pearson_r["RR − control"], Bound("<", 0), kind="extension"),
             claim(f"control_small{suffix}", "Sec. 3.4 (ΔB is read per group)", "median over checkpoints of |control "
-                  f"ΔB| / median |ΔB| ({main_pooling} pooling): below 1, ΔB is mostly the group's own shift; above, "
-                  f"mostly drift the group-free sentences share; {where}", "ΔB is read as a group's shift",
-                  float(ratio.abs_control_over_median_abs_delta_b.median()), Bound("<", 1)),
+                  f"ΔB| / median |ΔB| ({main_pooling} pooling; the group-free control is not in the paper): below 1, "
+                  "ΔB is mostly the group's own shift; above, mostly drift the group-free sentences share; "
+                  f"{where}", "ΔB is read as a group's shift (no value)",
+                  float(ratio.abs_control_over_median_abs_delta_b.median()), Bound("<", 1), kind="extension"),
         ]
 # "Significant in k of N settings" (Sec. 4.2–4.3), per regime, on DecodingTrust: the original pipelines' rows
 # when table1_csv gives them, else the first offline DecodingTrust scorer's.
 counted = (external[external.benchmark == "DecodingTrust"] if len(external) else
            measured[measured.benchmark == next((s for s in drawn_scorers if s.startswith("dt_")), "")])
+PAPER_SIGNIFICANCE = {"full": "'negative and statistically significant for all three families under full "
+                              "fine-tuning' (Sec. 4.2)",
+                      "lora": "'it remains significant in most settings' (Sec. 1); 'Gemma's correlation again falls "
+                              "below significance' (Sec. 4.3)"}
 for regime in dict.fromkeys(counted.regime):
     k, n = table1.significant_count(counted[counted.regime == regime])
     k_paper, n_paper = table1.significant_count(paper[(paper.benchmark == "DecodingTrust") & (paper.regime == regime)])
     claims.append(claim(
-        f"significant_settings_{regime}", "Sec. 4.2–4.3; Table 1", f"DecodingTrust ({counted.benchmark.iloc[0]}), "
-        f"{regime}: ΔB significant (p < 0.05, r < 0) in {k} of {n} families ({', '.join(counted.family.unique())}; "
-        f"significance by the {counted.significance_p.iloc[0]} column). Measured: the fraction k/N, compared with "
-        "the paper's fraction because its three families are not these, so the counts cannot be matched family by "
-        "family; the paper's stars use the pooled p, the permutation p here is the stricter (pairs of one "
-        "checkpoint share its weights)", f"{k_paper} of {n_paper} families", k / n,
-        Bound(">=", k_paper / n_paper, reason="the paper's fraction is the least it reports: a larger fraction does not contradict it")))
+        f"significant_settings_{regime}", "Sec. 1; Sec. 4.2–4.3; Table 1", f"DecodingTrust "
+        f"({counted.benchmark.iloc[0]}), {regime}: ΔB significant (p < 0.05, r < 0) in {k} of {n} families "
+        f"({', '.join(counted.family.unique())}; significance by the {counted.significance_p.iloc[0]} column). "
+        "Measured: the fraction k/N, compared with the paper's fraction because its three families are not these, "
+        "so the counts cannot be matched family by family; the paper's stars use the pooled p, the permutation p "
+        "here is the stricter (pairs of one checkpoint share its weights)",
+        f"{k_paper} of {n_paper} families on DecodingTrust; {PAPER_SIGNIFICANCE.get(regime, '')}", k / n,
+        Bound(">=", k_paper / n_paper, reason="the paper states a floor, not a share: every family under full "
+              "fine-tuning, 'most settings' under LoRA, where it explains Gemma's miss by its scale (Sec. 4.2); "
+              "the bound is its own DecodingTrust fraction")))
 claims_table, claims_file = run.record_claims(claims)
 plotting.save_table(claims_table, "claims", "D01 ΔB (paper 001, Sec. 4): the paper's value beside the value measured on "
                     "the offline spectra; each claim names its scorer, family and regime.", [claims_file])

@@ -166,40 +166,69 @@ plotting.save_figure(fig, "seeds", "ΔB per group of the unharmful and the harmf
 # ## Claims — paper value beside measured value
 #
 # The paper's numbers are Llama-3.1-8B's on WildGuardMix labels; these come from the offline
-# spectrum (LoRA by default) and the scorer each claim names (the first of `scorers`). The s.d. across seeds is compared with the gap between the unharmful
-# and the harmful mean ΔB, because the scale of ΔB depends on the model (paper: 0.003 / 0.342).
-# A `fails` outcome marks a paper statement this small model does not show, reported as measured.
+# spectrum (LoRA by default) and the scorer each claim names: `main` above, the first scorer in the order of
+# `scorers` whose labels (ΔBiasScore > `label_threshold`) hold both classes, since ROC AUCs exist only for
+# such a scorer. With VADER labels (sentiment, not a bias label; the paper reads none) the label-based claims
+# are extensions; the paper does not order RR and SEAT on ToxiGen (Sec. 4.4), so with the offensive-language
+# labels standing in for it the RR-vs-SEAT claim is one as well. The mean ROC AUCs carry a standard error
+# from the logged AUCs and class counts (Hanley & McNeil 1982: the pairs taken as independent, as the paper
+# takes them); the s.d. across seeds is compared with the gap between the unharmful and the harmful mean ΔB,
+# because the scale of ΔB depends on the model (paper: 0.003 / 0.342). A `fails` outcome marks a paper
+# statement this small model does not show, reported as measured.
 
 # %%
 at_largest = anchors[anchors["size"] == anchors["size"].max()].set_index("source").roc_auc
 rr_pool, seat_pool = (pooling.loc[list(params.poolings), method] for method in ("RR", "SEAT"))
 summary = {axis: ablations.spread(rr[rr.axis == axis].roc_auc) for axis in ("attributes", "targets")}
+a, n1, n0 = rr.roc_auc, rr.n_increased, rr.n_pairs - rr.n_increased  # Hanley–McNeil s.e. of each RR AUC
+rr_se = ((a * (1 - a) + (n1 - 1) * (a / (2 - a) - a**2) + (n0 - 1) * (2 * a**2 / (1 + a) - a**2)) / (n1 * n0)) ** 0.5
+# s.e. of a mean over variants: at most the mean of their s.e. (reached when, sharing every label, they move together)
+mean_se = {axis: float(rr_se[rr.axis == axis].mean()) for axis in ("attributes", "targets")}
 splits = seed_summary.set_index("split") if len(seed_summary) else None
 seed_gap = splits.mean_delta_b["unharmful"] - splits.mean_delta_b["harmful"] if splits is not None else float("nan")
+label_kind = "extension" if main == "vader" else "paper"  # VADER: no bias label
+seat_kind = "extension" if main in ("vader", "profanity") else "paper"  # RR vs SEAT: not stated for ToxiGen
 on = f"; scorer {main}; {params.method}, mean pooling unless varied"
 claims = [
     claim("neutral_anchors_best", "Sec. 4.5; Figure 4", "ROC AUC of neutral anchors minus the best other source at "
-          "the largest size" + on, "> 0 (0.892 at 1k)", at_largest.get("neutral", float("nan"))
-          - at_largest.drop("neutral", errors="ignore").max(), Bound(">", 0)),
-    claim("attribute_variants_mean", "Sec. 4.5; Table 5a", "mean ROC AUC over attribute variants" + on, "0.863 ± 0.030",
-          summary["attributes"]["mean"], Point(0.863, tol=0.1, reason="tolerance chosen before the run")),
-    claim("attribute_variants_stable", "Sec. 4.5; Table 5a", "s.d. of ROC AUC over attribute variants" + on, "0.030",
-          summary["attributes"]["sd"], Bound("<=", 0.05, reason="the paper's value is an error or a spread: a smaller one does not contradict it")),
-    claim("target_variants_mean", "Sec. 4.5; Table 5b", "mean ROC AUC over target-template variants" + on,
-          "0.902 ± 0.008",
-          summary["targets"]["mean"], Point(0.902, tol=0.1, reason="tolerance chosen before the run")),
-    claim("target_variants_stable", "Sec. 4.5; Table 5b", "s.d. of ROC AUC over target-template variants" + on, "0.008",
-          summary["targets"]["sd"], Bound("<=", 0.05, reason="the paper's value is an error or a spread: a smaller one does not contradict it")),
+          "the largest size" + on, "> 0: 'Neutral sentences perform best, reaching ROC AUC 0.892 at 1k anchors'",
+          at_largest.get("neutral", float("nan")) - at_largest.drop("neutral", errors="ignore").max(), Bound(">", 0),
+          kind=label_kind),
+    claim("attribute_variants_mean", "Sec. 4.5; Table 5a", "mean ROC AUC over attribute variants" + on + "; within "
+          "3 s.e. of the paper's mean, its s.e. taken as the mean of the variants' Hanley–McNeil s.e.", "0.863 ± 0.030",
+          summary["attributes"]["mean"], Point(0.863, se=mean_se["attributes"], k=3), kind=label_kind),
+    claim("attribute_variants_stable", "Sec. 4.5; Table 5a", "population s.d. of ROC AUC over attribute variants" + on
+          + "; at most the paper's s.d.", "0.030 ('Performance is stable on both axes')",
+          summary["attributes"]["sd"], Bound("<=", 0.0305, reason="the paper's statement is stability ('ΔB is not "
+                                             "sensitive to surface wording'): a smaller spread does not contradict "
+                                             "it; 0.0305 is its 0.030 at the printed third decimal"), kind=label_kind),
+    claim("target_variants_mean", "Sec. 4.5; Table 5b", "mean ROC AUC over target-template variants" + on + "; within "
+          "3 s.e. of the paper's mean, its s.e. taken as the mean of the variants' Hanley–McNeil s.e.", "0.902 ± 0.008",
+          summary["targets"]["mean"], Point(0.902, se=mean_se["targets"], k=3), kind=label_kind),
+    claim("target_variants_stable", "Sec. 4.5; Table 5b", "population s.d. of ROC AUC over target-template variants"
+          + on + "; at most the paper's s.d.", "0.008 ('Performance is stable on both axes')",
+          summary["targets"]["sd"], Bound("<=", 0.0085, reason="the paper's statement is stability ('ΔB is not "
+                                          "sensitive to surface wording'): a smaller spread does not contradict it; "
+                                          "0.0085 is its 0.008 at the printed third decimal"), kind=label_kind),
     claim("rr_above_seat_every_pooling", "Appendix E.4; Table 6", "smallest RR − SEAT ROC AUC over poolings" + on,
-          "> 0 (0.882 vs 0.791 at worst)", (rr_pool - seat_pool).min(), Bound(">", 0)),
+          "> 0: 'RR outperforms SEAT under every pooling scheme' (0.882 vs 0.791 at worst)", (rr_pool - seat_pool).min(),
+          Bound(">", 0), kind=seat_kind),
     claim("mean_pooling_best", "Appendix E.4; Table 6", "RR ROC AUC of mean pooling minus the best other pooling" + on,
-          ">= 0 (0.964 vs 0.882; Table 5 prints this base setting as 0.892)", rr_pool.get("mean", float("nan")) - rr_pool.drop("mean", errors="ignore").max(),
-          Bound(">=", 0)),
-    claim("unharmful_above_harmful", "Appendix E.5; Figure 5", f"mean ΔB of the unharmful minus the harmful fine-tune; {params.method}",
-          "> 0 (0.291 vs −0.051)", seed_gap, Bound(">", 0)),
-    claim("seeds_stable", "Appendix E.5", f"s.d. of mean ΔB across seeds over the unharmful–harmful gap; {params.method}",
-          "0.009 (0.003 / 0.342)", splits.sd_of_mean.max() / abs(seed_gap) if splits is not None else float("nan"),
-          Bound("<", 0.1, reason="the paper's value is an error or a spread: a smaller one does not contradict it")),
+          "> 0: RR 'peaks under mean pooling (0.964)', max and last 0.882 (Table 5 prints this base setting as 0.892)",
+          rr_pool.get("mean", float("nan")) - rr_pool.drop("mean", errors="ignore").max(), Bound(">", 0),
+          kind=label_kind),
+    claim("unharmful_above_harmful", "Appendix E.5; Figure 5", f"mean ΔB of the unharmful minus the harmful fine-tune "
+          f"(mean over seeds {list(params.seeds)}); {params.method}", "'mean ΔB values of 0.291 for unharmful and "
+          "−0.051 for synth' (gap 0.342 > 0)", seed_gap,
+          Bound(">", 0, reason="ΔB's scale is the model's (distances in its own relative space), so the paper's two "
+                "values cannot be matched across models; their order, unharmful above harmful (negative ΔB is "
+                "increased bias, Sec. 3.4), is what carries over")),
+    claim("seeds_stable", "Appendix E.5", "largest s.d. across seeds of the corpus-mean ΔB (unharmful, harmful) over "
+          f"the unharmful–harmful gap; {params.method}", "'The standard deviation is 0.003 in both cases' (0.003 / "
+          "0.342 = 0.009)", splits.sd_of_mean.max() / abs(seed_gap) if splits is not None else float("nan"),
+          Bound("<", 0.0035 / 0.342, reason="the paper's statement is stability ('ΔB is highly stable with respect "
+                "to training randomness'): a smaller spread does not contradict it; the bound is the largest ratio "
+                "its printed numbers allow, 0.003 at one printed digit (< 0.0035) over its gap 0.291 + 0.051")),
 ]
 claims_table, claims_file = run.record_claims(claims)
 plotting.save_table(claims_table, "claims", "D02 ablations of ΔB (paper 001, Sec. 4.5, Appendix E): the paper's value "

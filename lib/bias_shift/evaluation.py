@@ -109,7 +109,8 @@ def evaluate(pairs: pd.DataFrame, label_threshold: float = 0.1, n_bootstrap: int
 
     Per method: the paper's pooled Pearson r and its two-tailed p (``p_pooled``, which treats the pairs
     as independent), ``p_checkpoints`` (the share of checkpoint-block permutations with |r| at least the
-    observed), a 95 % cluster-bootstrap interval ``r_low``–``r_high``; the ROC AUC of the detection score
+    observed), ``p_checkpoints_negative`` (the share with r at most the observed: the one-sided p in the paper's
+    direction, r < 0, so a reversal reads near 1, never as significant agreement), a 95 % cluster-bootstrap interval ``r_low``–``r_high``; the ROC AUC of the detection score
     (−shift, +drift for CKA) against ΔBiasScore > ``label_threshold`` with its one-sided permutation p
     and interval; the MAE of a linear fit (mean over ``n_bootstrap`` pair resamples, as the paper); the
     checkpoint-level r of the means over groups and its p (n = checkpoints).
@@ -143,6 +144,7 @@ def evaluate(pairs: pd.DataFrame, label_threshold: float = 0.1, n_bootstrap: int
         rows.append({
             "method": METHODS.get(column, column), "pearson_r": r, "p_pooled": p_pooled,
             "p_checkpoints": float(np.mean(np.abs(perm_r) >= abs(r) - 1e-12)) if np.isfinite(r) else float("nan"),
+            "p_checkpoints_negative": float(np.mean(perm_r <= r + 1e-12)) if np.isfinite(r) else float("nan"),
             "r_low": np.nanpercentile(boot_r, 2.5), "r_high": np.nanpercentile(boot_r, 97.5),
             "roc_auc": auc,
             "auc_p_checkpoints": float(np.mean(perm_auc >= auc - 1e-12)) if np.isfinite(auc) else float("nan"),

@@ -78,6 +78,7 @@ def test_permutation_and_bootstrap_distributions_match_a_per_resample_loop():
     fits = [np.polyfit(x[b], y[b], 1) for b in pair_boot]
     mae = np.mean([np.abs(y[b] - a - s * x[b]).mean() for b, (s, a) in zip(pair_boot, fits, strict=True)])
     assert got.p_checkpoints == pytest.approx(np.mean(np.abs(perm_r) >= abs(r) - 1e-12))
+    assert got.p_checkpoints_negative == pytest.approx(np.mean(np.array(perm_r) <= r + 1e-12))
     assert got.auc_p_checkpoints == pytest.approx(np.mean(np.array(perm_auc) >= auc - 1e-12))
     assert (got.r_low, got.r_high) == pytest.approx(tuple(np.nanpercentile(boot_r, [2.5, 97.5])), abs=1e-12)
     assert (got.auc_low, got.auc_high) == pytest.approx(tuple(np.nanpercentile(boot_auc, [2.5, 97.5])), abs=1e-12)
@@ -145,3 +146,15 @@ def test_the_first_scorer_with_both_classes_in_every_setting():
     assert evaluation.first_scorer_with_both_classes(pairs, label_threshold=1.0) == "forced"  # none: the first
     with pytest.raises(ValueError, match="no scorer"):
         evaluation.first_scorer_with_both_classes(pairs.iloc[:0])
+
+
+def test_the_one_sided_p_reads_a_reversal_near_one_and_agreement_near_zero():
+    """p_checkpoints_negative is small for the paper's sign (r < 0) and near 1 for the reversed sign, while the
+    two-sided p_checkpoints is the same small number for both."""
+    table = pairs(np.random.default_rng(2), n_checkpoints=6, noise=0.3)
+    agreeing = evaluation.evaluate(table, n_bootstrap=20, methods=["delta_b"]).iloc[0]
+    reversed_ = evaluation.evaluate(table.assign(delta_b=-table.delta_b), n_bootstrap=20, methods=["delta_b"]).iloc[0]
+    assert agreeing.pearson_r < 0 < reversed_.pearson_r
+    assert agreeing.p_checkpoints_negative < 0.05 and agreeing.p_checkpoints < 0.05
+    assert reversed_.p_checkpoints_negative > 0.95
+    assert reversed_.p_checkpoints == pytest.approx(agreeing.p_checkpoints)
