@@ -33,7 +33,7 @@ import pandas as pd
 from IPython.display import display
 
 from lib import config, plotting, results
-from lib.claims import Bound, Point, claim, show_claims
+from lib.claims import Bound, Point, Range, claim, show_claims
 from lib.kstar import cells, counts, deployment, measure
 
 # %% tags=["parameters"]
@@ -250,7 +250,8 @@ plotting.save_figure(fig, "ratios", "Left: k* per task in every cell (paper 002,
 # ## Claims — paper value beside measured value
 
 # %%
-not_measured = "; NaN: not measured offline, no base/IT pair ships offline (set tuned_model)"
+no_pair = "" if pairs else ("no base/IT pair ships offline: tuned_model and extra_pairs are empty, so no deployment "
+                             "ratio is measured (set tuned_model)")
 harm, fact = (deployment.factorial(*k) for k in [(341, 135, 128, 47), (253, 217, 227, 40)])
 checked = [deployment.factorial(*row) for row in factorial[["k00", "k01", "k10", "k11"]].itertuples(index=False)] \
     or [harm, fact]
@@ -258,41 +259,72 @@ first_pair = deploy[deploy.pair == deploy.pair.iloc[0]] if len(deploy) else depl
 low = first_pair[first_pair.gated & (first_pair.k_base <= params.low_count)] if len(deploy) else first_pair
 gated_plain = format_ratios[(format_ratios.w == 0) & format_ratios.gated]
 widest_format = gated_plain.sort_values("k_base").ratio.iloc[-1] if len(gated_plain) else math.nan
+# The reference's weights decide which of Table 34's format factors its R_F(0) stands beside: the offline
+# smollm2-135m is the instruction-tuned release (module note), so its format factor is the paper's R_F(1).
+reference_tuned = reference == "smollm2-135m" or any(tag in reference.lower() for tag in ("-it", "instruct"))
+format_quote = ("'the format alone lowers both counts'; at tuned weights Table 34 gives 128 → 47 (R_F(1) = 2.72) and "
+                "217–227 → 40 (5.4–5.7)" if reference_tuned else "'the format alone lowers both counts': 341 → 135 "
+                "(R_F(0) = 2.53) and 253 → 217–227 (1.11–1.17)")
+weights_read = "instruction-tuned weights: the paper's R_F(1)" if reference_tuned else "base weights: the paper's R_F(0)"
+two_decimals = "the paper prints two decimals: every value in this interval prints as the paper's number"
+above_floor = shared_readable[shared_readable.task.map(reference_counts) > params.floor_count]
 claims = [
     claim("identity_exact", "A.3.2, Eq. 45", "largest |R_W(0)·R_F(0)·I − R_D| / R_D over the "
           + ("measured factorials" if len(factorial) else "paper's Table 34 cells (no factorial measured offline)"),
           "0 (an identity)", max(abs(f.weights_ratio(0) * f.format_ratio(0) * f.interaction - f.deployment_ratio)
                                  / f.deployment_ratio for f in checked), Point(0, tol=1e-12, reason="floating-point rounding of an identity"),
           kind="sanity"),
-    claim("harmfulness_interaction", "A.3.2, Table 34", "I from the harmfulness medians 341, 135, 128, 47 "
-          "(tolerance: the paper's two decimals)", "1.08", harm.interaction, Point(1.08, tol=0.005, reason="the paper's two decimals")),
-    claim("harmfulness_reduction", "A.3.1, Table 32", "R_D = 341/47 (tolerance: two decimals)", "7.26",
-          harm.deployment_ratio, Point(7.26, tol=0.005, reason="the paper's two decimals")),
-    claim("fact_checking_interaction", "A.3.2, Table 34", "I from the fact-checking medians 253, 217, 227, 40 "
-          "(tolerance: two decimals)", "4.87", fact.interaction, Point(4.87, tol=0.005, reason="the paper's two decimals")),
-    claim("fact_checking_reduction", "A.3.1, Table 32", "R_D = 253/40 (tolerance: two decimals)", "6.33",
-          fact.deployment_ratio, Point(6.33, tol=0.005, reason="the paper's two decimals")),
-    claim("low_counts_unchanged", "A.3.1, Table 32", f"share of gated tasks with base count ≤ {params.low_count} whose "
-          "deployment ratio is exactly 1.00 (first pair)" + not_measured, "1 (five of five on Gemma-2-9B)",
-          (low.ratio == 1).mean() if len(low) else math.nan, Point(1)),
-    claim("widest_reduction", "A.3.1, Table 32", "largest gated deployment ratio of the first pair; the paper's tasks "
-          "(harmfulness 7.26, fact checking 6.33) are not offline, so only a reduction beyond one grid octave (≥ 2) "
-          "is compared" + not_measured, "7.26 and 6.33",
-          first_pair[first_pair.gated].ratio.max() if len(deploy) else math.nan, Bound(">=", 2, reason="the paper's tasks are not offline: only a reduction beyond one grid octave (≥ 2) is compared")),
-    claim("format_alone_lowers_widest", "A.3.2, Table 34", "R_F(0) = k(plain)/k(chat) of the reference model at the "
-          "gated task with the largest plain count ('the format alone lowers both counts')",
-          "2.53 (341→135), 1.11-1.17 (253→217/227)", widest_format, Bound(">", 1, reason="the paper's statement is that the format alone lowers the counts: a ratio above 1")),
-    claim("ceilings_stable_across_cells", "A.3.2", "largest ceiling spread across the measured factorial cells over "
-          "the tasks passing the reference cell's side of the gate (0.03 chosen: K02's ceiling tolerance, above the paper's 0.018)",
-          "0.007 and 0.018", ceilings.spread.max() if len(ceilings) else math.nan, Bound("<=", 0.03, reason="the paper's value is an error or a spread: a smaller one does not contradict it")),
-    claim("shared_layers_reproduce", "A.3.2, 'Layer control'", "share of factorial cells × those tasks whose count "
-          "on the shared blocks equals the count on the cell's own window", "1 (every median reproduced)",
-          (shared_readable.kstar_shared == shared_readable.kstar_own).mean() if len(shared_readable) else math.nan,
-          Point(1)),
+    claim("harmfulness_interaction", "A.3.2, Table 34", "interaction ratio I = k01·k10/(k00·k11) computed from the "
+          "paper's own harmfulness medians 341, 135, 128, 47 (arithmetic on the paper's numbers; " + two_decimals + ")",
+          "I ≈ 1.08", harm.interaction, Range(1.075, 1.085), kind="sanity"),
+    claim("harmfulness_reduction", "A.3.1, Table 32", "deployment ratio R_D = 341/47 computed from the paper's own "
+          "harmfulness counts (arithmetic on the paper's numbers; " + two_decimals + ")", "7.26",
+          harm.deployment_ratio, Range(7.255, 7.265), kind="sanity"),
+    claim("fact_checking_interaction", "A.3.2, Table 34", "interaction ratio I from the paper's own fact-checking "
+          "medians 253, 217, 227, 40 (arithmetic on the paper's numbers; " + two_decimals + ")", "I ≈ 4.87",
+          fact.interaction, Range(4.865, 4.875), kind="sanity"),
+    claim("fact_checking_reduction", "A.3.1, Table 32", "deployment ratio R_D = 253/40 computed from the paper's own "
+          "fact-checking counts (arithmetic on the paper's numbers; " + two_decimals + ")", "6.33",
+          fact.deployment_ratio, Range(6.325, 6.335), kind="sanity"),
+    claim("low_counts_unchanged", "A.3.1, Table 32", f"share of the first pair's gated tasks with base count ≤ "
+          f"{params.low_count} whose deployment ratio k(base, plain)/k(tuned, chat) is exactly 1.00",
+          "the five tasks with base counts of at most 8 keep the same count after deployment",
+          (low.ratio == 1).mean() if len(low) else math.nan, Point(1),
+          not_measured=no_pair or ("" if len(low) else f"no gated task of the first pair has a base count ≤ "
+                                   f"{params.low_count}")),
+    claim("widest_reduction", "A.3.1, Table 32", "largest gated deployment ratio of the first pair, compared with one "
+          "grid octave (≥ 2). The paper's values (harmfulness 7.26, fact checking 6.33 on Gemma-2-9B) belong to tasks "
+          "the offline pools do not hold, and the paper's own harmfulness ratios fall to 1.1 (Gemma-3-270M) and 1.20 "
+          "(Llama-3.1-8B), so a reduction of at least one octave is the project's reading, not the paper's statement",
+          "7.26 and 6.33", first_pair[first_pair.gated].ratio.max() if len(deploy) else math.nan,
+          Bound(">=", 2, reason="the project's reading: one octave of the count grid, the smallest reduction the grid "
+                "resolves"), kind="extension", not_measured=no_pair),
+    claim("format_alone_lowers_widest", "A.3.2, Table 34", f"format factor R_F = k(plain)/k(chat) of the reference "
+          f"model {reference} ({weights_read}) at the gated task with the largest plain count, compared with 1 (the chat format lowers the count)",
+          format_quote, widest_format,
+          Bound(">", 1, reason="the paper's statement is the direction (the format lowers the count, against the "
+                "weights-alone null R_F(0) = R_F(1) = 1); its values belong to harmfulness and fact checking on "
+                "Gemma-2-9B, tasks the offline pools do not hold")),
+    claim("ceilings_stable_across_cells", "A.3.2", "largest ceiling spread (max − min) across the measured factorial "
+          "cells over the tasks passing the reference cell's side of the gate, compared with 0.03. The paper's spreads "
+          "(0.007 harmfulness, 0.018 fact checking) are for its two tasks; 0.03 is the project's cap for a ceiling "
+          "change, the one K02's format and rotation controls use", "0.979–0.986 and 0.909–0.927",
+          ceilings.spread.max() if len(ceilings) else math.nan,
+          Bound("<=", 0.03, reason="the paper's point is that ceilings do not move ('the count changes do not come "
+                "from changes in linear readability'), so only a larger spread speaks against it; 0.03 is the "
+                "project's cap, shared with K02"), kind="extension"),
+    claim("shared_layers_reproduce", "A.3.2, 'Layer control'", "share of factorial cells × readable tasks above the "
+          f"floor (reference count > {params.floor_count}) whose count on the blocks every cell's window shares "
+          "equals the count on the cell's own window. Floor tasks are left out as the paper leaves them out: its "
+          "intent floor control moves from 4, 2, 2, 2 to 4, 4, 4, 2 on the shared layers",
+          "reproduces every median in Table 34",
+          (above_floor.kstar_shared == above_floor.kstar_own).mean() if len(above_floor) else math.nan, Point(1),
+          not_measured="" if len(above_floor) else f"no readable task has a reference count above {params.floor_count}"),
 ]
 claims_table, claims_file = run.record_claims(claims)
 plotting.save_table(claims_table, "claims", "K05 (paper 002, A.3.1–A.3.2): the paper's value beside the measured value; "
-                    "kind 'sanity' holds by construction and is not counted as reproduction.", [claims_file])
+                    "kind 'sanity' is arithmetic on the paper's own numbers or holds by construction, kind 'extension' "
+                    "goes beyond the paper; neither is counted as reproduction.", [claims_file])
 
 # %% [markdown]
 # A `fails` outcome marks a number not reproduced here, reported as measured. With `tuned_model` null (the
@@ -300,7 +332,11 @@ plotting.save_table(claims_table, "claims", "K05 (paper 002, A.3.1–A.3.2): the
 # (NaN): no base and instruction-tuned pair ships offline, and paper 001's fine-tuning code may not be
 # imported by paper 002. Pass a fine-tune of the reference that keeps its chat template
 # (`--set tuned_model=models/<folder>`) to measure all four cells; the Table 34 rows above check the
-# arithmetic of Eq. 42–45 on the paper's own medians.
+# arithmetic of Eq. 42–45 on the paper's own medians (kind sanity, not reproduction). The offline reference
+# is an instruction-tuned release, so its format factor stands beside the paper's tuned-weights factor R_F(1)
+# (128 → 47; 217–227 → 40), not the base-weights R_F(0) (341 → 135; 253 → 217–227). Where the paper's values
+# belong to tasks the offline pools do not hold (harmfulness, fact checking), a claim tests the paper's
+# direction or is kinded extension with the project's threshold.
 
 # %%
 show_claims(claims_table, params.profile)

@@ -32,7 +32,7 @@ from IPython.display import display
 from scipy import stats
 
 from lib import config, plotting, results
-from lib.claims import Bound, Range, claim, show_claims
+from lib.claims import Bound, Point, Range, claim, show_claims
 from lib.kstar import composition, measure, sae_measure
 from lib.kstar import correspondence as corr
 
@@ -199,34 +199,72 @@ plotting.save_figure(fig, "composition_recovery", "Recovery of each held-out cla
 # %%
 n_tests, n_pass = len(tested), int(tested.passed.sum())
 lower = stats.binomtest(n_pass, n_tests).proportion_ci(0.95).low if n_tests else np.nan
+pooled = n_pass / n_tests if n_tests else np.nan
+# Binomial s.e. of the pooled rate over its n_tests tests, taken at the nearest end of the paper's range (the rate
+# the comparison tests), so a rate of 0 or 1 on few tests keeps its sampling error; the tests share models and
+# decisions (A.2.4, 'Dependence'), so this s.e. likely understates the rate's real spread.
+p_null = min(max(pooled, 0.343), 0.562) if n_tests else np.nan
+pooled_se = float(np.sqrt(p_null * (1 - p_null) / n_tests)) if n_tests else np.nan
+no_tests = "" if n_tests else ("no class decision holds an SAE support in both models, so no correspondence test "
+                               "ran (supports table)")
 sae_comp, res_comp = comp[comp.basis == "sae"], comp[comp.basis == "last"]
 sae_summary = summary[summary.basis == "sae"]
 wilcoxon_all = composition.criteria(sae_comp)["wilcoxon_p"] if len(sae_comp) else np.nan
+no_sae_comp = "" if len(sae_comp) else (f"no {params.composition_task} decision holds an SAE support with a "
+                                        "leave-one-out dictionary: nothing to compose")
+no_res_comp = "" if len(res_comp) else (f"no {params.composition_task} decision holds a residual support with a "
+                                        "leave-one-out dictionary: nothing to compose")
+widths = sae_comp.width_ratio[np.isfinite(sae_comp.width_ratio)]
 claims = [
-    claim("pooled_pass_rate", "A.2.4", "pooled correspondence pass rate over every test of every task (the paper's "
-          "per-task rates span 34.3-56.2% over 28 pairs; tolerance: that span)", "0.343-0.562",
-          tested.passed.mean() if n_tests else np.nan, Range(0.343, 0.562)),
-    claim("pass_rate_above_nominal", "A.2.4", "selected features correspond beyond label correlation: the 95% "
-          "Clopper-Pearson lower bound of the pooled rate exceeds the nominal 1%", "> 0.01 (34.3-56.2%)", lower,
-          Bound(">", 0.01)),
-    claim("median_z", "A.2.4", "median z over every test (paper: per task +1.68 to +3.71; tolerance: that span)",
-          "1.68-3.71", tested.z.median() if n_tests else np.nan, Range(1.68, 3.71)),
-    claim("composition_median_recovery", "A.2.5", "median recovery of a held-out decision from the other decisions' "
-          "SAE supports (paper 0.98; its pre-fixed criterion >= 0.9)", "0.98", sae_comp.recovery.median(), Bound(">=", 0.9, reason="the paper's pre-fixed criterion is recovery ≥ 0.9")),
-    claim("composition_above_random", "A.2.5", "recovery above the equal-size random dictionaries, one-sided Wilcoxon "
-          "over decisions of both models (paper: p <= 7.6e-6 per model with 18-20 decisions; here 5 per model, so "
-          "p >= 1/1024 at best; level 0.05)", "< 0.05", wilcoxon_all, Bound("<", 0.05)),
-    claim("own_overlap", "A.2.5", "largest per-model median own overlap |S ∩ U| / |S| (paper: 0.11-0.24)", "<= 0.24",
-          sae_summary.median_own_overlap.max() if len(sae_summary) else np.nan, Bound("<=", 0.24)),
-    claim("width_ratio", "A.2.5", "median over decisions of width / own support, decisions with a qualifying prefix "
-          "(paper 3.8-5.2 per model; tolerance: that span)", "3.8-5.2",
-          sae_comp.width_ratio[np.isfinite(sae_comp.width_ratio)].median(), Range(3.8, 5.2)),
-    claim("residual_control", "A.2.5", "residual-basis control: median recovery minus median random recovery (paper "
-          "0.997 vs 0.994: the contrast loses resolution; 0.05 chosen as 'no resolution', half the 0.9 criterion's "
-          "margin to 1)", "0.003", res_comp.recovery.median() - res_comp.random_recovery.median(), Bound("<=", 0.05, reason="0.05 chosen as 'no resolution': the paper's contrast is 0.003")),
-    claim("sae_reconstruction", "Sec. 5", "median reconstruction cosine of the SAEs on the probed representation "
-          "(paper 0.35-0.73 at its intervened layers, released SAEs; here offline TopK SAEs)", "0.35-0.73",
-          quality.cosine_median.median(), Range(0.35, 0.73)),
+    claim("pooled_pass_rate", "A.2.4, 'Result by task'; Sec. 5 (4)", "pooled correspondence pass rate (T above the "
+          "null's 0.99 quantile) over every test of every task, compared with the span of the paper's per-task rates "
+          "(intent 56.2% of 447, language 48.9% of 280, tool selection 34.3% of 105), each end widened by 3 binomial "
+          "s.e. over the tests run here", "pass rates of 34.3 to 56.2% against a nominal 1%", pooled,
+          Range(0.343, 0.562, se=pooled_se, k=3), not_measured=no_tests),
+    claim("pass_rate_above_nominal", "A.2.4; Sec. 5 (4)", "selected features correspond beyond label correlation: "
+          "the 95% Clopper-Pearson lower bound of the pooled pass rate, compared with the nominal 1%",
+          "correspond across models beyond class means and label correlation ... against a nominal 1%", lower,
+          Bound(">", 0.01, reason="the paper's statement is that the rate exceeds the nominal 1% of the null; its "
+                "per-task values are tested in pooled_pass_rate"), not_measured=no_tests),
+    claim("median_z", "A.2.4, 'Result by task'", "median standardised score z over every test of every task, "
+          "compared with the span of the paper's per-task medians (intent +3.08, language +3.71, tool selection "
+          "+1.68)", "+1.68 to +3.71 (per task)", tested.z.median() if n_tests else np.nan, Range(1.68, 3.71),
+          not_measured=no_tests),
+    claim("composition_median_recovery", "A.2.5, 'Criteria'; 'Finding'", "smallest per-model median recovery "
+          "(A − ½)/(C − ½) of a held-out decision from the other decisions' SAE supports, against the criterion the "
+          "paper fixed before the test (it reports 0.98 on each of three models)",
+          "a median recovery of at least 0.9", sae_summary.median_recovery.min() if len(sae_summary) else np.nan,
+          Bound(">=", 0.9, reason="the paper's pre-fixed criterion is one-sided: a median recovery of at least 0.9"),
+          not_measured=no_sae_comp),
+    claim("composition_above_random", "A.2.5, 'Criteria'; 'Result'", "recovery above the equal-size random "
+          "dictionaries: one-sided Wilcoxon p over the decisions of both models pooled, at level 0.05 (the paper's "
+          "p ≤ 7.6e-6 per model rest on 18-20 decisions; here 5 per model, so p ≥ 1/1024 at best)",
+          "recovery above the random null", wilcoxon_all,
+          Bound("<", 0.05, reason="the paper's criterion is one-sided (recovery above the random null); 0.05 is the "
+                "conventional level, since p values like the paper's need its 18-20 decisions per model"),
+          not_measured=no_sae_comp),
+    claim("own_overlap", "A.2.5, 'Result'; 'Finding'", "largest per-model median own overlap |S ∩ U| / |S| of a "
+          "held-out decision's SAE support with its leave-one-out dictionary", "an own overlap of at most 0.24",
+          sae_summary.median_own_overlap.max() if len(sae_summary) else np.nan,
+          Bound("<=", 0.24, reason="the paper states an upper limit ('at most 0.24'); 0.11 is its lowest model, not "
+                "a lower limit"), not_measured=no_sae_comp),
+    claim("width_ratio", "A.2.5, 'Composability and minimality'", "median over decisions (both models pooled) of the "
+          "width of the dictionary readout over the own support size, decisions with a qualifying prefix, compared "
+          "with the span of the paper's per-model medians", "3.8 to 5.2", widths.median() if len(widths) else np.nan,
+          Range(3.8, 5.2), not_measured=no_sae_comp or ("" if len(widths) else "no dictionary prefix clears the "
+                                                        "threshold, so no width is defined")),
+    claim("residual_control", "A.2.5, 'Scope'", "residual-basis control: median recovery minus median random "
+          "recovery on residual coordinates (the paper: 0.997 − 0.994 = 0.003, 'loses all resolution')",
+          "a recovery of 0.997 against a random control of 0.994", res_comp.recovery.median()
+          - res_comp.random_recovery.median() if len(res_comp) else np.nan,
+          Point(0.003, tol=0.05, reason="the paper gives no width for 'loses all resolution'; 0.05 is half the gap "
+                "between its recovery criterion 0.9 and full recovery, the margin the criterion itself leaves"),
+          not_measured=no_res_comp),
+    claim("sae_reconstruction", "Sec. 5", "median reconstruction cosine of the offline TopK SAEs trained here on the "
+          "probed representation, compared with the paper's range for its released suites at the intervened layer. "
+          "The offline SAEs are the project's own (width, k, steps and data chosen here), so their quality measures "
+          "the project's training, not the paper's suites", "0.35 to 0.73 in cosine",
+          quality.cosine_median.median(), Range(0.35, 0.73), kind="extension"),
 ]
 claims_table, claims_file = run.record_claims(claims)
 plotting.save_table(claims_table, "claims", "K06 (paper 002, A.1.10, A.2.4-A.2.5): the paper's value beside the measured "

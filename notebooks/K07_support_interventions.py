@@ -206,8 +206,11 @@ plotting.save_figure(fig, "generation_change", f"Output change of {params.genera
 # Tolerances: the support was selected on the sweep's fit (full training split, seed 0) and is re-measured on
 # other subsamples, so "reaches τ" is read within the test split's own resolution, 1.96 Hanley–McNeil s.e. of C
 # (A.1.8), per decision; the median over the readable decisions (C > 0.90: A.1.6 restricts analyses that need
-# reliable readability to those) must clear it. The in-model claim compares the support with
-# every random set: exceeding the largest of five is a rank test at level 1/6.
+# reliable readability to those) must clear it. Sufficiency is therefore true by construction (kind sanity):
+# the support was chosen because it reached τ on this same test split, and no held-out split is logged to
+# score it on fresh texts. "Not necessary" is a real measurement: the remaining coordinates are refitted. The
+# in-model claim compares the support with every random set: exceeding the largest of five is a rank test at
+# level 1/6, the project's analogue of an experiment whose procedure was lost (kind extension).
 
 # %%
 readable = ablation[ablation.ceiling > params.readable_ceiling]
@@ -220,29 +223,47 @@ support_change = by_mode[by_mode.condition == "support"].margin_change.max()
 per_norm = by_mode.assign(per_norm=by_mode.margin_change / by_mode.edit_norm).groupby("condition").per_norm.max()
 print("Equal-size sets are not equal-norm edits: mean |Δ margin| per unit edit norm (mean ablation), support "
       f"{per_norm.get('support', np.nan):.4f} vs the largest random set {per_norm.get('random', np.nan):.4f}")
+no_readable = "" if len(readable) else (f"no decision holding a support has a ceiling above "
+                                        f"{params.readable_ceiling}: nothing readable was ablated")
+no_generation = "" if picked is not None else (f"{params.generator} holds no support for {params.generation_task}: "
+                                               "nothing was ablated inside the model")
+quote = "selected residual coordinates are sufficient but not necessary for harmfulness readability"
 claims = [
-    claim("support_sufficient", "A.2.6; Sec. 5 (5)", "selected residual coordinates are sufficient: median over "
-          "readable decisions of A(S alone) − (τ − 1.96·s.e.(C)), refitted on the A.1.6 seeds (paper: harmfulness, its "
-          "tables lost; here four offline tasks)", "sufficient (>= 0)",
-          (readable.support_only - readable.tau + readable.tolerance).median(), Bound(">=", 0)),
+    claim("support_sufficient", "A.2.6; Sec. 5 (5)", "the support alone reaches τ: median over readable decisions of "
+          "A(S alone) − (τ − 1.96·s.e.(C)), refitted on the A.1.6 seeds. True by construction here: S is the smallest "
+          "candidate that reached τ on this same test split in the preliminary sweep, and no held-out split is "
+          "logged to score it on fresh texts, so only subsample noise can move it below", quote,
+          (readable.support_only - readable.tau + readable.tolerance).median(), Bound(">=", 0), kind="sanity",
+          not_measured=no_readable),
     claim("support_not_necessary", "A.2.6; Sec. 5 (5)", "selected residual coordinates are not necessary: median "
-          "over readable decisions of C(S mean-ablated, refit) − (τ − 1.96·s.e.(C))", "not necessary (>= 0)",
-          (readable.ceiling_mean - readable.tau + readable.tolerance).median(), Bound(">=", 0)),
-    claim("support_drives_output", "A.2.6; Sec. 5 (5)", f"selected features drive the reply (paper: language features "
-          f"of Gemma-2-9B-IT; here {params.generator}'s {params.generation_task} coordinates): mean |Δ answer margin| "
-          "under mean ablation of S over the largest of the equal-size random sets (> 1: S moves the output more "
-          "than every random edit)", "> 1", support_change / random_max if random_max > 0 else np.nan, Bound(">", 1)),
+          "over readable decisions of C(S mean-ablated, refit) − (τ − 1.96·s.e.(C)), the ceiling the remaining "
+          "coordinates reach against the threshold within the test split's resolution (paper: harmfulness, its "
+          "tables lost; here the offline tasks)", quote,
+          (readable.ceiling_mean - readable.tau + readable.tolerance).median(),
+          Bound(">=", 0, reason="the paper's statement is one-sided: without S the task stays readable (reaches τ)"),
+          not_measured=no_readable),
+    claim("support_drives_output", "A.2.6; Sec. 5 (5)", f"selected coordinates drive the reply: mean |Δ answer margin| "
+          f"of {params.generator} under mean ablation of its {params.generation_task} support S, over the largest of "
+          "the equal-size random sets (> 1: S moves the output more than every random edit, a rank test at level "
+          "1/6 with five sets). The project's analogue of the paper's experiment, whose procedure was lost: residual "
+          "coordinates and a yes/no answer margin here, SAE language features and the reply language of "
+          "Gemma-2-9B-IT in the paper", "selected language features drive reply-language adaptation in Gemma-2-9B-IT",
+          support_change / random_max if random_max > 0 else np.nan,
+          Bound(">", 1, reason="the project's rank test: S beats every equal-size random set"), kind="extension",
+          not_measured=no_generation or ("" if random_max > 0 else "no random edit changed the margin, so the ratio "
+                                         "is undefined")),
     claim("zero_equals_mean_refit", "A.2.6 (reconstruction)", "zero and mean ablation give identical refits in "
           "feature space (a constant column standardises to zeros, Eq. 6): largest |ΔAUROC| over every candidate",
           "0", zero_vs_mean.max() if zero_vs_mean.size else np.nan, Bound("<=", 0), kind="sanity"),
     claim("hook_exact", "A.2.6 (reconstruction)", "the hook writes exactly the ablation values at S and leaves every "
           "other coordinate of the block output untouched: largest deviation of either",
           "0", max(hook.get("max_outside", np.nan), hook.get("max_inside", np.nan)), Bound("<=", 0),
-          kind="sanity"),
+          kind="sanity", not_measured=no_generation),
 ]
 claims_table, claims_file = run.record_claims(claims)
 plotting.save_table(claims_table, "claims", "K07 (paper 002, A.2.6, reconstructed): the paper's finding beside the "
-                    "measured value; kind 'sanity' holds by construction and is not counted as reproduction.",
+                    "measured value; kind 'sanity' holds by construction, kind 'extension' is the project's analogue; "
+                    "neither is counted as reproduction.",
                     [claims_file])
 
 # %% [markdown]

@@ -227,48 +227,69 @@ slopes = [s for s in end["slopes"].values() if math.isfinite(s)]
 low_censored, all_censored = learning_curves.censored_at_low_counts(primary, 2, params.readable_ceiling)
 uncensored = truth[np.isfinite(truth.n_star) & ~truth.censored]
 in_bracket = (uncensored.n_star > uncensored.first_budget) & (uncensored.n_star <= uncensored.last_budget)
-lost = ("not reproduced: the subsection's text, procedure and settings were lost in extraction; only the figure "
-        "caption survives")
+lost = ("the subsection's text, procedure and settings were lost in extraction; only the figure caption survives, "
+        "so there is no value to compare with (the comparison shown is a placeholder)")
+
+
+def bootstrap_se(fit: dict) -> float:
+    """The s.e. of b from its logged 95% task-bootstrap interval (its width over 2 × 1.96); NaN without one."""
+    return (fit["high"] - fit["low"]) / (2 * 1.96)
+
+
+# Binomial s.e. of the censored share over the gated censored cells, at the paper's rate 18/19 (the value tested).
+censored_rate = 18 / 19
+censored_se = math.sqrt(censored_rate * (1 - censored_rate) / all_censored) if all_censored else math.nan
 claims = [
-    claim("shared_exponent", "A.4.2, Eq. 57", f"shared exponent b on {end['n_obs']} panel observations "
-          f"({end['n_students']} students, {end['n_tasks']} tasks; paper: 109, eight, 16); tolerance: the paper's "
-          f"95% interval [0.44, 0.91]. {end['reason']}".strip(), "0.65 [0.44, 0.91]", end["b"],
-          Range(0.44, 0.91)),
+    claim("shared_exponent", "A.4.2, Eq. 57; Remark (reference point)", f"shared exponent b of Eq. 57 on "
+          f"{end['n_obs']} panel observations ({end['n_students']} students, {end['n_tasks']} tasks; paper: 109, "
+          "eight, 16), compared with the paper's 95% interval, each end widened by 3 s.e. of b from the logged "
+          "task-bootstrap interval (not measured without one)", "0.65 [0.44, 0.91]", end["b"],
+          Range(0.44, 0.91, se=bootstrap_se(end), k=3), not_measured=end["reason"] if math.isnan(end["b"]) else ""),
     claim("running_max_exponent", "A.4.2, Remark (reference point)", "b with N* read against each curve's running "
-          f"maximum ({running['n_obs']} observations); tolerance: the paper's interval [0.40, 0.90]. "
-          f"{running['reason']}".strip(), "0.63 [0.40, 0.90]", running["b"], Range(0.40, 0.90)),
-    claim("separate_slopes_in_paper_range", "A.4.2, Table 43", "share of students with a separate slope (two or "
-          "more distinct k* in the panel) whose slope lies in the paper's range 0.454-0.700",
-          "1 (eight of eight)", np.mean([0.454 <= s <= 0.700 for s in slopes]) if slopes else math.nan,
-          Point(1)),
+          f"maximum ({running['n_obs']} observations), compared with the paper's interval for that variant, each end "
+          "widened by 3 s.e. of b from the logged task-bootstrap interval (not measured without one)",
+          "0.63 [0.40, 0.90]", running["b"],
+          Range(0.40, 0.90, se=bootstrap_se(running), k=3),
+          not_measured=running["reason"] if math.isnan(running["b"]) else ""),
+    claim("separate_slopes_in_paper_range", "A.4.2, Table 43; Proposition 8", "share of students with a separate "
+          "slope (two or more distinct k* in the panel) whose slope lies in the paper's range 0.454-0.700",
+          "the smallest and the largest separate slope, 0.454 and 0.700",
+          np.mean([0.454 <= s <= 0.700 for s in slopes]) if slopes else math.nan, Point(1),
+          not_measured="" if slopes else "no student has two distinct k* in the panel, so no separate slope exists"),
     claim("b_between_separate_slopes", "A.4.2, Proposition 8", "min(b − smallest separate slope, largest − b): b "
-          "is a convex combination of the separate slopes", ">= 0",
-          min(end["b"] - min(slopes), max(slopes) - end["b"]) if slopes else math.nan, Bound(">=", -1e-9),
-          kind="sanity"),
-    claim("censored_at_low_kstar", "A.4.2, Censoring", f"share of left-censored gated cells at k* ≤ 2 "
-          f"({low_censored} of {all_censored}); ≥ 0.9 chosen: the paper's 18/19 = 0.947 less a one-cell margin; "
-          "NaN when no gated cell is censored", "18 of 19 (0.947)",
-          low_censored / all_censored if all_censored else math.nan, Bound(">=", 0.9, reason="≥ 0.9 chosen: the paper's 18/19 less a one-cell margin; a larger share does not contradict it")),
+          "is a convex combination of the separate slopes (an identity of least squares; -1e-9 allows rounding)",
+          ">= 0", min(end["b"] - min(slopes), max(slopes) - end["b"]) if slopes else math.nan, Bound(">=", -1e-9),
+          kind="sanity", not_measured="" if slopes else "no separate slope exists"),
+    claim("censored_at_low_kstar", "A.4.2, Censoring", f"share of the gated left-censored cells that lie at k* ≤ 2 "
+          f"({low_censored} of {all_censored}), within 3 binomial s.e. of the paper's 18/19 over the {all_censored} "
+          "censored cells here", "Eighteen of the 19 censored cells occur at k* ≤ 2",
+          low_censored / all_censored if all_censored else math.nan, Point(censored_rate, se=censored_se, k=3),
+          not_measured="" if all_censored else "no gated cell is left-censored"),
     claim("requirements_in_bracket", "A.4.2, Remark (existence and bracketing)", "share of uncensored N* inside "
           "(first budget, last budget] (every one lies in its half-open crossing bracket)", "1",
-          in_bracket.mean() if len(uncensored) else math.nan, Point(1), kind="sanity"),
-    claim("forgetting_recovery", "A.4.7, Eq. 64, Table 48", f"saved-head and probe losses after the harmfulness, "
-          f"sentiment, jailbreak chain and the labels recovery needs: {lost} (figure panel b)", "Table 48 (lost)",
-          math.nan, Point(0), not_measured=lost),
-    claim("wanda_pruning", "A.4, Eq. 67", f"pruning losses of six tasks on Gemma-3-1B under Wanda sparsity: {lost} "
-          "(figure panel c)", "figure panel c (numbers lost)", math.nan, Point(0), not_measured=lost),
+          in_bracket.mean() if len(uncensored) else math.nan, Point(1), kind="sanity",
+          not_measured="" if len(uncensored) else "no uncensored requirement"),
+    claim("forgetting_recovery", "A.4.7, Eq. 64, Table 48", "saved-head and probe losses after the harmfulness, "
+          "sentiment, jailbreak chain and the labels recovery needs (figure panel b)",
+          "Table 48 (lost)", math.nan, Point(0), not_measured=lost),
+    claim("wanda_pruning", "A.4, Eq. 67", "pruning losses of six tasks on Gemma-3-1B under Wanda sparsity (figure "
+          "panel c)", "figure panel c (numbers lost)", math.nan, Point(0), not_measured=lost),
 ]
 claims_table, claims_file = run.record_claims(claims)
 plotting.save_table(claims_table, "claims", "K08 (paper 002, A.4.1-A.4.2): the paper's value beside the measured "
-                    "value; kind 'sanity' holds by construction and is not counted as reproduction.", [claims_file])
+                    "value; kind 'sanity' holds by construction and is not counted as reproduction; rows read 'not "
+                    "measured' where the paper's numbers were lost or the panel is too small.", [claims_file])
 
 # %% [markdown]
 # A `fails` outcome marks a number not reproduced here, reported as measured, with the reason in its statement.
 # The offline default learns four tasks with one student at one seed, so b rests on at most four points (a
 # censored curve leaves the fit; below three points b is NaN, and below three tasks its bootstrap interval,
 # since resampling two task clusters can only return the panel itself), and the censoring row on one task at
-# k* ≤ 2: these rows test the pipeline, not the paper's exponent (109 observations over eight students there). The forgetting/recovery and Wanda rows are not reproduced (NaN): their sections
-# survive only as captions. Every N* above is recomputed from the logged runs (`runs.parquet`).
+# k* ≤ 2: these rows test the pipeline, not the paper's exponent (109 observations over eight students there); the
+# exponent's comparison is widened by 3 s.e. from its logged task-bootstrap interval, so a b from a few points
+# that holds says little, and one without an interval reads not measured. The forgetting/recovery and Wanda rows
+# read not measured: their sections survive only as captions, with no number to compare with. Every N* above is
+# recomputed from the logged runs (`runs.parquet`).
 
 # %%
 show_claims(claims_table, params.profile)
