@@ -66,15 +66,24 @@ plotting.save_figure(
 )
 
 # %% [markdown]
-# ## Claims — measured values (the paper's E4 conclusion is not in the extracted text)
+# ## Claims — measured values (the paper's E4 conclusion is not in the extracted text, so the claim is an
+# extension: reported, not counted as reproduction)
 
 # %%
 best = scan.loc[scan.groupby(["model", "dimension"]).auc_mean.idxmax()]
 mid = scan[scan.layer == scan.n_layers // 2].set_index(["model", "dimension"])
 shortfall = (best.set_index(["model", "dimension"]).auc_mean - mid.auc_mean)
 claims = [
-    claim("mid_depth_shortfall", "Sec. VI-A; E4", "largest AUC lost by probing ⌊L/2⌋ instead of the best layer",
-          "not stated", shortfall.max(), Bound("<=", 0.05)),
+    claim("mid_depth_shortfall", "Sec. VI-A (features at layer ⌊L/2⌋); E4",
+          f"largest mixed-regime AUC (α = {params.mixed_alpha:g}, n = {params.mixed_n}) lost, over models × "
+          "dimensions, by probing the paper's default layer ⌊L/2⌋ instead of the scan's best layer (the best layer is "
+          "picked on these same AUCs, so the shortfall is biased upward)",
+          "mid-depth layer (layer ⌊L/2⌋; E4 scans all layers); the paper states no E4 result",
+          shortfall.max(),
+          Bound("<=", 0.05, reason="0.05 ≈ 1.4·σ₀ = 0.047 at the paper's n = 300 balanced texts (Theorem 4's null s.d. "
+                "times the paper's calibration multiplier): a smaller loss is within one null s.d. of a single "
+                "audit's AUC"),
+          kind="extension"),
 ]
 # Reported, not claims (the paper states no value; the best layer beats layer 0 by construction):
 embedding_gain = (best.set_index(["model", "dimension"]).auc_mean

@@ -14,12 +14,14 @@
 # Writes: `orthogonality_stress` (figure and table), `confound_resampling` (figure), `claims`.
 
 # %%
+import math
+
 from IPython.display import display
 from matplotlib import pyplot as plt
 
 from lib import config, plotting, results
 from lib.bias_probes import groundtruth, model_audit
-from lib.claims import Bound, claim, show_claims
+from lib.claims import Bound, Point, claim, show_claims
 
 # %% tags=["parameters"]
 profile = "default"  # smoke | default | paper
@@ -103,34 +105,63 @@ plotting.save_figure(
 )
 
 # %% [markdown]
-# ## Claims — paper value beside measured value
+# ## Claims
+#
+# The paper gives E5 no number: C3 and Corollary 2's formula were lost in extraction, so the checks against them are
+# sanity checks of the generator or extensions (the project's re-derivation), reported, not counted as reproduction.
 
 # %%
 orthogonal = stress[stress.angle_deg == 90].iloc[0]
 aligned = stress[stress.angle_deg == stress.angle_deg.min()].iloc[0]
+chance = 1 - (1 - math.erfc(params.tolerance_z / math.sqrt(2))) ** len(stress)
+z_reason = (f"{params.tolerance_z:g} Monte Carlo s.e. (the tolerance_z parameter): if the closed form holds, the largest "
+            f"|z| of the {len(stress)} angles exceeds it with probability {chance:.1g}")
+detection_scale = ("0.05 ≈ 1.4·σ₀ = 0.047 at the paper's n = 300 balanced texts (Theorem 4's null s.d. times the "
+                   "paper's calibration multiplier): a smaller loss is within one null s.d. of a single audit's AUC")
 claims = [
-    claim("c3_exact", "E5; Thm 3", "C3 holds (θ = 90°): oracle AUC vs Eq. 8, |error| / s.e.",
-          "exact", abs(orthogonal.oracle_auc - orthogonal.purity_law) / orthogonal.oracle_se, Bound("<=", params.tolerance_z), kind="sanity"),
-    claim("cor2_predicts_stress", "E5; Cor 2", "oracle AUC vs Corollary 2 at every angle, max |error| / s.e.",
-          "exact (re-derived)", stress.oracle_vs_cor2_z.abs().max(), Bound("<=", params.tolerance_z)),
-    claim("stress_has_effect", "E5", "confound along Δ (smallest θ): Eq. 8 − oracle AUC, in s.e.",
-          "> 0 (C3 matters)", (aligned.purity_law - aligned.oracle_auc) / aligned.oracle_se, Bound(">", params.tolerance_z)),
-    claim("probe_below_cor2", "E5; Thm 3", "learned probe above Corollary 2, max (AUC − bound) / s.e.",
-          "<= 0", stress.probe_vs_cor2_z.max(), Bound("<=", params.tolerance_z)),
-    claim("confound_moderate", "E5 (semi-synthetic)", "largest held-out AUC loss at ρ = 0.5 vs ρ = 0",
-          "not stated", (confound[confound.correlation == 0].set_index(["model", "dimension"]).test_auc
-                         - confound[confound.correlation == 0.5].set_index(["model", "dimension"]).test_auc).max(),
-          Bound("<=", 0.05)),
-    claim("confound_total", "E5 (semi-synthetic)", "mean held-out AUC when the label equals the confound (ρ = 1)",
-          "not stated", confound[confound.correlation == confound.correlation.max()].test_auc.mean(), Bound(">=", 0.5)),
+    claim("c3_exact", "E5; Thm 3", "C3 holds (θ = 90°): oracle AUC of the simulated audits against Eq. 8 at the "
+          "generator's s and α, within the tolerance_z Monte Carlo s.e. of the oracle AUC (true by construction: the "
+          "generator puts the neutral texts at the midpoint and the oracle scores along the true Δ)",
+          "synthetic exact check of C3", orthogonal.oracle_auc,
+          Point(orthogonal.purity_law, se=orthogonal.oracle_se, k=params.tolerance_z), kind="sanity"),
+    claim("cor2_predicts_stress", "E5; Cor 2 (re-derived: the formula was lost in extraction)",
+          "oracle AUC against the project's re-derivation of Corollary 2 at b_w = shift·cos θ, largest |error| / "
+          "Monte Carlo s.e. over the angles",
+          "Corollary 2 gives the formula for $b_{w}\\neq 0$ (the formula itself is not in the text)",
+          stress.oracle_vs_cor2_z.abs().max(), Bound("<=", params.tolerance_z, reason=z_reason), kind="extension"),
+    claim("stress_has_effect", "E5", "confound along Δ (smallest θ): Eq. 8 − oracle AUC, in Monte Carlo s.e. (true by "
+          "construction: the generator moves the neutral texts off the midpoint, so Eq. 8's assumption fails)",
+          "no value stated", (aligned.purity_law - aligned.oracle_auc) / aligned.oracle_se,
+          Bound(">", params.tolerance_z, reason=f"an effect is called present beyond {params.tolerance_z:g} Monte Carlo "
+                "s.e. (the tolerance_z parameter)"), kind="sanity"),
+    claim("probe_below_cor2", "E5; Thm 3", "learned probe above the re-derived Corollary 2, largest (AUC − bound) / "
+          "Monte Carlo s.e. over the angles (true by construction: Corollary 2 at b_w is the AUC of the generator's "
+          "best linear direction Δ, and the learned probe is linear)",
+          "no value stated", stress.probe_vs_cor2_z.max(), Bound("<=", params.tolerance_z, reason=z_reason),
+          kind="sanity"),
+    claim("confound_moderate", "E5 (semi-synthetic)",
+          "largest loss of held-out-pair AUC, over models × dimensions, when the training label correlates with the "
+          "context kind at ρ = 0.5 instead of ρ = 0",
+          "semi-synthetic confound-resampling design on real features; no value stated",
+          (confound[confound.correlation == 0].set_index(["model", "dimension"]).test_auc
+           - confound[confound.correlation == 0.5].set_index(["model", "dimension"]).test_auc).max(),
+          Bound("<=", 0.05, reason=detection_scale), kind="extension",
+          not_measured="" if 0.5 in params.confound_correlations else "the profile's confound_correlations has no ρ = 0.5"),
+    claim("confound_total", "E5 (semi-synthetic)",
+          "mean held-out-pair AUC, over models × dimensions, when the training label equals the context kind "
+          "(ρ = 1): the probe still reads the marker, not only the confound, if it is not below chance",
+          "semi-synthetic confound-resampling design on real features; no value stated",
+          confound[confound.correlation == confound.correlation.max()].test_auc.mean(),
+          Bound(">=", 0.5, reason="0.5 is chance: a probe that learned only the confound scores held-out pairs, whose "
+                "label is independent of it, at 0.5"), kind="extension"),
 ]
 claims_table, claims_file = run.record_claims(claims)
 plotting.save_table(claims_table, "claims",
-                    "E05 orthogonality (paper 000, E5): the paper's value beside the measured value.",
+                    "E05 orthogonality (paper 000, E5): sanity checks and extensions (the paper states no E5 value).",
                     [claims_file])
 
 # %% [markdown]
-# A `fails` outcome marks a number not reproduced here, reported as measured.
+# A `fails` outcome marks a statement not borne out here, reported as measured.
 
 # %%
 show_claims(claims_table, params.profile)

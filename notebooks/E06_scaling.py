@@ -167,30 +167,74 @@ plotting.save_figure(
 
 # %% [markdown]
 # ## Claims — paper value beside measured value
+#
+# The paper states the n^−½ law for E6 on its six models (here: the models named in the parameters); the synthetic
+# slopes, the bound checks and the curvature AUC are extensions or sanity checks, reported, not counted as reproduction.
 
 # %%
+def slope_se(n, value, se):
+    """Monte Carlo s.e. of the least-squares log–log slope from the logged per-n s.e. (delta method: s.e. of log y ≈ se/y);
+    NaN (not measured) when a gap is not positive: its log, and so the slope, is then undefined, not a pass."""
+    if (np.asarray(value, float) <= 0).any():
+        return np.nan
+    x = np.log(np.asarray(n, float))
+    weights = (x - x.mean()) / ((x - x.mean()) ** 2).sum()
+    return float(np.sqrt((weights**2 * (np.asarray(se, float) / np.asarray(value, float)) ** 2).sum()))
+
+
+def median_se(values):
+    """s.e. of a median over pools from their spread (normal approximation: 1.2533·s.d./√m); NaN for one pool."""
+    values = np.asarray(values, float)
+    return float(1.2533 * values.std(ddof=1) / np.sqrt(len(values))) if len(values) > 1 else np.nan
+
+
+law = "the generalization gap follows the $n^{-1/2}$ law"
+z_reason = "a direction, tested one-sided: z > 2 is stricter than the z > 1.645 of a one-sided test at the paper's level .05"
 claims = [
-    claim("probe_gap_slope", "Thm 1; E6", "log-log slope of the probe's train − test AUC gap",
-          "-0.5", auc_slope, Point(-0.5, tol=params.slope_tolerance, reason="the slope_tolerance parameter, chosen before the run")),
-    claim("norm_ball_gap_slope", "Thm 1, Eq. 2", "log-log slope of the worst-case gap over the norm ball",
-          "-0.5", uniform_slope, Point(-0.5, tol=params.slope_tolerance, reason="the slope_tolerance parameter, chosen before the run"), kind="sanity"),
-    claim("norm_ball_gap_below_bound", "Thm 1, Eq. 2", "worst-case gap / its bound 2ρ/√n, max over n",
-          "<= 1", (class_gap.uniform_deviation / class_gap.uniform_bound).max(), Bound("<=", 1)),
-    claim("model_gap_slope", "Thm 1; E6",
-          "median log-log slope of the paper's probe's AUC gap on model features; with n < d it interpolates "
-          f"(mean train AUC {model_gap.train_auc.mean():.3f}), so the gap tends to 1 − AUC, not 0, and Theorem 1 "
-          "does not predict this slope", "-0.5", model_slopes.median(), Point(-0.5, tol=params.slope_tolerance, reason="the slope_tolerance parameter, chosen before the run")),
+    claim("probe_gap_slope", "Thm 1; E6 (the paper reports E6 on its six models; this synthetic setting is ours)",
+          f"log–log slope over n = {params.n_values[0]}…{params.n_values[-1]} of the train − test AUC gap of the paper's "
+          f"probe (standardised ℓ2 logistic, C = 1) on the purity generator at α = {params.alpha:g}, d = {params.dim}, "
+          "against −½ within 3 Monte Carlo s.e. (delta method from the logged per-n s.e.)",
+          "Experiment E6 checks the $n^{-1/2}$ law directly (log–log slope of the measured gap)", auc_slope,
+          Point(-0.5, se=slope_se(auc_gap.n, auc_gap.auc_gap, auc_gap.auc_gap_se), k=3),
+          kind="extension"),
+    claim("norm_ball_gap_slope", "Thm 1, Eq. 2", "log–log slope of the worst-case gap over the unit norm ball (true by "
+          "construction: that worst case is ‖mean(y·x) − E[y·x]‖, a sample-mean deviation, which scales as n^−½)",
+          "The generalization gap of norm-bounded linear probes decays as $n^{-1/2}$", uniform_slope,
+          Point(-0.5, tol=params.slope_tolerance,
+                reason="no s.e. of the worst-case gap is logged; the slope of a sample-mean norm is −½ up to "
+                       "O(1/n) terms, so ±0.1 only guards against an implementation error"),
+          kind="sanity"),
+    claim("norm_ball_gap_below_bound", "Thm 1, Eq. 2", "worst-case gap over the unit ball / its bound 2ρ/√n, largest "
+          "over n (true by construction: symmetrisation bounds the expected worst case by twice the unit ball's "
+          "Rademacher complexity, at most ρ/√n)", "no value stated (the bound (2) itself is lost in extraction)",
+          (class_gap.uniform_deviation / class_gap.uniform_bound).max(),
+          Bound("<=", 1, reason="a bound: the ratio may be anything up to 1"), kind="sanity"),
+    claim("model_gap_slope", "validation summary (six models); E6",
+          "median over models × dimensions of the log–log slope of the paper's probe's (C = 1) train − held-out-cells "
+          f"AUC gap over n = {params.model_n_values[0]}…{params.model_n_values[-1]} at α = {params.alpha:g}, against −½ "
+          "within 3 s.e. of the median (from the spread of the per-pool slopes); with n < d the probe interpolates "
+          f"(mean train AUC {model_gap.train_auc.mean():.3f}), so its gap tends to 1 − test AUC rather than to 0",
+          law, model_slopes.median(), Point(-0.5, se=median_se(model_slopes), k=3)),
     claim("model_bounded_gap_slope", "Thm 1, Eq. 2; E6",
-          "median log-log slope of the norm-bounded probe's ramp-loss gap on model features (the class Theorem 1 "
-          "bounds), at least as fast as its n^−½", "<= -0.5", bounded_slopes.median(),
-          Bound("<=", -0.5 + params.slope_tolerance)),
-    claim("curvature_shrinks_gap", "Thm 1; Sec. IV", "worst-case gap, flat minus largest κ, in s.e. (curvature "
-          "improves generalisation; z > 2 chosen as the evidence threshold)", "> 0", gap_drop_z, Bound(">", 2)),
-    claim("curvature_lowers_auc", "Thm 2; Sec. IV", "probe AUC, flat minus largest κ, in s.e. (curvature degrades "
-          "separability; z > 2 chosen as the evidence threshold)", "> 0", auc_drop_z, Bound(">", 2)),
-    claim("curvature_auc_matches_chord", "Thm 2, Eq. 6 with spread", "fitted probe AUC vs Eq. 6 with intrinsic "
-          "spread, max |error| over κ (0.005: the paper's E3 agreement)", "<= 0.005",
-          (tradeoff.probe_auc - tradeoff.chordal_auc).abs().max(), Bound("<=", 0.005)),
+          "median over models × dimensions of the log–log slope of the norm-bounded probe's (C = 1/(reg·n)) ramp-loss "
+          "gap on model features (the class Theorem 1 bounds), against −½ within 3 s.e. of the median (from the "
+          "spread of the per-pool slopes)",
+          "The generalization gap of norm-bounded linear probes decays as $n^{-1/2}$", bounded_slopes.median(),
+          Point(-0.5, se=median_se(bounded_slopes), k=3)),
+    claim("curvature_shrinks_gap", "Sec. IV (after Thm 1); Thm 2", "worst-case gap over the unit ball, flat minus "
+          "largest κ, in Monte Carlo s.e. (curvature improves generalisation)",
+          "it improves generalization (smaller $\\rho_{B}$ in (2)) exactly while it degrades separability",
+          gap_drop_z, Bound(">", 2, reason=z_reason)),
+    claim("curvature_lowers_auc", "Thm 2; Sec. IV", "probe AUC, flat minus largest κ, in Monte Carlo s.e. (true by "
+          "construction: at fixed geodesic distance the generator's chord shrinks with κ)",
+          "no value stated", auc_drop_z, Bound(">", 2, reason=z_reason), kind="sanity"),
+    claim("curvature_auc_matches_chord", "Thm 2, Eq. 6 with spread (re-derived)", "fitted probe AUC against the "
+          "project's Eq. 6 with intrinsic spread τ (theory.chordal_auc_spread), largest |error| over κ",
+          "E3 validates (6) on spheres with known $\\kappa$ to within $0.005$ AUC (Eq. 6 without spread)",
+          (tradeoff.probe_auc - tradeoff.chordal_auc).abs().max(),
+          Bound("<=", 0.005, reason="the paper's E3 agreement for Eq. 6, applied to the re-derived form with spread"),
+          kind="extension"),
 ]
 claims_table, claims_file = run.record_claims(claims)
 plotting.save_table(claims_table, "claims",

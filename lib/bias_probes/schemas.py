@@ -360,8 +360,6 @@ class Concentration(ModelNotebookParams):
     link_dim: int = param(6, ge=2, doc="β_B–curvature link: ambient dimension")
     link_n: int = param(4000, ge=20, doc="β_B–curvature link: texts per sample")
     link_reps: int = param(10, ge=2, doc="β_B–curvature link: samples per κ")
-    link_tolerance: float = param(0.01, gt=0,
-                                  doc="β_B–curvature link: allowed max |β̂ − β(chord)| (≈ 4 s.e. of β̂ at link_n 4000)")
 
 
 @register("E11_neutral_leakage")
