@@ -15,7 +15,7 @@
 # pools built from PyPI wheels (`data/tasks/SOURCES.md`), capped at 300 texts per split, inputs cut at
 # 128 tokens. The paper's models, pools and 768-token limit are in `params/paper/K01_kstar.yaml`.
 #
-# Writes: `decisions`, `candidate_curves` (Fig. 6), `sweep_window_seeds` (Fig. 7), `kstar` (task × model),
+# Writes: `cues` (the surface-cue audit, A.1.3), `decisions`, `candidate_curves` (Fig. 6), `sweep_window_seeds` (Fig. 7), `kstar` (task × model),
 # `precision` (Table 5), `claims`.
 
 # %%
@@ -27,7 +27,7 @@ import pandas as pd
 from IPython.display import display
 
 from lib import config, plotting, results
-from lib.claims import Bound, Point, claim, show_claims
+from lib.claims import Bound, Point, Range, claim, show_claims
 from lib.kstar import counts, cues, measure, order, rules
 
 # %% tags=["parameters"]
@@ -192,35 +192,119 @@ example_tau = rules.threshold(0.9790)
 example_seeds = [341, 332, 342, 344, 339]
 ratio = order.largest_ratio_near_ceiling(kstar, 0.03)
 all_readable = readable.se_within_gap.mean() if len(readable) else np.nan
+# The test-split precision of A.1.8 is a function of the test class counts (Eq. 20): comparable with the paper's
+# only where the splits reach its sizes ("The test splits hold 472 to 3000 texts"); a split holds at most `cap`.
+small_splits = (f"the profile caps each split at {params.cap} texts, below the paper's smallest test split (472 "
+                "texts; its splits hold 472 to 3000): the s.e. of Eq. 20 grows as 1/√n, so the paper's value is "
+                "not reachable here (the measured value is logged beside it)") if params.cap < 472 else ""
+paper_share, paper_decisions = 0.994, 941  # A.1.8: 99.4% of the 941 readable class decisions
+share_se = math.sqrt(paper_share * (1 - paper_share) / len(readable)) if len(readable) else np.nan
+# k* values the paper prints for its base models (A.1.7, A.2.1), matched by the hub id's last component.
+paper_base = {"gemma-3-270m", "gemma-3-1b-pt", "gemma-3-4b-pt", "gemma-3-12b-pt", "gemma-3-27b-pt", "gemma-2-9b",
+              "llama-3.1-8b", "mistral-7b-v0.3", "olmo-2-1124-7b", "qwen3-8b-base"}
+on_paper_models = kstar[kstar.model.map(lambda m: str(m).rstrip("/").split("/")[-1].lower()).isin(paper_base)]
+
+
+def paper_cells(task: str, model: str = "") -> pd.Series:
+    """k* of ``task`` on the paper's base models this profile reads (only ``model``'s, by hub-id name, if given)."""
+    cells = on_paper_models[on_paper_models.task == task]
+    return cells[cells.model.str.lower().str.endswith(model)].kstar if model else cells.kstar
+
+
+def unread(task: str, model: str = "", extra: str = "") -> str:
+    """Why a k* value the paper prints is not measured here ("" when it is)."""
+    if len(paper_cells(task, model)):
+        return extra
+    return (f"the paper prints this value for {task} on {model or 'its ten base models'}; this profile reads "
+            f"{', '.join(params.models)} on {', '.join(params.tasks)}, so no such cell is measured"
+            + (f"; {extra}" if extra else ""))
+
+
+harm_gemma, harm_all = paper_cells("harmfulness", "gemma-2-9b"), paper_cells("harmfulness")
 claims = [
-    claim("worked_threshold", "A.1.7", "τ from the worked example's ceiling C = 0.9790", "0.9551", example_tau,
-          Point(0.9551, tol=0.00005, reason="half a unit of the paper's fourth decimal")),
-    claim("worked_confirmation", "A.1.7", "neighbour confirmation of 341, 137, 342, 369", "341",
-          rules.neighbor_confirm([341, 137, 342, 369]), Point(341)),
-    claim("worked_task_value", "A.1.7", "task value of the seed values 341, 332, 342, 344, 339", "341",
-          rules.task_value(example_seeds), Point(341)),
-    claim("worked_seed_range", "A.1.7", "seed range of the same (width)", "332-344 (12)",
-          np.subtract(*rules.seed_range(example_seeds)[::-1]), Point(12)),
-    claim("isolated_minimum", "A.1.6", "neighbour confirmation of 32, 8, 16, ∞", "16",
-          rules.neighbor_confirm([32, 8, 16, math.inf]), Point(16)),
-    claim("median_ceiling_se", "A.1.8, Table 5", "median s.e. of a readable ceiling; the paper's test splits hold "
-          "~2000 texts, the default's at most 300, so a larger s.e. is expected (s.e. ∝ 1/√n)", "0.0015",
-          readable.se.median() if len(readable) else np.nan, Bound("<=", 0.0015, reason="the paper's value is an error or a spread: a smaller one does not contradict it")),
-    claim("se_within_gap_share", "A.1.8, Table 5", "share of readable decisions with 1.96·s.e. below the gap",
-          "0.994", all_readable, Bound(">=", 0.994, reason="the paper's share is the least it reports: a larger share does not contradict it")),
-    claim("count_ratio_near_ceilings", "A.1.1, Table 18", "largest count ratio between two readable tasks of one model "
-          "whose ceilings differ by ≤ 0.03; ≥ 8 (three octaves of Eq. 12) is the chosen reading of 'ceilings do not "
-          "fix counts', 64 needs the paper's tasks", "64 (4 vs 256)", ratio, Bound(">=", 8, reason="the statement's chosen reading of 'ceilings do not fix counts': a ratio of at least 8")),
-    claim("fits_per_cell", "A.1.5, Cost", "largest number of logistic fits in one search", "<= 70",
+    claim("worked_threshold", "A.1.7", "τ from the worked example's ceiling C = 0.9790 by Eq. 4 (arithmetic on the "
+          "paper's numbers: 0.5 + 0.95 × 0.4790 = 0.95505 exactly, which the paper prints as 0.9551)",
+          "τ_c = 0.5 + 0.95 × 0.4790 = 0.9551", example_tau,
+          Point(0.95505, tol=1e-12, reason="floating-point rounding of exact arithmetic"), kind="sanity"),
+    claim("worked_confirmation", "A.1.7", "neighbour confirmation (Eq. 14) of the paper's own seed-1 local counts "
+          "341, 137, 342, 369 (arithmetic on the paper's numbers)", "341",
+          rules.neighbor_confirm([341, 137, 342, 369]), Point(341), kind="sanity"),
+    claim("worked_task_value", "A.1.7", "task value (median, Eq. 16) of the paper's own seed values 341, 332, 342, "
+          "344, 339 (arithmetic on the paper's numbers)", "341", rules.task_value(example_seeds), Point(341),
+          kind="sanity"),
+    claim("worked_seed_range", "A.1.7", "width of the seed range of the paper's own seed values 341, 332, 342, 344, "
+          "339 (arithmetic on the paper's numbers)", "332-344 (12)",
+          np.subtract(*rules.seed_range(example_seeds)[::-1]), Point(12), kind="sanity"),
+    claim("isolated_minimum", "A.1.6, Neighbor confirmation", "neighbour confirmation of the paper's example local "
+          "counts 32, 8, 16, ∞ (arithmetic on the paper's numbers)", "16",
+          rules.neighbor_confirm([32, 8, 16, math.inf]), Point(16), kind="sanity"),
+    claim("median_ceiling_se", "A.1.8, Table 5", "median Hanley–McNeil s.e. (Eq. 20) of the ceilings of readable "
+          "class decisions, tested two-sided against the paper's value", "0.0015",
+          readable.se.median() if len(readable) else np.nan,
+          Point(0.0015, tol=0.00005, reason="the paper prints two significant digits: half a unit of the last"),
+          not_measured=small_splits),
+    claim("se_within_gap_share", "A.1.8, Table 5", "share of readable class decisions whose 1.96·s.e. of the ceiling "
+          "lies below the gap 0.05(C − ½), tested two-sided within 3 binomial s.e. √(p(1 − p)/N) at the paper's p = "
+          f"0.994 over the N = {len(readable)} readable decisions measured here",
+          "1.96·se lies below the gap in 99.4% of the 941 readable class decisions", all_readable,
+          Point(paper_share, se=share_se, k=3), not_measured=small_splits),
+    claim("count_ratio_near_ceilings", "A.1.1, Takeaway (Table 18)", "largest k* ratio between two readable tasks of "
+          "one model whose ceilings differ by at most 0.03 (the paper's own bound on a ceiling change it calls "
+          "unmoved: 'ceilings move by at most 0.03', A.2 summary (2); its pair differs by 1.0000 − 0.9785 = 0.0215), against "
+          "the paper's factor of 64 (intent 4 vs harmfulness 256 on Gemma-2-9B, probe-family control)",
+          "two tasks with nearly equal ceilings can differ in count by a factor of 64", ratio,
+          Bound(">=", 64, reason="the paper's statement is an existence claim ('can differ ... by a factor of 64'): "
+                "the largest ratio over near-equal pairs shows it when it reaches 64; a larger one shows it too")),
+    claim("kstar_harmfulness_gemma2_9b", "A.1.7 (Table 4)", "k* of harmfulness detection on Gemma-2-9B (base), the "
+          "paper's worked cell, tested against the paper's own seed range of that cell",
+          "341, with seed range 332 to 344", harm_gemma.iloc[0] if len(harm_gemma) else np.nan, Range(332, 344),
+          not_measured=unread("harmfulness", "gemma-2-9b")),
+    claim("kstar_harmfulness_lowest", "A.2.1, Count ranges and ceilings", "smallest k* of harmfulness detection over "
+          "the paper's base models this profile reads, against the paper's range over its ten base models",
+          "harmfulness detection ranges from 153 to 391", harm_all.min() if len(harm_all) else np.nan,
+          Range(153, 391), not_measured=unread("harmfulness")),
+    claim("kstar_harmfulness_highest", "A.2.1, Count ranges and ceilings", "largest k* of harmfulness detection over "
+          "the paper's base models this profile reads, against the paper's range over its ten base models",
+          "harmfulness detection ranges from 153 to 391", harm_all.max() if len(harm_all) else np.nan,
+          Range(153, 391), not_measured=unread("harmfulness")),
+    claim("kstar_language_id_median", "A.2.1, Count ranges and ceilings", "median k* of language identification over "
+          "the paper's base models this profile reads (the paper's median is over its ten)",
+          "language identification has a median k* of 1",
+          rules.ext_median(paper_cells("language_id")) if len(paper_cells("language_id")) else np.nan, Point(1),
+          not_measured=unread("language_id")),
+    claim("kstar_routing_highest", "A.2.1, Count ranges and ceilings", "largest k* of routing (MATH vs GSM8K) over the "
+          "paper's base models this profile reads", "tool selection and routing require one or two features",
+          paper_cells("routing").max() if len(paper_cells("routing")) else np.nan, Range(1, 2),
+          not_measured=unread("routing")),
+    claim("kstar_banking77_llama", "A.2.1, Rounding in Figure 2a", "k* of banking intent (Banking77, its ten most "
+          "frequent intents) on Llama-3.1-8B (base)", "banking intent reads ... 17.5 on Llama-3.1-8B",
+          paper_cells("banking77", "llama-3.1-8b").iloc[0] if len(paper_cells("banking77", "llama-3.1-8b")) else np.nan,
+          Point(17.5, tol=0.05, reason="the paper prints one decimal: half a unit of it"),
+          not_measured=unread("banking77", "llama-3.1-8b", "" if params.max_classes >= 10 else
+                              f"the paper's Banking77 evaluates ten intents; max_classes={params.max_classes}")),
+    claim("kstar_clinc150_qwen3", "A.2.1, Rounding in Figure 2a", "k* of intent classification (CLINC150, 20 sampled "
+          "intents) on Qwen3-8B-Base", "intent classification reads 4.5 on Qwen3-8B",
+          paper_cells("clinc150", "qwen3-8b-base").iloc[0] if len(paper_cells("clinc150", "qwen3-8b-base")) else np.nan,
+          Point(4.5, tol=0.05, reason="the paper prints one decimal: half a unit of it"),
+          not_measured=unread("clinc150", "qwen3-8b-base", "" if params.max_classes >= 20 else
+                              f"the paper's CLINC150 evaluates 20 intents; max_classes={params.max_classes} keeps "
+                              "a subset of them")),
+    claim("fits_per_cell", "A.1.5, Cost", "largest number of logistic fits in one search (class decision × layer × "
+          "seed); at most 70 by the construction of Algorithm 1", "at most 5(1+|K|)+|Γ1| = 70 logistic fits",
           window.n_fits.max(), Bound("<=", 70), kind="sanity"),
 ]
 claims_table, claims_file = run.record_claims(claims)
-plotting.save_table(claims_table, "claims", "K01 (paper 002, A.1.1–A.1.8): the paper's value beside the measured value; "
-                    "kind 'sanity' holds by construction and is not counted as reproduction.", [claims_file])
+plotting.save_table(claims_table, "claims", "K01 (paper 002, A.1.1–A.2.1): the paper's value beside the measured value; "
+                    "kind 'sanity' is arithmetic on the paper's own numbers or holds by construction and is not counted "
+                    "as reproduction; a k* value the paper prints for a task and model this profile does not read is "
+                    "'not measured', with the reason.", [claims_file])
 
 # %% [markdown]
 # Each row gives the paper's value, the measured value and its outcome; a `fails` outcome marks a
-# number not reproduced here, reported as measured, with the reason in its statement. Every count above
+# number not reproduced here, reported as measured. The k* values the paper prints (harmfulness, language
+# identification, routing, Banking77, CLINC150) belong to its models and hub task pools: the offline default
+# reads neither, so those rows are `not measured` there and are tested under the paper profile. The ceiling
+# precision of A.1.8 depends on the test-split size, so it is tested only where the splits reach the paper's. Every count above
 # is recomputed from the logged curves (`window.parquet`, `sweep.parquet`), so any other threshold or
 # aggregation can be applied without fitting again (K02 does).
 

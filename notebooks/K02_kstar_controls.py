@@ -8,8 +8,8 @@
 # treatments of infinite and low-ceiling cells (all, finite, gated). Lemma 1(ii) is checked on every
 # decision and seed. Three controls fit again on the same window: a random rotation of the features
 # (Proposition 1: only per-coordinate affine maps leave k* unchanged), chat-formatted input (the user
-# turn plus the generation prompt) against plain text, and shuffled labels (no ceiling should leave the
-# null band ½ + 4σ₀).
+# turn plus the generation prompt) against plain text, and shuffled labels (the paper: the search "does not
+# produce high AUROCs from label noise"; the band ½ + 4σ₀ is this notebook's reading of it, not the paper's).
 #
 # Writes: `variants` (task tables per control), `agreement`, `rotation`, `format`, `shuffled`, `claims`.
 
@@ -19,7 +19,7 @@ import pandas as pd
 from IPython.display import display
 
 from lib import config, plotting, results, stats
-from lib.claims import Bound, Point, claim, show_claims
+from lib.claims import Bound, Point, Range, claim, show_claims
 from lib.kstar import counts, measure
 
 # %% tags=["parameters"]
@@ -143,28 +143,63 @@ plotting.save_table(shuffled.round(4), "shuffled", "Common ceilings (largest den
 # %%
 median_rho = agreement[agreement.treatment == "all"].groupby("variant").rho.median()
 threshold_rhos = [median_rho.get(f"threshold {f:g}", np.nan) for f in params.thresholds]
-tolerance = "; ≥ 0.9 chosen: with ~7 tasks one swapped pair costs 0.04-0.07 of ρ"
+order_note = ("; Table 19's 'all' treatment (∞ tied at the top), median over models. With n tasks one swap of two "
+              "neighbours already gives ρ = 1 − 12/(n³ − n), 0.964 at n = 7")
+survives = ("ρ ≤ 1, and the paper's statement is that the task order survives the variant (A.1.11, Null: otherwise ρ "
+            "would 'fall well below 1'); a median above the paper's is closer agreement, not a contradiction, so only "
+            "its lower end is tested")
+# Proposition 1 allows a rotation to move a count either way: the factor of a task is max(r, 1/r) of its ratio r;
+# a task infinite in both bases has no count to move and is left out.
+counted = rotation[np.isfinite(rotation.kstar_main) | np.isfinite(rotation.kstar_control)]
+factors = counted.ratio.map(lambda r: max(r, 1 / r) if r > 0 else np.inf)
 claims = [
-    claim("threshold_agreement_min", "A.1.11, Table 19", "lowest median ρ (all treatment) of a threshold variant "
-          f"with the main order{tolerance}", "0.97-0.99", np.nanmin(threshold_rhos), Bound(">=", 0.9, reason="agreement: the statement's ≥ 0.9 (one swapped pair of ~7 tasks costs 0.04-0.07)")),
-    claim("ranking_only_agreement", "A.1.11, Table 19", f"median ρ of ranking-only search with the main order{tolerance}",
-          "0.99", median_rho.get("ranking only", np.nan), Bound(">=", 0.9, reason="agreement: the statement's ≥ 0.9 (one swapped pair of ~7 tasks costs 0.04-0.07)")),
-    claim("single_layer_agreement", "A.1.11, Table 19", f"median ρ of the best single layer with the main order{tolerance}",
-          "0.98", median_rho.get("single layer", np.nan), Bound(">=", 0.9, reason="agreement: the statement's ≥ 0.9 (one swapped pair of ~7 tasks costs 0.04-0.07)")),
+    claim("threshold_agreement_min", "A.2 summary (1); A.1.11, Table 19", "lowest median ρ of a threshold variant "
+          f"(factor {', '.join(f'{f:g}' for f in params.thresholds)} instead of {params.frac:g}) with the main task "
+          f"order{order_note}",
+          "this order survives changes of threshold, search path, and layer rule at median correlations of 0.97 to "
+          "0.99", np.nanmin(threshold_rhos), Bound(">=", 0.97, reason=survives)),
+    claim("ranking_only_agreement", "A.2 summary (1); A.1.11, Table 19", "median ρ of ranking-only search (ranked "
+          f"prefixes, no ℓ1 path) with the main task order{order_note}",
+          "this order survives changes of threshold, search path, and layer rule at median correlations of 0.97 to "
+          "0.99", median_rho.get("ranking only", np.nan), Bound(">=", 0.97, reason=survives)),
+    claim("l1_only_agreement", "A.2 summary (1); A.1.11, Table 19", "median ρ of ℓ1-only search (no ranked prefixes) "
+          f"with the main task order{order_note}",
+          "this order survives changes of threshold, search path, and layer rule at median correlations of 0.97 to "
+          "0.99", median_rho.get("l1 only", np.nan), Bound(">=", 0.97, reason=survives)),
+    claim("single_layer_agreement", "A.1.7, What the example shows; Table 19", "median ρ of the best single layer "
+          f"(no neighbour confirmation) with the main task order{order_note}",
+          "the two readings order the 14 core tasks alike at a median Spearman correlation of 0.98",
+          median_rho.get("single layer", np.nan), Bound(">=", 0.98, reason=survives)),
     claim("lemma1_monotone", "A.1.6, Lemma 1(ii), (iv)", "share of decision × seed whose confirmed count never falls "
           "as the threshold factor rises", "1 (a theorem)", monotone, Point(1), kind="sanity"),
-    claim("rotation_moves_counts", "A.1.11, Table 15", "median count ratio rotated / main over tasks (the paper reports "
-          "moves of ×1.5 to ×20)", "1.5-20", rotation.ratio.median(), Bound(">=", 1.5, reason="the paper reports moves of at least ×1.5: the test is that rotation moves counts")),
-    claim("rotation_keeps_ceilings", "A.1.11, Table 15", "largest |ceiling change| under rotation",
-          "<= 0.03", rotation.ceiling_change.abs().max(), Bound("<=", 0.03)),
-    claim("format_keeps_ceilings", "A.1.2, A.3.1", "largest |ceiling change| chat vs plain",
-          "<= 0.03", formats.ceiling_change.abs().max(), Bound("<=", 0.03)),
-    claim("shuffled_labels_in_band", "A.1.8", "largest (C − ½)/σ₀ of a decision with shuffled labels",
-          "no ceiling above ½ + 4σ₀", shuffled.z.max(), Bound("<=", 4)),
+    claim("rotation_moves_counts", "A.2 summary (2); A.1.5 Proposition 1, Table 15", "smallest factor max(r, 1/r) "
+          f"over tasks by which a random rotation of {params.control_model}'s residual stream moves k* (r = rotated / "
+          "main; tasks infinite in both bases left out), against the paper's range of factors",
+          "Absolute counts depend on the basis and on the wording of the texts by factors of 1.5 to 20",
+          factors.min() if len(factors) else np.nan, Range(1.5, 20)),
+    claim("rotation_moves_counts_max", "A.2 summary (2); A.1.5 Proposition 1, Table 15", "largest factor max(r, 1/r) "
+          f"over tasks by which a random rotation of {params.control_model}'s residual stream moves k* (r = rotated / "
+          "main; ∞ where only one side is finite; tasks infinite in both left out), against the paper's range of "
+          "factors", "Absolute counts depend on the basis and on the wording of the texts by factors of 1.5 to 20",
+          factors.max() if len(factors) else np.nan, Range(1.5, 20)),
+    claim("rotation_keeps_ceilings", "A.2 summary (2); Table 15", "largest |ceiling change| over tasks under the "
+          "random rotation", "while ceilings move by at most 0.03", rotation.ceiling_change.abs().max(),
+          Bound("<=", 0.03)),
+    claim("format_keeps_ceilings", "A.1.2 Input format; A.1.11", "largest |ceiling change| over the format tasks, "
+          "chat-formatted against plain input on the same model. The paper measures the input format (A.1.11, "
+          "Table 14, lost in extraction) but its surviving bound of 0.03 names the basis and the wording, not the "
+          "format: 0.03 is borrowed from it", "while ceilings move by at most 0.03",
+          formats.ceiling_change.abs().max(), Bound("<=", 0.03), kind="extension"),
+    claim("shuffled_labels_in_band", "Test-set use (Table 7)", "largest z = (C − ½)/σ₀ of a common ceiling with "
+          "shuffled labels, with Theorem 4's σ₀ of the test split. The paper states no value (Table 7 was lost): "
+          "z ≤ 4 is this notebook's reading of 'no high AUROC' for a maximum over the window's 20 dense probes",
+          "the shuffled-label control in Table 7 shows that the search does not produce high AUROCs from label "
+          "noise", shuffled.z.max(), Bound("<=", 4), kind="extension"),
 ]
 claims_table, claims_file = run.record_claims(claims)
 plotting.save_table(claims_table, "claims", "K02 (paper 002, A.1.11, A.2.2): the paper's value beside the measured "
-                    "value; kind 'sanity' holds by construction and is not counted as reproduction.", [claims_file])
+                    "value; kind 'sanity' holds by construction, kind 'extension' goes beyond the paper's stated "
+                    "values; neither is counted as reproduction.", [claims_file])
 
 # %% [markdown]
 # A `fails` outcome marks a number not reproduced here, reported as measured. The format control reads

@@ -22,7 +22,7 @@ import pandas as pd
 from IPython.display import display
 
 from lib import config, plotting, results
-from lib.claims import Bound, Point, claim, show_claims
+from lib.claims import Bound, Point, Range, claim, show_claims
 from lib.kstar import counts, measure, order, text_baseline
 
 # %% tags=["parameters"]
@@ -146,47 +146,99 @@ plotting.save_table(partial.round(4), "partial", "Spearman ρ of two models' k* 
 # ## Claims — paper value beside measured value
 
 # %%
-all_pairs = pairs[pairs.treatment == "all"].rho
-treatment_gap = pairs.groupby(["model_a", "model_b"]).rho.agg(lambda r: r.max() - r.min()).max()
+cross = [(params.models[i], params.models[j]) for i, j in order.cross_lab_pairs(params.models)]
+on_common = task_table[task_table.task.isin(common)]
+common_rhos = [counts.agreement(on_common[on_common.model == a], on_common[on_common.model == b], "all", 3)[0]
+               for a, b in cross]
+# Table 12's columns (lost in extraction) summarise ρ over pairs: here the median, lowest and highest over all pairs.
+columns = pairs.groupby("treatment").rho.agg(["median", "min", "max"])
+treatment_gap = (columns.max() - columns.min()).max() if len(columns) else np.nan
 at64 = comparison[comparison.k == 64]
 at256 = comparison[comparison.k == 256]
 ceiling_rows = comparison[comparison.k == 0]
 controlled = partial[~partial.control.str.startswith("log")]
+controlled = controlled[[(a, b) in cross for a, b in zip(controlled.model_a, controlled.model_b, strict=True)]]
 invariance = partial[partial.control.str.startswith("log")]
-attainable = 1 / math.factorial(len(common)) if common else np.nan
+# The permutation p cannot fall below the chance that every shuffled model repeats the observed relative order,
+# (1/n!)^(m − 1) for m models on n untied tasks, nor below 1/(1 + n_permutations).
+floor = (math.factorial(len(common)) ** -(len(params.models) - 1) if common else np.nan)
+floor = max(floor, 1 / (1 + params.n_permutations)) if common else np.nan
+p_unreachable = (f"the paper's p < 1e-5 is unreachable here: {len(params.models)} models on {len(common)} tasks "
+                 f"readable in all of them with {params.n_permutations} permutations give a floor of {floor:.2g} "
+                 "(the paper: 10 models, 30 cross-lab pairs, nine tasks, 10^5 permutations)") \
+    if common and floor >= 1e-5 else ""
+paper_first = 14 / 24  # A.2.3: k_first ≠ k_stable in 14 of the 24 tasks
+first_se = math.sqrt(paper_first * (1 - paper_first) / len(first_stable)) if len(first_stable) else np.nan
+gains = ceiling_rows.median_difference.dropna()
+gain = gains.loc[(gains - 0.026).abs().idxmax()] if len(gains) else np.nan  # the model farthest from the paper's
+n_text = int(at64.n_tasks.min()) if len(at64) else 0
+agreement_reason = ("ρ ≤ 1, and the paper's statement is that the agreement survives the text-side control ('The "
+                    "agreement thus rests mostly on the part of the order that the text does not predict'); a higher "
+                    "partial ρ is closer agreement, not a contradiction, so the paper's lowest value is the test")
 claims = [
-    claim("spread_ratio_max", "A.2.1", "largest σ_t over tasks readable in several models (σ_t ≤ 3.2 in the paper "
-          "except PII at 8)", "<= 3.2 (PII 8)", spread.max(), Bound("<=", 8)),
-    claim("pairwise_rho_min", "A.2.1, Eq. 25", "lowest model-pair ρ, all treatment (the paper's cross-lab pairs span "
-          "0.78-1.00, median 0.93)", "0.78-1.00", all_pairs.min(), Bound(">=", 0.78, reason="the paper's lowest pair is the test: a higher ρ does not contradict 0.78-1.00")),
-    claim("treatments_agree", "A.2.1, Table 12", "largest spread of ρ across the three treatments of one pair",
-          "<= 0.05", treatment_gap, Bound("<=", 0.05)),
-    claim("permutation_p", "A.2.1", f"permutation p of the median ρ over {shared_order.n_pairs} cross-lab pair(s) "
-          f"on {len(common)} readable tasks; the paper reaches p < 1e-5 with 30 cross-lab pairs of 10 models, here "
-          f"the floor is 1/{len(common)}! = {attainable:.2g}, so p < 0.05 is the test"
-          + (" (one cross-lab pair: the median is that pair's ρ)" if shared_order.n_pairs == 1 else ""),
-          "< 1e-5", p_value, Bound("<", 0.05)),
-    claim("ceilings_across_models", "A.2.1", "largest ceiling range across models on a readable task", "<= 0.05",
+    claim("spread_ratio_max", "A.2.1, Count ranges and ceilings", "largest σ_t = max/min of k* over the models where "
+          "the task is readable (Eq. 24), over tasks readable in at least two models; the paper's one exception, PII "
+          "detection, has no pool here", "σ_t is at most 3.2, except for PII detection, which ranges from 1 to 8",
+          spread.max(), Bound("<=", 3.2)),
+    claim("pairwise_rho_min", "A.2.1, Result for the main-text summary", "lowest cross-lab pair's Spearman ρ (Eq. 25) "
+          f"over the {len(common)} task(s) readable in every model (the paper's nine-task summary set), "
+          f"{len(cross)} cross-lab pair(s)", "a range of 0.7812 to 1.0000", pd.Series(common_rhos, dtype=float).min(),
+          Range(0.7812, 1.0)),
+    claim("treatments_agree", "A.2.1, Result for the pairwise treatments (Table 12)", "largest spread across the three "
+          "treatments (all, finite, gated) of the median, lowest and highest ρ over all model pairs",
+          "the three treatments agree to within 0.05 in every column", treatment_gap, Bound("<=", 0.05)),
+    claim("permutation_p", "A.2.1, Result for the main-text summary", f"permutation p of the median ρ over "
+          f"{shared_order.n_pairs} cross-lab pair(s) on {len(common)} readable tasks (task labels shuffled within "
+          "each model)" + (" (one cross-lab pair: the median is that pair's ρ)" if shared_order.n_pairs == 1 else ""),
+          "no permutation reaches the observed median and p<10^{-5}", p_value, Bound("<", 1e-5),
+          not_measured=p_unreachable),
+    claim("permutation_p_at_05", "A.2.1, Result for the main-text summary", "the same permutation p at the "
+          "conventional 0.05, this notebook's level where the paper's 1e-5 is out of reach (it needs about nine "
+          "tasks readable in several models: see permutation_p)",
+          "no permutation reaches the observed median and p<10^{-5}", p_value, Bound("<", 0.05), kind="extension"),
+    claim("ceilings_across_models", "A.2.1, Count ranges and ceilings", "largest ceiling range across models on a "
+          "readable task", "Ceilings differ by at most 0.05 across models on every readable task",
           ceiling_range.max(), Bound("<=", 0.05)),
-    claim("first_vs_stable", "A.2.3", "share of text-baseline decisions where k_first ≠ k_stable (paper 14 of 24)",
-          "0.58", float((first_stable.k_first != first_stable.k_stable).mean()), Bound(">", 0, reason="the test is that k_first and k_stable differ at all")),
-    claim("model_ahead_at_64", "A.2.3", "smallest model-minus-text median s(64) difference across models, on the "
-          f"{int(at64.n_tasks.min()) if len(at64) else 0} task(s) readable from text (paper 0.991 vs 0.919)", "> 0",
-          at64.median_difference.min(), Bound(">", 0)),
-    claim("not_ahead_at_256", "A.2.3", "smallest Wilcoxon p at k = 256 (no significant difference in the paper)",
-          ">= 0.05", at256.p_value.min(), Bound(">=", 0.05)),
-    claim("ceiling_correlation", "A.2.3", "lowest model-text ceiling correlation; 0.1 chosen: seven tasks",
-          "0.950", ceiling_rows.ceiling_correlation.min(), Point(0.95, tol=0.1, reason="0.1 chosen: seven tasks")),
-    claim("ceiling_gain", "A.2.3", "median model-minus-text ceiling gain (largest over models); 0.03 chosen",
-          "0.026", ceiling_rows.median_difference.max(), Point(0.026, tol=0.03, reason="0.03 chosen before the run")),
-    claim("partial_rho_min", "A.2.1, Table 13", "lowest partial ρ of a model pair given a text-side reading (paper "
-          "0.86-0.92 against 0.93 uncontrolled)", "0.86", controlled.partial_rho.min(), Bound(">=", 0.78, reason="the paper's lowest uncontrolled pair (0.78) is the test")),
-    claim("log_invariance", "A.2.1, Remark", "largest |ρ(log k*) − ρ(k*)| over model pairs", "0 (exact)",
-          (invariance.partial_rho - invariance.rho).abs().max(), Point(0), kind="sanity"),
+    claim("first_vs_stable", "A.2.3, Why we report no input-side k*", "share of text-baseline (TF-IDF) searches where "
+          "k_first ≠ k_stable, one per class decision (the paper counts tasks), within 3 binomial s.e. "
+          f"√(p(1 − p)/N) at the paper's p = 14/24 over the N = {len(first_stable)} searches",
+          "In 14 of the 24 tasks, k_first ≠ k_stable",
+          float((first_stable.k_first != first_stable.k_stable).mean()) if len(first_stable) else np.nan,
+          Point(paper_first, se=first_se, k=3)),
+    claim("model_ahead_at_64", "A.2.3, Result", "smallest model-minus-text median s(64) difference across models, on "
+          f"the {n_text} task(s) readable from text (paper 0.991 vs 0.919 on Gemma-2-9B)",
+          "The model reaches more of its own ceiling within 64 features", at64.median_difference.min(),
+          Bound(">", 0)),
+    claim("model_ahead_at_64_p", "A.2.3, Result", "largest two-sided Wilcoxon p of model against text s(64) across "
+          f"models, on the {n_text} task(s) readable from text (the difference is significant at 64, since it is "
+          "'no longer significant at 256')", "The model reaches more of its own ceiling within 64 features, and the "
+          "difference is no longer significant at 256", at64.p_value.max(), Bound("<", 0.05),
+          not_measured="" if n_text > 5 else f"a two-sided Wilcoxon test on {n_text} pairs cannot reach p < 0.05"),
+    claim("not_ahead_at_256", "A.2.3, Result", "smallest two-sided Wilcoxon p of model against text s(256) across "
+          "models", "the difference is no longer significant at 256", at256.p_value.min(), Bound(">=", 0.05)),
+    claim("ceiling_correlation", "A.2.3, The ceiling axis", "lowest Pearson correlation across models of the "
+          "model's task ceilings with the TF-IDF ceilings (paper: Gemma-2-9B over 24 tasks)",
+          "Input-side and model-side ceilings correlate at ρ=0.950", ceiling_rows.ceiling_correlation.min(),
+          Bound(">=", 0.95, reason="the paper's statement is that dense readability is mostly a property of the text "
+                "('Dense ceilings are largely fixed by the text, at a correlation of 0.950'); a higher correlation "
+                "says so more strongly, not less, so the lower side is the test")),
+    claim("ceiling_gain", "A.2.3, The ceiling axis", "median model-minus-text ceiling gain over tasks, of the model "
+          "farthest from the paper's 0.026 (every model within the tolerance when it is)",
+          "The model exceeds the input baseline by a median of 0.026 AUROC", gain,
+          Point(0.026, tol=0.005, reason="the paper's ceilings 'move by at most 0.0024 between independent runs' "
+                "(A.2.3), so a difference of two ceilings moves by at most 0.0048")),
+    claim("partial_rho_min", "A.2.1, Text-level control (Table 13)", "lowest, over the six text-side readings, of the "
+          "median cross-lab partial ρ of two models' k* orders given that reading",
+          "the median cross-lab partial correlation is 0.86 to 0.92 ... its lowest value of 0.860",
+          controlled.groupby("control").partial_rho.median().min() if len(controlled) else np.nan,
+          Bound(">=", 0.86, reason=agreement_reason)),
+    claim("log_invariance", "A.2.1, Remark (invariance of the order statistic)", "largest |ρ(log k*) − ρ(k*)| over "
+          "model pairs", "0 (exact)", (invariance.partial_rho - invariance.rho).abs().max(), Point(0), kind="sanity"),
 ]
 claims_table, claims_file = run.record_claims(claims)
 plotting.save_table(claims_table, "claims", "K03 (paper 002, A.2.1, A.2.3): the paper's value beside the measured "
-                    "value; kind 'sanity' holds by construction and is not counted as reproduction.", [claims_file])
+                    "value; kind 'sanity' holds by construction, kind 'extension' goes beyond the paper; neither is "
+                    "counted as reproduction.", [claims_file])
 
 # %% [markdown]
 # A `fails` outcome marks a number not reproduced here, reported as measured, with the reason in its

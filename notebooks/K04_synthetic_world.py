@@ -21,11 +21,12 @@
 import math
 
 import matplotlib.pyplot as plt
+import numpy as np
 import pandas as pd
 from IPython.display import display
 
 from lib import config, plotting, results
-from lib.claims import Bound, Point, claim, show_claims
+from lib.claims import Bound, Point, Range, claim, show_claims
 from lib.kstar import synthetic, world
 
 # %% tags=["parameters"]
@@ -198,69 +199,100 @@ display(by_model.round(3))
 learned = final[((final.role == "target") & (final.function != "parity")) | (final["query"] == "parity2_target")]
 readable_controls = final[final.readable & (final.role == "control")]
 held_out = runs[(runs.kind == "accuracy") & (runs["query"] == "loss") & (runs["update"] == params.updates)].value
-first_model = specs[0].name
+names = [spec.name for spec in specs]
+# Table 39 tracks the four-layer width-256 transformer with training seed 0; a profile without it reads the first model.
+first_model = "transformer-d256-L4-s0" if "transformer-d256-L4-s0" in names else names[0]
+model_note = "" if first_model == "transformer-d256-L4-s0" else " (the paper's is the four-layer width-256 transformer)"
 first_stop = min([*params.read_at_updates, params.updates])
 track = counts[(counts.model == first_model) & (counts.basis == "raw")].set_index(["query", "update"])["count"]
-paper_values = {"raw": ("29", "60.5/38", "0.31", "0.289"), "pca": ("16", "64/32", "0.35", "0.347")}
+# A.3.4: family-median spans of the readable controls, overlap control against the others, |S| association.
+paper_values = {"raw": ((29, 60.5), "60.5", "38", 0.31, 0.289), "pca": ((16, 64), "64", "32", 0.35, 0.347)}
 claims = []
-for basis, (paper_median, paper_overlap, paper_slope, paper_rho) in paper_values.items():
+for basis, ((span_lo, span_hi), paper_overlap, paper_others, paper_slope, paper_rho) in paper_values.items():
     targets = learned[learned.readable & (learned.basis == basis)]
     controls = readable_controls[readable_controls.basis == basis]
     family = medians[(medians.basis == basis) & (medians.role == "control") & (medians.readable > 0)]
     lap = overlap[overlap.basis == basis]
     assoc = association[association.basis == basis]
     n_assoc = int(assoc.n.iloc[0]) if len(assoc) else 0
-    rho_tol = 2 / math.sqrt(max(n_assoc - 1, 1))
+    sized = controls[controls.function.isin(["threshold", "conjunction"]) & np.isfinite(controls["count"])]
+    fit = (np.polyfit(np.log(sized.n_factors), np.log(sized["count"]), 1, cov=True)
+           if len(sized) > 3 and sized.n_factors.nunique() > 1 and sized["count"].nunique() > 1 else None)
+    span = f"{span_lo:g} to {span_hi:g}"
     claims += [
-        claim(f"targets_at_one_{basis}", "A.3.4, Result", f"share of readable learned targets ({len(targets)}) read "
-              f"at k^syn = 1, {basis} basis", "1 (every readable target, 20/20 models)",
+        claim(f"targets_at_one_{basis}", "A.3.4, Result", f"share of readable learned targets ({len(targets)}: "
+              f"threshold, conjunction and two-factor parity) read at k^syn = 1, {basis} basis",
+              "Every readable target in the seven learned families has k^syn=1 in all 20 main models and in both bases",
               (targets["count"] == 1).mean() if len(targets) else math.nan, Point(1)),
         claim(f"no_control_at_one_{basis}", "A.3.4, Result", f"readable controls ({len(controls)}) at k^syn = 1, "
-              f"{basis} basis", "0", (controls["count"] == 1).sum() if len(controls) else math.nan, Bound("<=", 0, reason="a count or share cannot fall below 0: the upper bound is the two-sided test of 0")),
-        claim(f"control_median_min_{basis}", "A.3.4, Result", "smallest family median of readable controls; ≥ 8 "
-              "chosen: half the paper's smallest (16, PCA), as widths here stop at 128 and training is far shorter",
-              paper_median, family["median"].min() if len(family) else math.nan, Bound(">=", 8, reason="≥ 8 chosen: half the paper's smallest median (16, PCA); widths and training are smaller here")),
-        claim(f"overlap_not_narrower_{basis}", "A.3.4, Overlapping inputs", "median count of the overlap control / "
-              "median of the other readable controls; ≥ 0.5 chosen: narrowing towards the target's 1 would put it near "
-              "0, and a factor 2 is within model-to-model spread at four models", paper_overlap,
-              (lap.overlap_median / lap.others_median).iloc[0] if len(lap) else math.nan, Bound(">=", 0.5, reason="≥ 0.5 chosen: narrowing towards the target's 1 would put it near 0")),
-        claim(f"size_slope_{basis}", "A.3.4, Idealized factor coordinates", "log-log slope of count on |S| over "
-              "readable threshold and conjunction controls; < 0.65 chosen: halfway between the paper's value and the 1 "
-              "of counts proportional to |S|", paper_slope,
-              assoc.loglog_slope.iloc[0] if len(assoc) else math.nan, Bound("<", 0.65, reason="< 0.65 chosen: halfway between the paper's slope and the 1 of counts proportional to |S|")),
+              f"{basis} basis", "no control reaches a count of one in any model",
+              (controls["count"] == 1).sum() if len(controls) else math.nan, Point(0)),
+        claim(f"control_median_min_{basis}", "A.3.4, Result", "smallest family median of the readable controls, "
+              f"{basis} basis, against the paper's span of family medians",
+              f"Readable controls span family medians of {span} in the {basis.replace('pca', 'PCA')} basis",
+              family["median"].min() if len(family) else math.nan, Range(span_lo, span_hi)),
+        claim(f"control_median_max_{basis}", "A.3.4, Result", "largest family median of the readable controls, "
+              f"{basis} basis, against the paper's span of family medians",
+              f"Readable controls span family medians of {span} in the {basis.replace('pca', 'PCA')} basis",
+              family["median"].max() if len(family) else math.nan, Range(span_lo, span_hi)),
+        claim(f"overlap_not_narrower_{basis}", "A.3.4, Overlapping inputs", "median count of the eight-factor threshold "
+              "control that shares four factors with the trained target, divided by the median of the other readable "
+              f"controls, {basis} basis (the paper's {paper_overlap}/{paper_others})",
+              "Training the target therefore does not narrow the readout of an untrained aggregate over half of its "
+              f"inputs (its median {paper_overlap} against {paper_others} for the other readable controls)",
+              (lap.overlap_median / lap.others_median).iloc[0] if len(lap) else math.nan,
+              Bound(">=", 1, reason="the paper's statement is a direction: the overlap control does not read "
+                    "narrower than the other readable controls (its null: narrower), so a ratio of at least 1 is it")),
+        claim(f"size_slope_{basis}", "A.3.4, Idealized factor coordinates", "least-squares slope of log count on "
+              f"log |S| over the {len(sized)} readable threshold and conjunction controls, {basis} basis, within 3 "
+              "least-squares s.e. of the slope (observations share models, so this s.e. understates the uncertainty)",
+              "with log-log slopes of 0.31 and 0.35 rather than one (raw, PCA)",
+              assoc.loglog_slope.iloc[0] if len(assoc) else math.nan,
+              Point(paper_slope, se=math.sqrt(fit[1][0, 0]) if fit is not None else math.nan, k=3)),
         claim(f"size_spearman_{basis}", "A.3.4, Idealized factor coordinates", f"Spearman ρ of |S| and count over "
-              f"{n_assoc} readable controls; tolerance 2/√(n−1), about two standard errors of ρ", paper_rho,
-              assoc.spearman.iloc[0] if len(assoc) else math.nan, Point(float(paper_rho), tol=rho_tol, reason="2/√(n−1), about two standard errors of ρ")),
+              f"{n_assoc} readable threshold and conjunction controls, {basis} basis, within 3 s.e. 1/√(n − 1) (the "
+              "s.e. behind the paper's own p-values: 0.289·√119 = 3.15, p ≈ 0.0016 against its 0.0014)",
+              "the Spearman correlation ... between |S| and the count is 0.289 in the raw basis and 0.347 in the PCA "
+              "basis",
+              assoc.spearman.iloc[0] if len(assoc) else math.nan,
+              Point(paper_rho, se=1 / math.sqrt(n_assoc - 1) if n_assoc > 1 else math.nan, k=3)),
     ]
 parity_hard = final[final["query"].isin(["parity4_target", "parity8_target"])]
 claims += [
     claim("parity48_unreadable", "A.3.4, Result", "readable four- and eight-factor parity targets (models × bases)",
-          "0", parity_hard.readable.sum(), Bound("<=", 0, reason="a count or share cannot fall below 0: the upper bound is the two-sided test of 0")),
-    claim("threshold_target_first_checkpoint", "A.3.4, Table 39", f"k^syn of the eight-factor threshold target of "
-          f"{first_model} at its first checkpoint ({first_stop} updates), raw basis", "1 (from 500 updates)",
-          track.get(("threshold8_target", first_stop), math.nan), Point(1)),
-    claim("parity2_at_one_last", "A.3.4, Table 39", f"k^syn of the two-factor parity target of {first_model} after "
-          f"{params.updates} updates, raw basis (the paper's reads 1 from 2,000 updates)", "1",
-          track.get(("parity2_target", params.updates), math.nan), Point(1)),
-    claim("prop7_count_U", "A.3.4, Proposition 7", "k^syn in U (first coordinate = 2Y − 1)", "1",
-          prop7["count"].iloc[0], Point(1)),
-    claim("prop7_count_V", "A.3.4, Proposition 7", f"k^syn in V = QU with σ = {params.prop7_sigma} (two when "
-          f"σ > {synthetic.PROP7_SIGMA_MIN:.4f})", "2" if params.prop7_sigma > synthetic.PROP7_SIGMA_MIN else "1",
-          prop7["count"].iloc[1], Point(2 if params.prop7_sigma > synthetic.PROP7_SIGMA_MIN else 1)),
+          "Four- and eight-factor parity targets fail the readability gate", parity_hard.readable.sum(), Point(0)),
+    claim("threshold_target_first_checkpoint", "A.3.4, Training trajectory (Table 39)", "k^syn of the eight-factor "
+          f"threshold target of {first_model}{model_note} at its first checkpoint ({first_stop} updates), raw basis",
+          "The readable threshold target already has a one-feature readout at the earliest checkpoint after 500 "
+          "updates", track.get(("threshold8_target", first_stop), math.nan), Point(1)),
+    claim("parity2_at_one_last", "A.3.4, Training trajectory (Table 39)", "k^syn of the two-factor parity target of "
+          f"{first_model}{model_note} after {params.updates} updates, raw basis",
+          "reads at a count of one from 2,000 updates on", track.get(("parity2_target", params.updates), math.nan),
+          Point(1), not_measured="" if params.updates >= 2000 else f"the paper's two-factor parity target is "
+          f"unreadable at 500 and 1,000 updates and reads 1 from 2,000 on; this profile trains {params.updates}"),
+    claim("prop7_count_U", "A.3.4, Proposition 7", "k^syn in U on a sample of Proposition 7's example; its first "
+          "coordinate is 2Y − 1, a perfect separator by construction", "1", prop7["count"].iloc[0], Point(1),
+          kind="sanity"),
+    claim("prop7_count_V", "A.3.4, Proposition 7", f"k^syn in V = QU with σ = {params.prop7_sigma} on a sample of "
+          f"Proposition 7's example (two when σ > {synthetic.PROP7_SIGMA_MIN:.4f}, by the proposition's proof)",
+          "2" if params.prop7_sigma > synthetic.PROP7_SIGMA_MIN else "1", prop7["count"].iloc[1],
+          Point(2 if params.prop7_sigma > synthetic.PROP7_SIGMA_MIN else 1), kind="sanity"),
     claim("loss_above_infimum", "A.3.3, Proposition 5", "smallest held-out answer loss minus (9/50)·log 2 over models; "
-          "−0.02 allows the sampling noise of the share of control positions in 512 sequences",
-          "≥ 0", held_out.min() - infimum, Bound(">=", -0.02), kind="sanity"),
+          "−0.02 allows the sampling noise of the share of control positions in 512 sequences (its s.e. "
+          "log 2·√(0.18·0.82/(12·512)) ≈ 0.0034)", "≥ 0", held_out.min() - infimum, Bound(">=", -0.02), kind="sanity"),
     claim("lemma4_label_rates", "A.3.3, Lemma 4", "largest |z| of an empirical label rate against the closed form",
           "0", label_rates.z.abs().max(), Bound("<=", 4), kind="sanity"),
 ]
 claims_table, claims_file = run.record_claims(claims)
 plotting.save_table(claims_table, "claims", "K04 (paper 002, A.3.3–A.3.4): the paper's value beside the measured "
-                    "value; kind 'sanity' holds by construction and is not counted as reproduction.", [claims_file])
+                    "value; kind 'sanity' holds by construction (Propositions 5 and 7, Lemma 4 on the generator) and is "
+                    "not counted as reproduction.", [claims_file])
 
 # %% [markdown]
 # A `fails` outcome marks a number not reproduced here, reported as measured. The default profile trains
 # about a thousand updates against the paper's ~30,000 and uses widths 64–128: the two-factor parity
-# target, learned by the paper's models only after 2,000 updates, is expected to stay unreadable, and
+# target, learned by the paper's models only after 2,000 updates, is expected to stay unreadable (its claim
+# is not measured below 2,000 updates), and
 # statistics over four models (Mann–Whitney, Spearman) are far noisier than over twenty. GRUs learn more
 # slowly than transformers here: after 1,000 updates their held-out answer loss stays far above the
 # infimum (0.125), while the transformers come within about 0.05 of it (table above). Their unlearned
