@@ -107,13 +107,14 @@ def evaluate(pairs: pd.DataFrame, label_threshold: float = 0.1, n_bootstrap: int
              n_permutations: int = 5040, methods: Sequence[str] | None = None) -> pd.DataFrame:
     """Sec. 4.1 evaluation of each method on one checkpoint × group table (one scorer, one pooling).
 
-    Per method: the paper's pooled Pearson r and its two-tailed p (``p_pooled``, which treats the pairs
-    as independent), ``p_checkpoints`` (the share of checkpoint-block permutations with |r| at least the
-    observed), ``p_checkpoints_negative`` (the share with r at most the observed: the one-sided p in the paper's
-    direction, r < 0, so a reversal reads near 1, never as significant agreement), a 95 % cluster-bootstrap interval ``r_low``–``r_high``; the ROC AUC of the detection score
-    (−shift, +drift for CKA) against ΔBiasScore > ``label_threshold`` with its one-sided permutation p
-    and interval; the MAE of a linear fit (mean over ``n_bootstrap`` pair resamples, as the paper); the
-    checkpoint-level r of the means over groups and its p (n = checkpoints).
+    Per method: the paper's pooled Pearson r and its two-tailed p (``p_pooled``, which treats the pairs as
+    independent), ``p_checkpoints`` (the share of checkpoint-block permutations with |r| at least the observed),
+    ``p_checkpoints_negative`` (the share with r at most the observed: the one-sided p in the paper's direction, r <
+    0, so a reversal reads near 1, never as significant agreement), a 95 % cluster-bootstrap interval
+    ``r_low``–``r_high``; the ROC AUC of the detection score (−shift, +drift for CKA) against ΔBiasScore >
+    ``label_threshold`` with its one-sided permutation p and interval; the MAE of a linear fit (mean over
+    ``n_bootstrap`` pair resamples, as the paper); the checkpoint-level r of the means over groups and its p (n =
+    checkpoints).
     """
     chosen = [c for c in METHODS if c in pairs] if methods is None else list(methods)
     missing = [c for c in ("delta_bias_score", *chosen) if c not in pairs] or ([] if chosen else ["a method column"])

@@ -161,16 +161,21 @@ def window_items(model: str, task_pools: dict[str, TaskPool], windows: dict[str,
 
     ``transform`` maps a (blocks, texts, d) array (the rotation control); ``label_seed`` shuffles
     both splits' labels with that seed and fits the dense probe only (the shuffled-label control reads
-    the ceiling); ``chat_template`` reads the chat-formatted input (the format control).
+    the ceiling); ``chat_template`` reads the chat-formatted input (the format control). A task with no readable
+    decision has no window and is passed over; one with readable decisions needs its window.
     """
     items = []
     for task, pool in task_pools.items():
+        readable = [d for d in pool.decisions(min_positives) if not d.skipped]
+        if not readable:  # every decision excluded (A.1.3): the sweep placed no window and nothing is measured
+            continue
+        if task not in windows:
+            raise ValueError(f"task {task!r} has {len(readable)} readable decisions but no window; windows were given "
+                             f"for {sorted(windows)}")
         blocks = list(windows[task])
         array = _states(model, pool, blocks, ("mean",), max_tokens, chat_template, transform)["mean"]
         n_train = len(pool.texts_train)
-        for decision in pool.decisions(min_positives):
-            if decision.skipped:
-                continue
+        for decision in readable:
             y_train, y_test = decision.y_train.astype(int), decision.y_test.astype(int)
             if label_seed is not None:
                 rng = np.random.default_rng([label_seed, len(items)])

@@ -233,7 +233,7 @@ class LabelBudget(ReferenceKstarParams):
                        "hub id or local checkpoint folder")
     students: tuple[str, ...] = param(("minilm",), doc="student backbones (A.4.1: eight pretrained models; the "
                                       "extended profile adds SmolLM2-135M)")
-    student_tasks: tuple[str, ...] = param(("rt_subjectivity", "debate_moderator", "bbc_topic", "discrim_question"),
+    student_tasks: tuple[str, ...] = param(("rt_subjectivity", "debate_moderator", "bbc_topic", "rt_sentiment"),
                                            choices=ALL_TASKS,
                                            doc="tasks the students learn (a subset of tasks)")
     teacher_tasks: tuple[str, ...] = param(("rt_subjectivity",), choices=ALL_TASKS,

@@ -41,6 +41,14 @@ def test_a_real_sweep_and_window_on_minilm(sandbox):
         measure.sweep_table("minilm", grid_size=4, poolings=("mean",), **{**kwargs, "tasks": ["nope"]})
 
 
+def test_a_task_without_readable_decisions_is_passed_over_and_a_missing_window_named(sandbox):
+    kwargs = {"tasks": ["rt_sentiment"], "cap": 40, "pool_seed": 0, "max_classes": 2, "max_tokens": 32}
+    none_readable = measure.window_table("minilm", {}, seeds=(1,), subsample=0.85, min_positives=1000, **kwargs)
+    assert len(none_readable) == 0  # every decision excluded: no window, nothing measured, no error
+    with pytest.raises(ValueError, match=r"task 'rt_sentiment' has 1 readable decisions but no window"):
+        measure.window_table("minilm", {}, seeds=(1,), subsample=0.85, min_positives=5, **kwargs)
+
+
 def test_an_unknown_model_stops_before_any_compute():
     from lib.models import registry
 
