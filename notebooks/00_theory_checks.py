@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 from IPython.display import display
 from matplotlib import pyplot as plt
+from scipy.stats import norm
 
 from lib import config, plotting, results
 from lib.bias_probes import figures, simulate, theory
@@ -287,8 +288,9 @@ plotting.save_figure(
 # Assouad's hypercube family (re-derived; the proposition's proof was lost): the text sits at one of d_B
 # points of the bias manifold, each with its own label bias ±ε, ε = ½√(d_B/n). Its Bayes excess risk under a
 # uniform prior (exact, `theory.hypercube_bayes_excess`) lower-bounds every learner and scales as √(d_B/n); a
-# nearly unpenalised linear probe in ambient dimension D is simulated beside it — if it shares the rate, the
-# bound is matched and the rate cannot be improved.
+# nearly unpenalised linear probe in ambient dimension D is simulated beside it. On d_B orthonormal points that
+# probe is a per-point majority vote, the Bayes rule of this family, so its sharing the rate holds by construction
+# (sanity claims): it shows the construction and the code agree, not a property of the paper's probes.
 
 # %%
 minimax, minimax_file = run.table(
@@ -320,64 +322,220 @@ plotting.save_figure(
 
 # %% [markdown]
 # ## Claims — paper value beside measured value
+#
+# Kinds: the paper's own numbers and theorem statements, tested on simulations of the generative model, are `paper`
+# claims; evaluations of the paper's closed forms (no simulation) and checks that hold by construction of a
+# generator are `sanity`; the project's re-derivations and settings the paper leaves open are `extension`.
+# The purity and chord simulations are shared with E03 (the same tables): they are claimed here and cited there.
 
 # %%
+def slope_se(x, value, se):
+    """Monte Carlo s.e. of the least-squares log–log slope from the logged per-point s.e. (delta method: s.e. of
+    log y ≈ se/y); NaN (not measured) when a value is not positive: its log, and so the slope, is then undefined."""
+    if (np.asarray(value, float) <= 0).any():
+        return np.nan
+    lx = np.log(np.asarray(x, float))
+    weights = (lx - lx.mean()) / ((lx - lx.mean()) ** 2).sum()
+    return float(np.sqrt((weights**2 * (np.asarray(se, float) / np.asarray(value, float)) ** 2).sum()))
+
+
+def boundary_slope_se(rates, rate_column, se_column, target, fitted_n):
+    """Monte Carlo s.e. of the boundary's log–log slope: each crossing (simulate.crossing_purity, linear in log α
+    between the two cells that bracket the target) gets the delta-method s.e. of its log α from the logged s.e. of
+    those two cells' rates; the slope's s.e. follows from the least-squares weights over the uncensored n."""
+    log_se = []
+    for n in fitted_n:
+        cell = rates[rates.n == n].sort_values("alpha")
+        a, p, e = (cell[c].to_numpy(float) for c in ("alpha", rate_column, se_column))
+        i = int(np.nonzero(p >= target)[0][0])
+        frac = (target - p[i - 1]) / (p[i] - p[i - 1])
+        log_se.append(np.log(a[i] / a[i - 1]) * np.hypot((1 - frac) * e[i - 1], frac * e[i]) / (p[i] - p[i - 1]))
+    if len(log_se) < 2:
+        return np.nan
+    lx = np.log(np.asarray(fitted_n, float))
+    weights = (lx - lx.mean()) / ((lx - lx.mean()) ** 2).sum()
+    return float(np.sqrt((weights**2 * np.asarray(log_se) ** 2).sum()))
+
+
+def z_reason(cells):
+    """Why tolerance_z standard errors: the chance that the largest |z| of ``cells`` exceeds it if the form holds."""
+    chance = 1 - (1 - 2 * norm.sf(tol_z)) ** max(int(cells), 1)
+    return (f"{tol_z:g} Monte Carlo s.e. (the tolerance_z parameter): if the closed form holds, the largest |z| of "
+            f"the {int(cells)} cells exceeds it with probability {chance:.1g}")
+
+
 z_purity = (purity.error.abs() / purity.mc_se.where(purity.mc_se > 0)).max()
 flat, curved = chord[chord.kappa == 0].sort_values("r"), chord[chord.kappa > 0]
 ceiling_margin = ((curved.ceiling - curved.mc_auc) / curved.mc_se).min()
-exact_null = null[null.method == "exact permutation"]
+spread_curved = spread[spread.kappa > 0]
+exact_null, mc_null = null[null.method == "exact permutation"], null[null.method == "Monte Carlo"]
 valid, invalid = power[power.linearisation_holds], power[~power.linearisation_holds]
 target_power = 1 - params.gamma
 tol_z, tol_slope = params.tolerance_z, params.slope_tolerance
+z_sum = norm.isf(params.delta) + norm.isf(params.gamma)
+linearisation_shift = norm.pdf(norm.isf(params.gamma)) * 0.05 * z_sum  # power moved by a 5% error in the test's z
+power_binomial_se = np.sqrt(target_power * (1 - target_power) / params.power_reps)
+phase_slope_se = boundary_slope_se(phase, "power", "power_se", target_power,
+                                   boundary.dropna(subset=["alpha_empirical"]).n)
+law = "The generalization gap of norm-bounded linear probes decays as $n^{-1/2}$"
 claims = [
-    claim("purity_law_mc", "Thm 3, Eq. 8; E3-A", "oracle AUC vs Eq. 8, max |error| over the grid",
-          "< 0.006", purity.error.abs().max(), Bound("<", 0.006)),
-    claim("purity_law_z", "Thm 3, Eq. 8", "oracle AUC vs Eq. 8, max |error| / s.e.",
-          "exact", z_purity, Bound("<=", tol_z)),
-    claim("purity_monotone", "Thm 3 (i)", "Eq. 8 strictly increasing in α: min step, s in (0, 40]",
-          "> 0", increments.min(), Bound(">", 0)),
-    claim("binormal_saturation", "Thm 3 (ii)", "Φ(s/√2) at s = 4",
-          "> 0.997", theory.binormal_auc(4.0), Bound(">", 0.997)),
-    claim("saturated_form", "Thm 3 (ii)", f"max |Eq. 8 − (½ + α(2−α)/2)| over s ≥ {theory.SATURATION_S}",
-          f"< {theory.SATURATION_TOLERANCE}", saturation_gap, Bound("<", theory.SATURATION_TOLERANCE)),
-    claim("saturated_form_threshold", "Thm 3 (ii)", f"smallest s with the whole curve within {theory.SATURATION_TOLERANCE}",
-          f"{theory.SATURATION_S}", s_threshold, Bound("<=", theory.SATURATION_S, reason="the paper's s is where the saturated form starts to hold: a smaller threshold does not contradict it")),
-    claim("chord_geometry", "Thm 2, Eq. 6", "embedded chord vs (2/√κ) sin(√κ r/2), max |error|",
-          "exact", (chord.chord_measured - chord.chord_theory).abs().max(), Bound("<", 1e-9), kind="sanity"),
-    claim("chordal_auc_mc", "Thm 2, Eq. 6; E3-B", "oracle AUC vs Φ(chord/(√2 σ_w)), max |error|",
-          "< 0.013", chord.error.abs().max(), Bound("<", 0.013)),
-    claim("chordal_auc_spread_z", "Thm 2, Eq. 6 with spread", f"oracle AUC vs Eq. 6 averaged over the intrinsic "
-          f"spread τ = {params.chord_tau:g} (derived here), max |error| / s.e.", "derived closed form", spread_z.max(),
-          Bound("<=", params.tolerance_z)),
-    claim("spread_below_ceiling", "Cor 1, Eq. 7", f"curved AUC with spread τ = {params.chord_tau:g} under its ceiling: "
-          "min (ceiling − AUC)/s.e.", ">= 0", ((spread.ceiling - spread.mc_auc) / spread.mc_se)[spread.kappa > 0].min(),
-          Bound(">=", -params.tolerance_z)),
-    claim("flat_keeps_rising", "Cor 1; Fig. 3b", "flat AUC increases with r: min step",
-          "> 0", flat.mc_auc.diff().min(), Bound(">", 0)),
-    claim("curved_below_ceiling", "Cor 1, Eq. 7; Fig. 3b", "curved AUC under its ceiling: min (ceiling − AUC)/s.e.",
-          ">= 0", ceiling_margin, Bound(">=", -tol_z)),
-    claim("null_variance_exact", "Thm 4", "exact permutation variance vs (n₊+n₋+1)/(12n₊n₋), max rel. error",
-          "exact", exact_null.relative_error.abs().max(), Bound("<", 1e-12)),
-    claim("null_variance_mc", "Thm 4", "Monte Carlo null variance, max |error| / s.e.",
-          "exact", null_mc_z.abs().max(), Bound("<=", tol_z)),
-    claim("power_at_threshold", "Thm 4, Eq. 11", "power at α*(n) where the linearisation holds, max |power − (1−γ)|",
-          f"{target_power:g}", (valid.power - target_power).abs().max(), Bound("<=", params.power_tolerance, reason="the measured value is |power − (1 − γ)|: a bound on it is two-sided about 1 − γ")),
-    claim("power_beyond_linearisation", "Thm 4, Eq. 11", "lowest power at α*(n) where the linearisation fails",
-          "not stated", invalid.power.min(), Bound("<", target_power)),
-    claim("boundary_slope", "Thm 4; E3-C", "log-log slope of the empirical detection boundary",
-          "-0.5", boundary_slope, Point(-0.5, tol=tol_slope, reason="the slope_tolerance parameter, chosen before the run")),
-    claim("gap_uniform_slope", "Thm 1, Eq. 2", "log-log slope of the worst-case gap over the norm ball",
-          "-0.5", uniform_slope, Point(-0.5, tol=tol_slope, reason="the slope_tolerance parameter, chosen before the run"), kind="sanity"),
-    claim("gap_below_bound", "Thm 1, Eq. 2", "fitted probe's gap / its Eq. 2 bound, max over n",
-          "<= 1", (gap.erm_gap / gap.erm_bound).max(), Bound("<=", 1)),
-    claim("gap_erm_slope", "Thm 1; E6", "log-log slope of the fitted probe's gap (at least as fast as the bound)",
-          "-0.5 (bound rate)", erm_slope, Bound("<=", -0.5 + tol_slope, reason="Theorem 1 bounds the rate: the fitted probe's gap may fall at least as fast as n^−½")),
-    claim("minimax_rate_n", "Prop 1", "median log-log slope in n of the linear probe's excess risk on the hypercube "
-          "family (the Ω(√(d_B/n)) rate is matched)", "-0.5", n_slopes.median(), Point(-0.5, tol=tol_slope, reason="the slope_tolerance parameter, chosen before the run")),
-    claim("minimax_rate_dim", "Prop 1", "median log-log slope in d_B of the probe's excess risk (d_B is the "
-          "hardness parameter; the ambient D is fixed)", "+0.5", dim_slopes.median(), Point(0.5, tol=tol_slope, reason="the slope_tolerance parameter, chosen before the run")),
-    claim("minimax_no_learner_below_bayes", "Prop 1", "largest (Bayes − probe excess)/s.e.: no learner beats "
-          "the Bayes risk", "<= 0", below_bayes_z, Bound("<=", tol_z), kind="sanity"),
+    # Part A: the purity law (Theorem 3); the simulation is E3-A's, shared with E03
+    claim("purity_law_mc", "Sec. VI (E3-A, Table VI); Thm 3, Eq. 8",
+          f"largest |oracle AUC − Eq. 8| over the {len(purity)} (s, α) settings of the purity generator (oracle "
+          f"scoring along the true discriminant direction, {params.purity_n} texts × {params.purity_reps} replicates "
+          "per setting; the paper's grid has 35 settings)",
+          "the mixture law (8) matches empirical AUC over $35$ $(s,\\alpha)$ settings to a maximum absolute error "
+          "below $0.006$", purity.error.abs().max(),
+          Bound("<", 0.006, reason="the paper states an upper limit ('a maximum absolute error below 0.006')")),
+    claim("purity_law_z", "Thm 3, Eq. 8",
+          "largest |oracle AUC − Eq. 8| in Monte Carlo s.e. over the (s, α) settings of the purity generator: Eq. 8 "
+          "is the oracle's exact expected AUC, so the errors should be Monte Carlo noise",
+          "The best achievable AUC at purity $\\alpha$ is exactly $\\alpha^{2}\\Phi(\\frac{s}{\\sqrt{2}})+2\\alpha"
+          "(1-\\alpha)\\Phi(\\frac{s}{2\\sqrt{2}})+\\frac{(1-\\alpha)^{2}}{2}$", z_purity,
+          Bound("<=", tol_z, reason=z_reason(purity.mc_se.gt(0).sum()))),
+    claim("purity_monotone", "Thm 3 (i)",
+          "smallest increment of Eq. 8 between neighbouring α on a 201-point grid over [0, 1], for 800 separations s "
+          "in (0, 40] (arithmetic on the paper's closed form, no simulation)",
+          "This function is strictly increasing in $\\alpha$", increments.min(),
+          Bound(">", 0, reason="the paper states a direction: strictly increasing"), kind="sanity"),
+    claim("binormal_saturation", "Thm 3 (ii)", "Φ(s/√2) at s = 4 (arithmetic on the paper's closed form; Φ(s/√2) "
+          "rises with s, so s = 4 is the smallest case)",
+          "At $\\alpha=1$ the law reduces to $\\Phi(s/\\sqrt{2})$, which exceeds $0.997$ once $s\\geq 4$",
+          theory.binormal_auc(4.0), Bound(">", 0.997, reason="the paper states a lower limit ('exceeds 0.997')"),
+          kind="sanity"),
+    claim("saturated_form", "Thm 3 (ii)",
+          f"largest |Eq. 8 − (½ + α(2−α)/2)| over α in [0, 1] and s from {theory.SATURATION_S} to 40 (arithmetic on "
+          "the paper's closed forms)",
+          "for $s\\geq 6.6$ the entire curve (8) lies within $0.005$ of the $s$-independent saturated form "
+          "$\\tfrac{1}{2}+\\tfrac{\\alpha(2-\\alpha)}{2}$", saturation_gap,
+          Bound("<=", theory.SATURATION_TOLERANCE, reason="the paper states an upper limit ('within 0.005')"),
+          kind="sanity"),
+    claim("saturated_form_threshold", "Thm 3 (ii)",
+          f"smallest s from which the whole curve (8) stays within {theory.SATURATION_TOLERANCE} of the saturated "
+          "form (root of the largest gap over α; arithmetic on the paper's closed forms), against the paper's 6.6",
+          "for $s\\geq 6.6$ the entire curve (8) lies within $0.005$ of the $s$-independent saturated form",
+          s_threshold,
+          Point(theory.SATURATION_S, tol=0.05, reason="the paper prints the threshold to one decimal (6.6), so ±0.05; "
+                "the one-sided reading (threshold ≤ 6.6) is saturated_form's statement"),
+          kind="sanity"),
+    # Part B: chord and ceiling (Theorem 2, Corollary 1); the τ = 0 simulation is E3-B's, shared with E03
+    claim("chord_geometry", "Thm 2, Eq. 6",
+          "largest |embedded chord − (2/√κ)·sin(√κ·r/2)| over the (κ, r) grid (true by construction: the generator "
+          "places the two centres on the sphere at geodesic distance r)",
+          "the chord subtended by geodesic distance $r$ has length $\\frac{2}{\\sqrt{\\kappa}}\\sin(\\frac{\\sqrt{"
+          "\\kappa}\\,r}{2})$", (chord.chord_measured - chord.chord_theory).abs().max(),
+          Bound("<", 1e-9, reason="exact up to float rounding"), kind="sanity"),
+    claim("chordal_auc_mc", "Sec. VI (E3-B, Table VI); Thm 2, Eq. 6",
+          f"largest |oracle AUC − Φ(chord/(√2·σ_w))| over the {len(chord)} (κ, r) cells of two clusters on spheres "
+          f"(σ_w = {params.chord_sigma_w:g}, a noise scale the paper does not state; {params.chord_n} texts × "
+          f"{params.chord_reps} replicates per cell); Sec. IV-C states the same E3 validation as 'to within 0.005 "
+          "AUC', the results paragraph's 0.013 is tested",
+          "the chordal formula (6) matches oracle AUC to within $0.013$ across a $(\\kappa,r)$ grid",
+          chord.error.abs().max(), Bound("<=", 0.013, reason="the paper states an upper limit ('to within 0.013')")),
+    claim("chordal_auc_spread_z", "Thm 2, Eq. 6 with spread (re-derived)",
+          f"largest |oracle AUC − Eq. 6 averaged over an intrinsic spread τ = {params.chord_tau:g}| in Monte Carlo "
+          "s.e. over the (κ, r) cells (the form with spread is the project's, theory.chordal_auc_spread)",
+          "no value stated (the paper's Eq. 6 has no intrinsic spread)", spread_z.max(),
+          Bound("<=", tol_z, reason=z_reason(len(spread))), kind="extension"),
+    claim("spread_below_ceiling", "Cor 1, Eq. 7",
+          f"smallest (ceiling − curved oracle AUC)/s.e. with intrinsic spread τ = {params.chord_tau:g} (true by "
+          "construction: every point's projection on the chord is at most the radius 1/√κ, so the chord-direction "
+          "separation never exceeds the diameter 2/√κ the ceiling is built on)",
+          "The resulting AUC ceiling $\\Phi\\big(\\sqrt{2}/(\\sqrt{\\kappa}\\,\\sigma_{w})\\big)$",
+          ((spread_curved.ceiling - spread_curved.mc_auc) / spread_curved.mc_se).min(),
+          Bound(">=", -tol_z, reason="a ceiling is one-sided: the AUC may lie anywhere below it; −tolerance_z s.e. "
+                "allows Monte Carlo noise"), kind="sanity"),
+    claim("flat_keeps_rising", "Sec. VI (E3-B); Cor 1; Fig. 3b",
+          "smallest step of the flat (κ = 0) oracle AUC between neighbouring r (true by construction: on the flat "
+          "generator the chord is r itself, so the AUC Φ(r/(√2·σ_w)) rises with r)",
+          "flat-manifold AUC keeps rising with geodesic separation while curved-manifold AUC saturates at the "
+          "ceiling (Fig. 3b)", flat.mc_auc.diff().min(), Bound(">", 0, reason="the paper states a direction"),
+          kind="sanity"),
+    claim("curved_below_ceiling", "Cor 1, Eq. 7; Fig. 3b",
+          "smallest (ceiling − curved oracle AUC)/s.e. over the κ > 0 cells (true by construction: the generator's "
+          "centres lie on the sphere, whose chords are at most its diameter 2/√κ, and the oracle AUC is Lemma 1 at "
+          "the chord)",
+          "The resulting AUC ceiling $\\Phi\\big(\\sqrt{2}/(\\sqrt{\\kappa}\\,\\sigma_{w})\\big)$", ceiling_margin,
+          Bound(">=", -tol_z, reason="a ceiling is one-sided: the AUC may lie anywhere below it; −tolerance_z s.e. "
+                "allows Monte Carlo noise"), kind="sanity"),
+    # Part C: the null of the AUC (Theorem 4)
+    claim("null_variance_exact", "Thm 4",
+          "largest relative error of the exact permutation variance of the AUC (every label assignment enumerated) "
+          "against (n₊+n₋+1)/(12·n₊·n₋), over the small (n₊, n₋) sizes",
+          "a $U$-statistic with variance $\\frac{n_{+}+n_{-}+1}{12n_{+}n_{-}}$", exact_null.relative_error.abs().max(),
+          Bound("<", 1e-12, reason="both sides are exact: they agree up to the float rounding of sums over at most "
+                "a few ten thousand permutations")),
+    claim("null_variance_mc", "Thm 4",
+          f"largest |Monte Carlo null variance of the AUC − (n₊+n₋+1)/(12·n₊·n₋)| in s.e. (normal theory) over the "
+          f"large (n₊, n₋) sizes, {params.null_mc_reps} random-label replicates each",
+          "a $U$-statistic with variance $\\frac{n_{+}+n_{-}+1}{12n_{+}n_{-}}$", null_mc_z.abs().max(),
+          Bound("<=", tol_z, reason=z_reason(len(mc_null)))),
+    # Part D: the detectability threshold (Theorem 4, Eq. 11)
+    claim("power_at_threshold", "Thm 4, Eq. 11",
+          f"largest |power − (1 − γ)| of the level-{params.delta:g} test (oracle scores, σ₀ from the class sizes) at "
+          f"α = α*(n), over the (s, n) cells where the small-α, small-s linearisation of Eq. 8 is within 5%",
+          "a critical purity $\\alpha^{*}(n)\\approx 2.05\\,(z_{1-\\delta}+z_{1-\\gamma})/(s\\sqrt{n})$ below which "
+          "no level-$\\delta$ test achieves power $1-\\gamma$", (valid.power - target_power).abs().max(),
+          Bound("<=", params.power_tolerance,
+                reason=f"|power − (1 − γ)| is two-sided about 1 − γ; the power_tolerance parameter "
+                       f"({params.power_tolerance:g}, fixed before the run): where the linearisation is within 5%, the "
+                       f"test's z at α* is within 5% of z_(1−δ) + z_(1−γ) = {z_sum:.2f}, which moves the power by at "
+                       f"most φ(z_(1−γ))·0.05·{z_sum:.2f} = {linearisation_shift:.3f}; the rest is "
+                       f"{(params.power_tolerance - linearisation_shift) / power_binomial_se:.1f} binomial s.e. "
+                       f"√(0.8·0.2/{params.power_reps}) of a power over {params.power_reps} replicates")),
+    claim("power_beyond_linearisation", "Thm 4, Eq. 11",
+          "lowest power of the same test at α = α*(n) over the cells where the linearisation is off by more than 5% "
+          "(derived here: Φ is concave on the positive axis, so Eq. 8's AUC − ½ never exceeds αs/(2√π), and "
+          "α*(n) is too small wherever the linearisation is off)",
+          "no value stated (Eq. 11 is the small-$\\alpha$, small-$s$ form)", invalid.power.min(),
+          Bound("<", target_power, reason="a direction: below the target power 1 − γ"), kind="extension"),
+    claim("boundary_slope", "Sec. I (4); Thm 4",
+          f"log–log slope over n of the empirical {target_power:.0%}-power boundary of the oracle-score σ₀ test at "
+          f"s = {params.phase_s:g}, against −½ within 3 Monte Carlo s.e. (delta method: each crossing's s.e. from "
+          "the logged power s.e. of the two cells it interpolates between)",
+          "The $(\\alpha,n)$ plane splits into a detectable and an undetectable phase with boundary slope "
+          "$-\\tfrac{1}{2}$ on log–log axes", boundary_slope, Point(-0.5, se=phase_slope_se, k=3)),
+    # Part E: the generalisation gap (Theorem 1)
+    claim("gap_uniform_slope", "Thm 1, Eq. 2",
+          "log–log slope over n of the worst-case gap over the unit norm ball (true by construction: that worst "
+          "case is ‖mean(y·x) − E[y·x]‖, a sample-mean deviation, which scales as n^−½)", law, uniform_slope,
+          Point(-0.5, tol=tol_slope, reason="no s.e. of the worst-case gap is logged; the slope of a sample-mean "
+                "norm is −½ up to O(1/n) terms, so ±0.1 (the slope_tolerance parameter) only guards against an "
+                "implementation error"), kind="sanity"),
+    claim("gap_below_bound", "Sec. III (Rademacher bound); Thm 1, Eq. 2 (re-derived: lost in extraction)",
+          "largest ratio over n of the fitted ℓ2 probe's ramp-loss gap to its bound 2·‖w‖·ρ/√n + √(log(1/δ)/2n) at "
+          "the probe's largest ‖w‖ and the sample radius ρ (true by construction: the standard Rademacher bound holds "
+          "with probability ≥ 1 − δ for every w in the ball)",
+          "with probability $\\geq 1-\\delta$, every $f$ in a $[0,1]$-loss class satisfies $R(f)\\leq\\widehat{R}_{n}"
+          "(f)+2\\mathfrak{R}_{n}(\\mathcal{F})+\\sqrt{\\log(1/\\delta)/2n}$", (gap.erm_gap / gap.erm_bound).max(),
+          Bound("<=", 1, reason="a bound: the ratio may be anything up to 1"), kind="sanity"),
+    claim("gap_erm_slope", "Thm 1; E6 (the paper reports E6 on its six models; this synthetic setting is ours)",
+          f"log–log slope over n = {params.gap_n[0]}…{params.gap_n[-1]} of a fitted ℓ2 logistic probe's ramp-loss "
+          f"gap (C = 1/(reg·n)) on the purity generator at α = {params.gap_alpha:g}, d = {params.gap_dim}, against "
+          "−½ within 3 Monte Carlo s.e. (delta method from the logged per-n s.e.; not measured when a gap is not "
+          "positive)", law, erm_slope, Point(-0.5, se=slope_se(gap.n, gap.erm_gap, gap.erm_gap_se), k=3),
+          kind="extension"),
+    # Part F: the minimax lower bound (Proposition 1, re-derived on Assouad's hypercube)
+    claim("minimax_rate_n", "Prop 1 (proof re-derived)",
+          "median over d_B of the log–log slope in n of the linear probe's excess risk on the hypercube family (true by "
+          "construction: the family's bias ε = ½√(d_B/n) sets the rate, and a near-unpenalised linear probe on d_B "
+          "orthonormal points is a per-point majority vote, the Bayes rule there)",
+          "a matching minimax lower bound $\\Omega(\\sqrt{d_{B}/n})$", n_slopes.median(),
+          Point(-0.5, tol=tol_slope, reason="the construction's excess is ∝ √(d_B/n) up to the finite-n terms of a "
+                "binomial vote, so ±0.1 (the slope_tolerance parameter) only guards against an implementation error"),
+          kind="sanity"),
+    claim("minimax_rate_dim", "Prop 1 (proof re-derived)",
+          "median over n of the log–log slope in d_B of the probe's excess risk, ambient D fixed (true by "
+          "construction, as minimax_rate_n)",
+          "the intrinsic dimension $d_{B}$ is the correct hardness parameter from below", dim_slopes.median(),
+          Point(0.5, tol=tol_slope, reason="the construction's excess is ∝ √(d_B/n) up to the finite-n/d_B terms of "
+                "a binomial vote, so ±0.1 (the slope_tolerance parameter) only guards against an implementation error"),
+          kind="sanity"),
+    claim("minimax_no_learner_below_bayes", "Prop 1 (proof re-derived)",
+          "largest (exact Bayes excess − probe excess)/s.e. over (n, d_B) (true by construction: under the uniform "
+          "prior on the signs the Bayes risk lower-bounds every learner's average risk)",
+          "a matching minimax lower bound $\\Omega(\\sqrt{d_{B}/n})$", below_bayes_z,
+          Bound("<=", tol_z, reason=z_reason(len(minimax))), kind="sanity"),
 ]
 claims_table, claims_file = run.record_claims(claims)
 plotting.save_table(
@@ -387,9 +545,8 @@ plotting.save_table(
 )
 
 # %% [markdown]
-# The table below is the notebook's conclusion: each row gives the paper's value, the measured
-# value and whether the claim holds under the stated comparison. A row with `holds = False` is a
-# result not reproduced here, reported as measured.
+# The table below is the notebook's conclusion: each row gives the paper's words, the measured value, its
+# comparison and its outcome. A `fails` row is a result not reproduced here, reported as measured.
 
 # %%
 show_claims(claims_table, params.profile)

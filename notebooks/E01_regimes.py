@@ -19,7 +19,7 @@ from matplotlib import pyplot as plt
 
 from lib import config, plotting, results, stats
 from lib.bias_probes import model_audit, theory
-from lib.claims import Bound, Point, claim, show_claims
+from lib.claims import Bound, Range, claim, show_claims
 
 # %% tags=["parameters"]
 profile = "default"  # smoke | default | paper
@@ -93,26 +93,67 @@ plotting.save_table(family, "family_wise",
 
 # %% [markdown]
 # ## Claims — paper value beside measured value
+#
+# The paper's E1 numbers come from its six models; here they are tested on the models named in the parameters
+# (a different number on a different model is a finding). Corollary 2's formula was lost in extraction, so the
+# check against the project's re-derivation is an extension; the Bonferroni survival of saturated counterfactual
+# detections holds by construction.
 
 # %%
 counterfactual, mixed = regimes[regimes.regime == "counterfactual"], regimes[regimes.regime == "mixed"]
+low, high = mixed.loc[mixed.auc_mean.idxmin()], mixed.loc[mixed.auc_mean.idxmax()]
+detection_scale = (f"0.05 ≈ 1.4·σ₀ = {stats.DETECTION_NULL_MULTIPLIER * float(stats.null_auc_sd(150, 150)):.3f} at the "
+                   "paper's n = 300 balanced texts (Theorem 4's null s.d. times the paper's calibration multiplier): one "
+                   "calibrated null s.d. of a single audit's AUC, the scale of the paper's detection test")
+gap_quote = "The counterfactual/realistic gap we quantify (AUC $1.0$ vs. $0.55$–$0.75$)"
+hanley = ("each end widened by 3 s.e. of that cell's AUC (Hanley–McNeil at its n₊, n₋: the sampling s.e. of an "
+          "AUC on one sample of texts)")
+paper_mixed = "" if (params.mixed_alpha, params.mixed_n) == (0.3, 300) else (
+    f"the profile's mixed regime (α = {params.mixed_alpha:g}, n = {params.mixed_n}) is not the paper's α = 0.3, n = 300")
+s_quote = ("$\\hat{s}\\approx 8$–$40$ in our measurements; the regime occupied by every LLM measurement in this paper "
+           "($\\hat{s}\\geq 8.3$)")
 claims = [
-    claim("counterfactual_saturates", "E1; Thm 3 (ii)", "lowest counterfactual AUC over models × dimensions",
-          "≈ 1.0", counterfactual.auc_mean.min(), Bound(">=", 0.99, reason="an AUC cannot exceed 1: the lower bound is the two-sided test of ≈ 1")),
-    claim("mixed_auc_low", "E1; abstract", "lowest mixed-regime AUC (α = 0.3, n = 300)", "0.55", mixed.auc_mean.min(),
-          Point(0.55, tol=0.1, reason="tolerance chosen before the run")),
-    claim("mixed_auc_high", "E1; abstract", "highest mixed-regime AUC (α = 0.3, n = 300)", "0.75", mixed.auc_mean.max(),
-          Point(0.75, tol=0.1, reason="tolerance chosen before the run")),
-    claim("s_hat_min", "Thm 3 (ii)", "smallest cross-fitted ŝ (paper: every LLM measurement ≥ 8.3)", ">= 8.3",
-          regimes.s_hat.min(), Bound(">=", 8.3)),
-    claim("s_hat_max", "Sec. I (2)", "largest cross-fitted ŝ (paper: 8-40)", "<= 40", regimes.s_hat.max(), Bound("<=", 40)),
-    claim("mixed_vs_eq8", "Thm 3; E1", "largest |measured − Eq. 8 at ŝ| in the mixed regime (0.05 chosen: the "
-          "paper gives no tolerance; about two null s.d. 1.4·σ₀ at n = 300)", "≈ 0 (zero free parameters)",
-          (mixed.auc_mean - mixed.predicted_auc).abs().max(), Bound("<=", 0.05, reason="the measured value is an absolute error: a bound on it is two-sided about 0")),
-    claim("mixed_vs_cor2", "Cor 2; E1", "largest |measured − Corollary 2 at ŝ, b_w| in the mixed regime (0.05 "
-          "chosen, as above)", "≈ 0", (mixed.auc_mean - mixed.cor2_auc).abs().max(), Bound("<=", 0.05, reason="the measured value is an absolute error: a bound on it is two-sided about 0")),
-    claim("counterfactual_survive_bonferroni", "Sec. V-E", "share of counterfactual detections surviving Bonferroni",
-          "conclusions use survivors", family[family.regime == "counterfactual"].bonferroni.mean(), Bound(">=", 1)),
+    claim("counterfactual_saturates", "Sec. I (2); Thm 3 (ii); E1",
+          "lowest counterfactual-regime AUC (α = 1, all marked sentences; grouped 5-fold × 5 seeds) over models × "
+          "dimensions, in the saturated zone",
+          "the counterfactual regime ($\\alpha=1$) with the large separations typical of surface demographic markers "
+          "... sits deep in the saturated zone—AUC $\\approx 1.0$", counterfactual.auc_mean.min(),
+          Bound(">=", 0.997, reason="the paper's saturated zone: at α = 1 the law is Φ(s/√2), which 'exceeds 0.997 "
+                "once s ≥ 4' (Thm 3 (ii)); an AUC cannot exceed 1, so the lower end is the whole test")),
+    claim("mixed_auc_low", "Sec. II (related work); E1",
+          f"lowest mixed-regime AUC (α = {params.mixed_alpha:g}, n = {params.mixed_n}) over models × dimensions, in the "
+          f"paper's range, {hanley}", gap_quote, low.auc_mean,
+          Range(0.55, 0.75, se=float(stats.hanley_mcneil_se(low.auc_mean, low.n_pos, low.n_neg)), k=3), not_measured=paper_mixed),
+    claim("mixed_auc_high", "Sec. II (related work); E1",
+          f"highest mixed-regime AUC (α = {params.mixed_alpha:g}, n = {params.mixed_n}) over models × dimensions, in the "
+          f"paper's range, {hanley}", gap_quote, high.auc_mean,
+          Range(0.55, 0.75, se=float(stats.hanley_mcneil_se(high.auc_mean, high.n_pos, high.n_neg)), k=3), not_measured=paper_mixed),
+    claim("s_hat_min", "Sec. I (2); Thm 3 (ii)",
+          "smallest cross-fitted ŝ (standardised features, counterfactual pairs) over models × dimensions, in the "
+          "paper's span 8.3–40 (no s.e. of ŝ is logged)", s_quote, regimes.s_hat.min(), Range(8.3, 40)),
+    claim("s_hat_max", "Sec. I (2); Thm 3 (ii)",
+          "largest cross-fitted ŝ (standardised features, counterfactual pairs) over models × dimensions, in the "
+          "paper's span 8.3–40 (no s.e. of ŝ is logged)", s_quote, regimes.s_hat.max(), Range(8.3, 40)),
+    claim("mixed_vs_eq8", "Sec. I (validation summary); Thm 3 (iii)",
+          f"largest |measured AUC − Eq. 8 at the cross-fitted ŝ| over the mixed-regime cells (α = {params.mixed_alpha:g}, "
+          f"n = {params.mixed_n}): the zero-free-parameter prediction",
+          "a single cross-fitted $\\hat{s}$ measured on counterfactual pairs predicts the entire AUC–$\\alpha$ curve "
+          "with no further tuning", (mixed.auc_mean - mixed.predicted_auc).abs().max(),
+          Bound("<=", 0.05, reason="the measured value is an absolute error, so the bound is two-sided about 0; "
+                + detection_scale)),
+    claim("mixed_vs_cor2", "Cor 2 (re-derived: the formula was lost in extraction); E1",
+          "largest |measured AUC − the project's Corollary 2 at (ŝ, b_w)| over the mixed-regime cells, b_w the measured "
+          "neutral offset", "Corollary 2 gives the formula for $b_{w}\\neq 0$ (the formula itself is not in the text)",
+          (mixed.auc_mean - mixed.cor2_auc).abs().max(),
+          Bound("<=", 0.05, reason="the measured value is an absolute error, so the bound is two-sided about 0; "
+                + detection_scale), kind="extension"),
+    claim("counterfactual_survive_bonferroni", "Sec. V-E (family F1)",
+          "share of the counterfactual-regime detections that survive Bonferroni over family F1 (true by "
+          "construction once the counterfactual AUC saturates: a saturated AUC on the 680 marked sentences has a z "
+          "far beyond any Bonferroni threshold)",
+          "we report, for each family, how many nominal .05 detections survive Bonferroni ($.05/m$) ... the paper’s "
+          "conclusions use only detections that survive", family[family.regime == "counterfactual"].bonferroni.mean(),
+          Bound(">=", 1, reason="every detection survives: a share of 1, the top of [0, 1]"), kind="sanity"),
 ]
 # Reported, not a claim (the paper gives no number): the mixed-regime detections surviving Benjamini–Hochberg.
 print(f"mixed-regime detections surviving BH: {family[family.regime == 'mixed'].benjamini_hochberg.mean():.0%}")

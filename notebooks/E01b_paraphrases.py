@@ -14,7 +14,7 @@
 # surviving pool supports, averaged over `mixed_draws` draws) run twice with identical draws: on the
 # paraphrases and on the template sentences of exactly the same rows. Their differences measure the
 # sensitivity to template regularity. The paper gives no E1b number; its claims here are E1's claims,
-# checked to survive paraphrasing.
+# checked to survive paraphrasing, and so extensions (reported, not counted as reproduction).
 #
 # Writes: `paraphrases` (the generated table, reused on rerun: generation is the expensive step),
 # `validation` (table and figure), `regimes` (table and figure), `differences`, `claims`.
@@ -153,38 +153,67 @@ plotting.save_figure(
 )
 
 # %% [markdown]
-# ## Claims — paper value beside measured value
+# ## Claims — measured values (extensions)
+#
+# The paper describes E1b but reports no E1b number, so every claim here is an extension: E1's claims, checked to
+# survive paraphrasing on the same rows, reported and not counted as reproduction.
 
 # %%
+def median_se(values):
+    """s.e. of a median over dimensions from their spread (normal approximation: 1.2533·s.d./√m); NaN for one."""
+    values = np.asarray(values, float)
+    return float(1.2533 * values.std(ddof=1) / np.sqrt(len(values))) if len(values) > 1 else np.nan
+
+
 counterfactual, mixed = diffs[diffs.regime == "counterfactual"], diffs[diffs.regime == "mixed"]
 kept_pairs = rates[(rates.kind == "marked")].kept_pairs
 overall = rates[rates.kind == "all"].iloc[0]
 # Reported with the released data, not claims (the paper gives no number to compare):
 print(f"paraphrases passing lexical validation ({validated.generator.iloc[0]}): {overall.valid_rate:.0%}; "
       f"sentences kept (pairs travel together): {overall.kept_rate:.0%}")
+e1b = ("A robustness subset (E1b) replaces templates with paraphrases ... this tests sensitivity to template "
+       "regularity; no E1b value stated")
+scale = ("0.05 ≈ 1.4·σ₀ = 0.047 at the paper's n = 300 balanced texts, one calibrated null s.d. of a single audit's "
+         "AUC; paraphrase and template AUCs are on the same rows with the same draws, so when paraphrasing changes "
+         "nothing their difference sits well inside it")
+m_dims = len(params.dimensions)
 claims = [
-    claim("kept_pairs_min", "Sec. VI-A (E1b)", "fewest kept pairs over dimensions (5 needed for grouped 5-fold CV)",
-          "enough to probe", kept_pairs.min(), Bound(">=", 5)),
-    claim("counterfactual_paraphrase_saturates", "E1b; Thm 3 (ii)", "lowest counterfactual AUC on paraphrases",
-          "≈ 1.0 (as on templates)", counterfactual.auc_paraphrase.min(), Bound(">=", 0.99, reason="an AUC cannot exceed 1: the lower bound is the two-sided test of ≈ 1")),
+    claim("kept_pairs_min", "Sec. VI-A (E1b)", "fewest kept pairs (both members' paraphrases valid) over dimensions",
+          e1b, kept_pairs.min(),
+          Bound(">=", 5, reason="grouped 5-fold CV needs at least 5 groups, and a pair's members travel together"),
+          kind="extension"),
+    claim("counterfactual_paraphrase_saturates", "Sec. VI-A (E1b); Thm 3 (ii)",
+          "lowest counterfactual-regime AUC on the paraphrases over models × dimensions, in the saturated zone as on "
+          "templates (E01's counterfactual_saturates)", e1b, counterfactual.auc_paraphrase.min(),
+          Bound(">=", 0.997, reason="E01's test: the saturated zone at α = 1, where Φ(s/√2) 'exceeds 0.997 once s ≥ 4' "
+                "(Thm 3 (ii)); an AUC cannot exceed 1"), kind="extension"),
 ]
 for model in params.models:
     key = re.sub(r"\W+", "_", model)
     cf, mx = counterfactual[counterfactual.model == model], mixed[mixed.model == model]
     claims += [
-        claim(f"counterfactual_diff_{key}", "E1b", f"{model}: mean counterfactual AUC, paraphrase − template",
-              "≈ 0 (robust to template regularity)", cf.auc_diff.mean(), Point(0, tol=0.05, reason="tolerance chosen before the run")),
-        claim(f"mixed_diff_{key}", "E1b", f"{model}: mean mixed AUC (α = {params.mixed_alpha:g}), paraphrase − template",
-              "≈ 0 (robust to template regularity)", mx.auc_diff.mean(), Point(0, tol=0.05, reason="tolerance chosen before the run")),
-        claim(f"s_hat_ratio_{key}", "E1b; Thm 3", f"{model}: median ŝ ratio paraphrase/template over dimensions",
-              "≈ 1 (same marker, same rows)", cf.s_hat_ratio.median(), Point(1, tol=0.25, reason="tolerance chosen before the run")),
+        claim(f"counterfactual_diff_{key}", "Sec. VI-A (E1b)",
+              f"{model}: mean over dimensions of the counterfactual AUC, paraphrase − template on the same kept rows",
+              e1b, cf.auc_diff.mean(), Point(0, tol=0.05, reason=scale), kind="extension"),
+        claim(f"mixed_diff_{key}", "Sec. VI-A (E1b)",
+              f"{model}: mean over dimensions of the mixed AUC (α = {params.mixed_alpha:g}, the same draws), paraphrase − "
+              "template", e1b, mx.auc_diff.mean(), Point(0, tol=0.05, reason=scale), kind="extension"),
+        claim(f"s_hat_ratio_{key}", "Sec. VI-A (E1b); Thm 3",
+              f"{model}: median over dimensions of the cross-fitted ŝ ratio paraphrase/template on the same rows, "
+              "against 1 within 3 s.e. of the median (from the spread of the per-dimension ratios; not measured with "
+              "one dimension)", e1b, cf.s_hat_ratio.median(), Point(1, se=median_se(cf.s_hat_ratio), k=3),
+              kind="extension"),
     ]
-claims.append(claim("mixed_diff_max_abs", "E1b", "largest |mixed AUC difference| over models × dimensions", "≈ 0",
-                    mixed.auc_diff.abs().max(), Bound("<=", 0.1, reason="the measured value is an absolute error: a bound on it is two-sided about 0")))
+claims.append(claim(
+    "mixed_diff_max_abs", "Sec. VI-A (E1b)",
+    "largest |mixed AUC difference, paraphrase − template| over models × dimensions", e1b, mixed.auc_diff.abs().max(),
+    Bound("<=", 0.05 * np.sqrt(m_dims),
+          reason=f"an absolute difference, so the bound is two-sided about 0: the 0.05 allowed for a mean over the "
+                 f"{m_dims} dimensions times √{m_dims}, the ratio of one cell's s.e. to that of a mean over {m_dims}"),
+    kind="extension"))
 claims_table, claims_file = run.record_claims(claims)
-plotting.save_table(claims_table, "claims", "E01b paraphrases (paper 000, E1b): the paper's value beside the value "
-                    "measured on the offline models and generator (a different number on a different model is a "
-                    "finding).", [claims_file])
+plotting.save_table(claims_table, "claims", "E01b paraphrases (paper 000, E1b): values measured on the offline models and "
+                    "generator (extensions: the paper reports no E1b number).", [claims_file])
 
 # %% [markdown]
 # The paper's E1b uses an ollama-served model on GPT-2, BERT and Qwen2.5 features; these numbers come
@@ -192,7 +221,7 @@ plotting.save_table(claims_table, "claims", "E01b paraphrases (paper 000, E1b): 
 # and a frame mix that favours the frames the generator rewrites). ŝ here is cross-fitted on a few dozen
 # pairs, far fewer than the dimension of the features, so its Ledoit–Wolf shrinkage pulls it well below
 # E1's values on all 340 pairs: only the paraphrase/template ratio on the same rows is compared.
-# A `fails` outcome marks a paper statement these models do not show, reported as measured.
+# A `fails` outcome marks a statement these models do not show, reported as measured.
 
 # %%
 show_claims(claims_table, params.profile)

@@ -135,24 +135,71 @@ plotting.save_figure(
 
 # %% [markdown]
 # ## Claims — paper value beside measured value
+#
+# The paper's E2 statements come from its six models; here they are tested on the models named in the parameters
+# (a different number on a different model is a finding).
 
 # %%
+def median_se(values):
+    """s.e. of a median over model × dimension combos from their spread (normal approximation: 1.2533·s.d./√m);
+    NaN for fewer than two."""
+    values = np.asarray(values, float)
+    values = values[np.isfinite(values)]
+    return float(1.2533 * values.std(ddof=1) / np.sqrt(len(values))) if len(values) > 1 else np.nan
+
+
+def grid_step(alphas, stars):
+    """Largest ratio between consecutive grid purities that bracket the predicted α*(n) values (the resolution at
+    which the grid locates the boundary); the grid's largest step when none is bracketed."""
+    a = np.sort(np.asarray(alphas, float))
+    stars = np.asarray([x for x in stars if np.isfinite(x) and a[0] < x <= a[-1]])
+    steps = [a[i] / a[i - 1] for i in range(1, len(a)) if any((a[i - 1] < stars) & (stars <= a[i]))]
+    return float(max(steps)) if steps else float((a[1:] / a[:-1]).max())
+
+
 steps = curves.sort_values("alpha").groupby(["model", "dimension"]).auc.diff().dropna()
+sigma0 = float(stats.null_auc_sd(params.curve_n / 2, params.curve_n - params.curve_n // 2))
+detection_scale = (f"0.05 ≈ 1.4·σ₀ = {stats.DETECTION_NULL_MULTIPLIER * float(stats.null_auc_sd(150, 150)):.3f} at the "
+                   "paper's n = 300 balanced texts (Theorem 4's null s.d. times the paper's calibration multiplier): one "
+                   "calibrated null s.d. of a single audit's AUC, the scale of the paper's detection test")
+drop_sd = np.sqrt(2 / params.curve_draws) * sigma0
+# α*(n) at the paper's smallest LLM separation, ŝ = 8.3: in the saturated zone it barely depends on ŝ above it
+saturated_stars = [theory.critical_purity_exact(n, 8.3, null_scale=stats.DETECTION_NULL_MULTIPLIER) for n in params.phase_n]
+phase_step = grid_step(params.phase_alphas, saturated_stars)
+predicts = ("a single cross-fitted $\\hat{s}$ measured on counterfactual pairs predicts the entire AUC–$\\alpha$ curve "
+            "with no further tuning")
 claims = [
-    claim("curve_prediction_mae", "E2; Thm 3", "mean |AUC − Eq. 8 at ŝ| over models × dimensions × purities (0.05 "
-          "chosen: the paper says 'small'; about two null s.d. 1.4·σ₀ at n = 300)", "small (zero free parameters)",
-          curves.error.abs().mean(), Bound("<=", 0.05)),
-    claim("curve_prediction_max", "E2; Thm 3", "largest |AUC − Eq. 8 at ŝ| over models × dimensions × purities (0.05 "
-          "chosen, as above; a signed mean would let errors of opposite sign cancel)", "≈ 0",
-          curves.error.abs().max(), Bound("<=", 0.05, reason="the measured value is an absolute error: a bound on it is two-sided about 0")),
-    claim("no_inversion", "E2; Thm 3 (i)", "largest drop of AUC between consecutive purities", "no inversion",
-          -steps.min(), Bound("<=", 0.03)),
-    claim("boundary_slope", "E2; Thm 4", "median log-log slope of the empirical detection boundary", "-0.5",
-          slopes.median(), Point(-0.5, tol=0.15, reason="tolerance chosen before the run")),
-    claim("boundary_vs_alpha_star", "E2; Thm 4, Eq. 11", "median |log₂(empirical boundary / α*(n) at ŝ)| over "
-          "models × dimensions × n (within a factor 2 chosen: the paper states 'tracks' without a tolerance, and ŝ "
-          "is itself an estimate)", "tracks α*(n)", np.log2(boundary.alpha_empirical / boundary.alpha_star).abs().median(),
-          Bound("<=", 1)),
+    claim("curve_prediction_mae", "Sec. I (validation summary); Thm 3 (iii); E2",
+          f"mean |AUC − Eq. 8 at ŝ| over models × dimensions × the {len(params.curve_alphas)} purities at n = "
+          f"{params.curve_n} (each AUC a mean over {params.curve_draws} datasets)", predicts, curves.error.abs().mean(),
+          Bound("<=", 0.05, reason="a mean absolute error, so the bound is two-sided about 0; " + detection_scale)),
+    claim("curve_prediction_max", "Sec. I (validation summary); Thm 3 (iii); E2",
+          "largest |AUC − Eq. 8 at ŝ| over models × dimensions × purities (a signed mean would let errors of opposite "
+          "sign cancel)", predicts, curves.error.abs().max(),
+          Bound("<=", 0.05, reason="an absolute error, so the bound is two-sided about 0; " + detection_scale)),
+    claim("no_inversion", "Sec. I (2); Thm 3 (i); E2",
+          "largest drop of the measured AUC between consecutive purities over models × dimensions",
+          "no “inversion” or interior optimum of AUC as a function of purity is possible in this model class, and "
+          "none is observed in our sweeps", -steps.min(),
+          Bound("<=", 0.03, reason=f"a direction (no drop): 0.03 ≈ {drop_sd:.3f}, one s.d. of the difference of two "
+                f"consecutive curve points, each a mean over {params.curve_draws} datasets of n = {params.curve_n} "
+                f"(√(2/{params.curve_draws})·σ₀); a larger drop is called an inversion")),
+    claim("boundary_slope", "Thm 4 (after Eq. 11); E2",
+          f"median over models × dimensions of the log–log slope over n = {list(params.phase_n)} of the empirical "
+          f"{1 - params.gamma:.0%}-detection boundary (single-seed 1.4·σ₀ test, {params.phase_repeats} datasets per "
+          "cell; censored crossings left out), against −½ within 3 s.e. of the median (from the spread of the "
+          "per-combo slopes)",
+          "E2 (real models) and E3 Part C (synthetic, where $s$ is exact) test the boundary and its $-1/2$ slope",
+          slopes.median(), Point(-0.5, se=median_se(slopes), k=3)),
+    claim("boundary_vs_alpha_star", "Sec. I (validation summary); E2; Eq. 11",
+          "median over models × dimensions × n of |log₂(empirical boundary / α*(n) at ŝ)|, α* the exact root of the "
+          "power condition at the test's 1.4·σ₀, within one grid step: the phase purities bracketing α*(n) (at the "
+          f"paper's ŝ ≥ 8.3, where α* barely depends on ŝ) are up to a factor {phase_step:.2f} apart, the resolution "
+          "at which the grid locates the boundary",
+          "the $(\\alpha,n)$ detection phase diagram matches the predicted boundary",
+          np.log2(boundary.alpha_empirical / boundary.alpha_star).abs().median(),
+          Bound("<=", float(np.log2(phase_step)), reason="an absolute log-ratio, so the bound is two-sided about a "
+                "ratio 1; its width is one step of the purity grid where the boundary falls")),
 ]
 # Sec. V-E's family-wise audit: the paper draws conclusions from the Bonferroni survivors only (no number to compare).
 print(f"F2 detections surviving Bonferroni: {int(family.bonferroni.sum())} of {int(family.nominal.sum())} nominal")

@@ -5,8 +5,9 @@
 # Part A: the purity law (Eq. 8) against the oracle over 35 (s, α) settings, and learned probes never
 # above it. Part B: the chordal formula (Eq. 6) on spheres and the flat-vs-curved saturation of
 # Fig. 3b. Part C: the detection rate of the full protocol (grouped CV × seeds, 1.4·σ₀ test) over
-# (α, n) against α\*(n) and its −½ slope. Part D: estimator calibration — κ̂ (sagitta; through the origin as
-# the paper fits it and floor-corrected, over ambient noise levels), d̂ (MLE and
+# (α, n) against α\*(n) and its −½ slope. Part D: estimator calibration — κ̂ (sagitta; through the origin, the
+# project's reading of the paper's fit, and the project's floor-corrected fit, over ambient noise levels the paper
+# does not state), d̂ (MLE and
 # Two-NN) on spheres and linear manifolds, ŝ naive vs cross-fitted — and what their errors do to the
 # theory's predictions.
 #
@@ -18,11 +19,11 @@ import numpy as np
 import pandas as pd
 from IPython.display import display
 from matplotlib import pyplot as plt
-from scipy.stats import spearmanr
+from scipy.stats import norm, spearmanr
 
 from lib import config, plotting, results, stats
 from lib.bias_probes import figures, groundtruth, simulate, theory
-from lib.claims import Bound, Point, claim, show_claims
+from lib.claims import Bound, Point, Range, claim, show_claims
 
 # %% tags=["parameters"]
 profile = "default"  # smoke | default | paper
@@ -54,8 +55,8 @@ delta = 0.05  # Part C: test level δ
 gamma = 0.2  # Part C: type-II error γ (the boundary is where the detection rate reaches 1 − γ)
 kappa_values = [0.25, 0.5, 1.0, 2.0, 4.0]  # Part D: curvatures for κ̂
 kappa_intrinsic_dim = 3  # Part D: sphere dimension for κ̂
-kappa_noise = [0.0, 0.005, 0.01, 0.02]  # Part D: ambient noise levels for κ̂ (the paper's generator: 0.01)
-kappa_paper_noise = 0.01  # Part D: the ambient noise of the paper's generator (one of kappa_noise; claims at and without it)
+kappa_noise = [0.0, 0.005, 0.01, 0.02]  # Part D: ambient noise levels for κ̂ (paper 000 states none; the project's levels)
+kappa_claim_noise = 0.01  # Part D: the noise level the noisy κ̂ claims read (one of kappa_noise; a level the project chose, the paper states no σ)
 manifold_ambient_dim = 30  # Part D: ambient dimension for d̂
 manifold_n = 2000  # Part D: points per manifold
 linear_dims = [2, 5, 10, 15, 20, 25]  # Part D: intrinsic dimensions of linear manifolds
@@ -70,8 +71,8 @@ ceiling_kappas = [0.25, 0.5, 1.0, 2.0, 4.0, 8.0]  # propagation: curvatures for 
 
 # %%
 params = config.load("E03_ground_truth", globals())
-if params.kappa_paper_noise not in params.kappa_noise:
-    raise config.ConfigError(f"kappa_paper_noise={params.kappa_paper_noise!r} is not one of kappa_noise={params.kappa_noise}")
+if params.kappa_claim_noise not in params.kappa_noise:
+    raise config.ConfigError(f"kappa_claim_noise={params.kappa_claim_noise!r} is not one of kappa_noise={params.kappa_noise}")
 run = results.start(params)
 plotting.use_style()
 common = {"seed": params.seed, "n_jobs": params.n_jobs}
@@ -238,7 +239,7 @@ positive_s = separation[separation.s > 0]
 median_s_error = np.median(np.abs(positive_s.crossfit_median_relative_error))
 alpha_star_shift = abs(1 / (1 + median_s_error) - 1)  # α* ∝ 1/s exactly (Eq. 11)
 clean = curvature[(curvature.noise == 0) & (curvature.fit == "origin")]
-noisy = curvature[curvature.noise == params.kappa_paper_noise]
+noisy = curvature[curvature.noise == params.kappa_claim_noise]
 noise_sweep = curvature.assign(abs_error=curvature.relative_error.abs()).groupby(["noise", "fit"]).abs_error.agg(
     ["median", "max"]).reset_index()
 display(noise_sweep)
@@ -260,61 +261,229 @@ plotting.save_table(summary.round(4), "estimators",
 
 # %% [markdown]
 # ## Claims — paper value beside measured value
+#
+# The oracle purity and chord tables are the same simulations as 00_theory_checks' (`results.shared_table`): the
+# claims on them are counted there and cited here. Kinds: the paper's E3 numbers and statements are `paper` claims;
+# checks that hold by construction of a generator are `sanity`; the project's own estimator (the floor-corrected
+# κ̂), noise levels the paper does not state, and the propagation shifts at the project's σ_w are `extension`.
 
 # %%
+def boundary_slope_se(rates, rate_column, se_column, target, fitted_n):
+    """Monte Carlo s.e. of the boundary's log–log slope: each crossing (simulate.crossing_purity, linear in log α
+    between the two cells that bracket the target) gets the delta-method s.e. of its log α from the logged s.e. of
+    those two cells' rates; the slope's s.e. follows from the least-squares weights over the uncensored n."""
+    log_se = []
+    for n in fitted_n:
+        cell = rates[rates.n == n].sort_values("alpha")
+        a, p, e = (cell[c].to_numpy(float) for c in ("alpha", rate_column, se_column))
+        i = int(np.nonzero(p >= target)[0][0])
+        frac = (target - p[i - 1]) / (p[i] - p[i - 1])
+        log_se.append(np.log(a[i] / a[i - 1]) * np.hypot((1 - frac) * e[i - 1], frac * e[i]) / (p[i] - p[i - 1]))
+    if len(log_se) < 2:
+        return np.nan
+    lx = np.log(np.asarray(fitted_n, float))
+    weights = (lx - lx.mean()) / ((lx - lx.mean()) ** 2).sum()
+    return float(np.sqrt((weights**2 * np.asarray(log_se) ** 2).sum()))
+
+
+def grid_step(alphas, stars):
+    """Largest ratio between consecutive grid purities that bracket the predicted α*(n) values (the resolution at
+    which the grid locates the boundary); the grid's largest step when none is bracketed."""
+    a = np.sort(np.asarray(alphas, float))
+    stars = np.asarray([x for x in stars if np.isfinite(x) and a[0] < x <= a[-1]])
+    steps = [a[i] / a[i - 1] for i in range(1, len(a)) if any((a[i - 1] < stars) & (stars <= a[i]))]
+    return float(max(steps)) if steps else float((a[1:] / a[:-1]).max())
+
+
+def cell_se(rows, error_column, pick):
+    """Logged Monte Carlo s.e. of the relative error in the cell that attains the median or the largest |error| of
+    ``rows`` (κ̂ s.e. / κ); NaN with a single replicate, whose s.e. is not estimable."""
+    abs_error = rows[error_column].abs()
+    row = rows.loc[(abs_error - abs_error.median()).abs().idxmin() if pick == "median" else abs_error.idxmax()]
+    return float(row.kappa_hat_se / row.kappa) if row.reps > 1 else np.nan
+
+
+tol_z = params.tolerance_z
+
+
+def z_reason(cells):
+    """Why tolerance_z standard errors: the chance that the largest |z| of ``cells`` exceeds it if the form holds."""
+    chance = 1 - (1 - 2 * norm.sf(tol_z)) ** max(int(cells), 1)
+    return (f"{tol_z:g} Monte Carlo s.e. (the tolerance_z parameter): if the closed form holds, the largest |z| of "
+            f"the {int(cells)} cells exceeds it with probability {chance:.1g}")
+
+
+def spearman_reason(m):
+    swap = 1 - 12 / (m * (m * m - 1)) if m > 1 else np.nan
+    return (f"'growing with d' is a direction: a strictly monotone drift has ρ = −1; −0.9 admits one adjacent swap among "
+            f"the {m} dimensions (ρ = {-swap:.2f}) for Monte Carlo noise in d̂, whose s.e. is not logged")
+
+
 purity_z = (oracle.error.abs() / oracle.mc_se.where(oracle.mc_se > 0)).max()
 flat, curved_last = chord[chord.kappa == 0].sort_values("r"), chord[chord.kappa > 0].sort_values("r").groupby("kappa").tail(1)
+chord_share = (curved_last.chord_theory * np.sqrt(curved_last.kappa) / 2).min()  # chord / diameter at the largest r
 largest_linear = linear.intrinsic_dim.iloc[-1]
+fitted_n = boundary.dropna(subset=["alpha_empirical"]).n
+detect_step = grid_step(params.detect_alphas, boundary.alpha_star_exact)
+origin_noisy, floor_noisy = noisy[noisy.fit == "origin"], noisy[noisy.fit == "floor"]
+noise_text = (f"σ = {params.kappa_claim_noise:g} (the kappa_claim_noise parameter, a level the project chose: paper 000 "
+              "states no ambient noise for its spheres)")
+as_accurate = ("at a setting the paper does not state, the test is whether the error stays within what the paper "
+               "reports for its estimator: a smaller error does not contradict it")
+table_vi = f"d = {params.separation_dim}, n = {params.separation_n}, s = 0"
 claims = [
-    claim("purity_oracle_max_error", "E3-A", "oracle AUC vs Eq. 8 over the (s, α) settings, max |error|",
-          "< 0.006", oracle.error.abs().max(), Bound("<", 0.006), cites="00_theory_checks:purity_law_mc"),
-    claim("purity_oracle_z", "E3-A", "oracle AUC vs Eq. 8, max |error| / s.e.", "exact", purity_z, Bound("<=", params.tolerance_z), cites="00_theory_checks:purity_law_z"),
-    claim("learned_below_bound", "E3-A", "learned probe above Eq. 8, max (AUC − bound) / s.e.",
-          "never beyond MC noise", learned.excess_z.max(), Bound("<=", params.tolerance_z)),
-    claim("chordal_max_error", "E3-B, Eq. 6", "oracle AUC vs chordal formula over the (κ, r) grid, max |error|",
-          "< 0.013", chord.error.abs().max(), Bound("<", 0.013), cites="00_theory_checks:chordal_auc_mc"),
-    claim("flat_keeps_rising", "E3-B; Fig. 3b", "flat AUC increases with r: min step", "> 0", flat.mc_auc.diff().min(), Bound(">", 0), cites="00_theory_checks:flat_keeps_rising"),
-    claim("curved_saturates", "E3-B; Fig. 3b", "curved AUC at the largest r vs ceiling, max |gap| / s.e.", "saturates at Eq. 7",
-          ((curved_last.ceiling - curved_last.mc_auc).abs() / curved_last.mc_se).max(), Bound("<=", params.tolerance_z)),
-    claim("boundary_slope", "E3-C; Thm 4", "log-log slope of the empirical detection boundary (learned probe, 1.4·σ₀)",
-          "-0.5", boundary_slope, Point(-0.5, tol=0.15, reason="tolerance chosen before the run")),
-    claim("boundary_vs_alpha_star", "E3-C; Eq. 11", "median empirical boundary / α*(n), α* the exact root at the "
-          "test's 1.4·σ₀ (0.5 chosen: the paper says the boundary 'tracks' α*)",
-          "tracks α*(n)", (fitted.alpha_empirical / fitted.alpha_star_exact).median(), Point(1, tol=0.5, reason="0.5 chosen: the paper says the boundary 'tracks' α* without a tolerance")),
-    claim("kappa_median_error", "E3-D", "κ̂ median relative error on spheres (no ambient noise)",
-          "0.17", clean.relative_error.abs().median(), Bound("<=", 0.17, reason="the paper's value is an error or a spread: a smaller one does not contradict it")),
-    claim("kappa_max_error", "E3-D", "κ̂ max relative error on spheres (no ambient noise)",
-          "0.28", clean.relative_error.abs().max(), Bound("<=", 0.28, reason="the paper's value is an error or a spread: a smaller one does not contradict it")),
-    claim("kappa_ordering", "E3-D", "Spearman ρ of κ̂ with κ", "1 (ordering correct)",
-          spearmanr(clean.kappa, clean.kappa_hat).statistic, Bound(">=", 0.999, reason="ρ cannot exceed 1: the lower bound is the two-sided test of ρ = 1")),
-    claim("kappa_noisy_origin", "E3-D", f"κ̂ median |relative error| at the paper's ambient noise σ = "
-          f"{params.kappa_paper_noise:g}, the paper's fit through the origin (the noise floor reads as curvature)",
-          "0.17", noisy[noisy.fit == "origin"].relative_error.abs().median(), Bound("<=", 0.17, reason="the paper's value is an error or a spread: a smaller one does not contradict it")),
-    claim("kappa_noisy_floor", "E3-D", f"κ̂ median |relative error| at σ = {params.kappa_paper_noise:g} with the "
-          "floor-corrected fit (h² on ‖t‖⁴ with an intercept)", "0.17",
-          noisy[noisy.fit == "floor"].relative_error.abs().median(), Bound("<=", 0.17, reason="the paper's value is an error or a spread: a smaller one does not contradict it")),
-    claim("kappa_noisy_floor_max", "E3-D", f"κ̂ max |relative error| at σ = {params.kappa_paper_noise:g}, floor fit",
-          "0.28", noisy[noisy.fit == "floor"].relative_error.abs().max(), Bound("<=", 0.28, reason="the paper's value is an error or a spread: a smaller one does not contradict it")),
-    claim("dimension_spheres", "E3-D", "d̂ (MLE) median |relative error| on spheres", "≈ 0.15",
-          spheres.mle_relative_error.abs().median(), Bound("<=", 0.2, reason="the paper's value is an error or a spread: a smaller one does not contradict it")),
-    claim("dimension_linear_largest", "E3-D", f"d̂ (MLE) relative error on the linear manifold with d = {largest_linear}",
-          "≈ -0.40 at d = 25", linear.mle_relative_error.iloc[-1], Point(-0.40, tol=0.15, reason="tolerance chosen before the run")),
-    claim("dimension_underestimation_grows", "E3-D", "Spearman ρ of MLE relative error with d (linear)",
-          "-1 (grows with d)", spearmanr(linear.intrinsic_dim, linear.mle_relative_error).statistic, Bound("<=", -0.9, reason="ρ cannot fall below −1: the upper bound is the two-sided test of ρ = −1")),
-    claim("twonn_same_drift", "E3-D", "Spearman ρ of Two-NN relative error with d (linear)",
-          "same downward drift", spearmanr(linear.intrinsic_dim, linear.twonn_relative_error).statistic, Bound("<=", -0.9)),
-    claim("separation_naive_null", "E3-D; Table VI", f"naive ŝ at d = {params.separation_dim}, n = {params.separation_n}, s = 0",
-          "3.24", null_separation.naive.mean(), Point(3.24, tol=0.3, reason="tolerance chosen before the run")),
-    claim("separation_crossfit_null", "E3-D; Table VI", f"cross-fitted ŝ at d = {params.separation_dim}, n = {params.separation_n}, s = 0",
-          "0.50", null_separation.crossfit.mean(), Bound("<=", 0.50, reason="the paper's value is an error or a spread: a smaller one does not contradict it")),
-    claim("kappa_propagation_max", "after E3", f"max shift of Eq. 6 under ±{params.kappa_perturbation:.0%} κ over the Part B grid",
-          "0.021", shifts.max(), Bound("<=", 0.021, reason="the paper's value is an error or a spread: a smaller one does not contradict it")),
-    claim("kappa_propagation_median", "after E3", f"median shift of Eq. 6 under ±{params.kappa_perturbation:.0%} κ",
-          "0.003", np.median(shifts), Bound("<=", 0.003, reason="the paper's value is an error or a spread: a smaller one does not contradict it")),
-    claim("ceiling_propagation", "after E3", f"max shift of the ceiling (Eq. 7) under ±{params.kappa_perturbation:.0%} κ, κ in [0.25, 8]",
-          "0.041", ceiling_shift, Bound("<=", 0.041, reason="the paper's value is an error or a spread: a smaller one does not contradict it")),
-    claim("alpha_star_shift", "after E3; Eq. 11", "shift of α* from the median cross-fitted ŝ error", "< 1%",
-          alpha_star_shift, Bound("<", 0.01)),
+    # Part A
+    claim("purity_oracle_max_error", "Sec. VI (E3-A, Table VI); Thm 3, Eq. 8",
+          "largest |oracle AUC − Eq. 8| over the (s, α) settings of the purity generator (the shared 00_theory_checks "
+          "simulation)",
+          "the mixture law (8) matches empirical AUC over $35$ $(s,\\alpha)$ settings to a maximum absolute error "
+          "below $0.006$", oracle.error.abs().max(),
+          Bound("<", 0.006, reason="the paper states an upper limit ('a maximum absolute error below 0.006')"),
+          cites="00_theory_checks:purity_law_mc"),
+    claim("purity_oracle_z", "Thm 3, Eq. 8",
+          "largest |oracle AUC − Eq. 8| in Monte Carlo s.e. over the (s, α) settings (the shared 00_theory_checks "
+          "simulation)",
+          "The best achievable AUC at purity $\\alpha$ is exactly $\\alpha^{2}\\Phi(\\frac{s}{\\sqrt{2}})+2\\alpha"
+          "(1-\\alpha)\\Phi(\\frac{s}{2\\sqrt{2}})+\\frac{(1-\\alpha)^{2}}{2}$", purity_z,
+          Bound("<=", tol_z, reason=z_reason(oracle.mc_se.gt(0).sum())), cites="00_theory_checks:purity_law_z"),
+    claim("learned_below_bound", "Sec. VI (E3-A)",
+          f"largest (learned probe's grouped-CV AUC − Eq. 8)/s.e. over the (s, α) settings, d = {params.probe_dim}, "
+          f"n = {params.probe_n} (true by construction: the generator's likelihood ratio is monotone in the projection "
+          "on Δ, so Eq. 8 is its Bayes AUC and no probe can exceed it beyond noise)",
+          "learned probes never exceed the bound beyond Monte-Carlo noise—consistent with (8) being the exact maximum",
+          learned.excess_z.max(), Bound("<=", tol_z, reason=z_reason(learned.excess_z.notna().sum())),
+          kind="sanity"),
+    # Part B
+    claim("chordal_max_error", "Sec. VI (E3-B, Table VI); Thm 2, Eq. 6",
+          "largest |oracle AUC − Φ(chord/(√2·σ_w))| over the (κ, r) grid (the shared 00_theory_checks simulation)",
+          "the chordal formula (6) matches oracle AUC to within $0.013$ across a $(\\kappa,r)$ grid",
+          chord.error.abs().max(), Bound("<=", 0.013, reason="the paper states an upper limit ('to within 0.013')"),
+          cites="00_theory_checks:chordal_auc_mc"),
+    claim("flat_keeps_rising", "Sec. VI (E3-B); Cor 1; Fig. 3b",
+          "smallest step of the flat (κ = 0) oracle AUC between neighbouring r (the shared 00_theory_checks "
+          "simulation; true by construction: on the flat generator the chord is r itself)",
+          "flat-manifold AUC keeps rising with geodesic separation while curved-manifold AUC saturates at the "
+          "ceiling (Fig. 3b)", flat.mc_auc.diff().min(), Bound(">", 0, reason="the paper states a direction"),
+          kind="sanity", cites="00_theory_checks:flat_keeps_rising"),
+    claim("curved_saturates", "Sec. VI (E3-B); Cor 1, Eq. 7; Fig. 3b",
+          "largest |ceiling − curved oracle AUC|/s.e. at the largest r of each κ > 0 (true by construction: there the "
+          f"grid's chord is already {chord_share:.1%} or more of the sphere's diameter 2/√κ, so Eq. 6 is the ceiling "
+          "Eq. 7; Eq. 6 itself is tested in 00_theory_checks:chordal_auc_mc)",
+          "curved-manifold AUC saturates at the ceiling (Fig. 3b)",
+          ((curved_last.ceiling - curved_last.mc_auc).abs() / curved_last.mc_se).max(),
+          Bound("<=", tol_z, reason=z_reason(len(curved_last))), kind="sanity"),
+    # Part C
+    claim("boundary_slope", "Thm 4 (after Eq. 11); E3-C",
+          f"log–log slope over n of the empirical {1 - params.gamma:.0%}-detection boundary of the full protocol "
+          f"(learned probe, grouped 5-fold × 5 seeds, 1.4·σ₀ test) at the exact s = {params.detect_s:g}, against −½ "
+          "within 3 Monte Carlo s.e. (delta method: each crossing's s.e. from the logged detection-rate s.e. of the two "
+          "cells it interpolates between)",
+          "E2 (real models) and E3 Part C (synthetic, where $s$ is exact) test the boundary and its $-1/2$ slope",
+          boundary_slope,
+          Point(-0.5, se=boundary_slope_se(detect, "detection_rate", "detection_rate_se", 1 - params.gamma, fitted_n),
+                k=3)),
+    claim("boundary_vs_alpha_star", "Sec. I (validation summary); E3-C; Eq. 11",
+          "median over n of the empirical boundary / α*(n), α* the exact root of the power condition at the test's "
+          f"1.4·σ₀ and the exact s, within one grid step of a ratio 1 (the detection purities bracketing α*(n) are up "
+          f"to a factor {detect_step:.2f} apart, the resolution at which the grid locates the boundary)",
+          "the empirical detection boundary tracks $\\alpha^{*}(n)$",
+          (fitted.alpha_empirical / fitted.alpha_star_exact).median(), Range(1 / detect_step, detect_step)),
+    # Part D: curvature κ̂ (sagitta)
+    claim("kappa_median_error", "Sec. VI (E3-D)",
+          f"median |relative error| of κ̂ (the project's reading of the paper's sagitta fit: residuals on squared "
+          f"tangential radius through the origin) over κ in {list(params.kappa_values)} on noise-free spheres, "
+          "against the paper's 0.17 within 3 Monte Carlo s.e. (the logged κ̂ s.e. of the median cell, over its "
+          "estimator_reps manifolds; paper 000 states no ambient noise)",
+          "$\\hat{\\kappa}$ recovers curvature with median relative error $0.17$ (max $0.28$)",
+          clean.relative_error.abs().median(), Point(0.17, se=cell_se(clean, "relative_error", "median"), k=3)),
+    claim("kappa_max_error", "Sec. VI (E3-D)",
+          "largest |relative error| of κ̂ (the same fit) over κ on noise-free spheres, against the paper's 0.28 within "
+          "3 Monte Carlo s.e. (the logged κ̂ s.e. of that cell)",
+          "$\\hat{\\kappa}$ recovers curvature with median relative error $0.17$ (max $0.28$)",
+          clean.relative_error.abs().max(), Point(0.28, se=cell_se(clean, "relative_error", "max"), k=3)),
+    claim("kappa_ordering", "Sec. VI (E3-D)", "Spearman ρ of κ̂ with κ on noise-free spheres (ρ = 1: ordering correct)",
+          "correct ordering across $\\kappa\\in[0.25,4]$", spearmanr(clean.kappa, clean.kappa_hat).statistic,
+          Bound(">=", 0.999, reason="ρ cannot exceed 1: the lower bound is the two-sided test of ρ = 1, up to float "
+                "rounding")),
+    claim("kappa_noisy_origin", "Sec. VI (E3-D), at a noise level the paper does not state",
+          f"median |relative error| of κ̂ (the same origin fit) at ambient noise {noise_text}: the noise floor reads "
+          "as curvature", "$\\hat{\\kappa}$ recovers curvature with median relative error $0.17$",
+          origin_noisy.relative_error.abs().median(), Bound("<=", 0.17, reason=as_accurate), kind="extension"),
+    claim("kappa_noisy_floor", "Sec. VI (E3-D); the project's floor-corrected fit",
+          f"median |relative error| of the project's floor-corrected κ̂ (h² on ‖t‖⁴ with an intercept) at {noise_text}",
+          "$\\hat{\\kappa}$ recovers curvature with median relative error $0.17$",
+          floor_noisy.relative_error.abs().median(),
+          Bound("<=", 0.17, reason="the floor-corrected fit is the project's estimator: the test is that it is at "
+                "least as accurate as the paper reports its own (median 0.17)"), kind="extension"),
+    claim("kappa_noisy_floor_max", "Sec. VI (E3-D); the project's floor-corrected fit",
+          f"largest |relative error| of the project's floor-corrected κ̂ at {noise_text}",
+          "$\\hat{\\kappa}$ recovers curvature with median relative error $0.17$ (max $0.28$)",
+          floor_noisy.relative_error.abs().max(),
+          Bound("<=", 0.28, reason="the floor-corrected fit is the project's estimator: the test is that it is at "
+                "least as accurate as the paper reports its own (max 0.28)"), kind="extension"),
+    # Part D: intrinsic dimension d̂
+    claim("dimension_spheres", "Sec. VI (E3-D)",
+          f"median |relative error| of d̂ (Levina–Bickel MLE, MacKay–Ghahramani) on spheres of intrinsic dimension "
+          f"{list(params.sphere_dims)} in D = {params.manifold_ambient_dim}, n = {params.manifold_n}",
+          "$\\hat{d}_{B}$ has median relative error $\\approx 0.15$ on spheres", spheres.mle_relative_error.abs().median(),
+          Point(0.15, tol=0.025, reason="the paper marks 0.15 approximate ('≈'): read as 0.15 to the nearest 0.05, so "
+                "±0.025; no s.e. of d̂ is logged (dimension_calibration logs means over estimator_reps manifolds)")),
+    claim("dimension_linear_largest", "Sec. VI (E3-D)",
+          f"relative error of d̂ (MLE) on the linear manifold of intrinsic dimension {largest_linear} in "
+          f"D = {params.manifold_ambient_dim}, n = {params.manifold_n}",
+          "the known MLE underestimation growing with $d$ (up to $\\approx 40\\%$ at $d{=}25$ on linear manifolds)",
+          linear.mle_relative_error.iloc[-1],
+          Point(-0.40, tol=0.05, reason="the paper marks 40% approximate ('≈', whole tens of percent): read as −0.40 "
+                "to the nearest 0.1, so ±0.05; no s.e. of d̂ is logged"),
+          not_measured="" if largest_linear == 25 else f"the profile's largest linear dimension is {largest_linear}, "
+          "not the paper's d = 25"),
+    claim("dimension_underestimation_grows", "Sec. VI (E3-D)",
+          "Spearman ρ of the MLE's relative error with d on linear manifolds",
+          "the known MLE underestimation growing with $d$", spearmanr(linear.intrinsic_dim, linear.mle_relative_error).statistic,
+          Bound("<=", -0.9, reason=spearman_reason(len(linear)))),
+    claim("twonn_same_drift", "Sec. VI (E3-D)", "Spearman ρ of the Two-NN relative error with d on linear manifolds",
+          "the Two-NN cross-check [28] shows the same downward drift",
+          spearmanr(linear.intrinsic_dim, linear.twonn_relative_error).statistic,
+          Bound("<=", -0.9, reason=spearman_reason(len(linear)))),
+    # Part D: separation ŝ (Table VI)
+    claim("separation_naive_null", "Sec. V-F; Table VI",
+          f"mean naive plug-in ŝ over {params.separation_reps} samples at {table_vi}, within 3 Monte Carlo s.e.",
+          "at $d=768$, $n=300$, true $s=0$, the naive estimate is $3.24$", null_separation.naive.mean(),
+          Point(3.24, se=float(null_separation.naive_se.mean()), k=3),
+          not_measured="" if (params.separation_dim, params.separation_n) == (768, 300) else
+          f"the profile's d = {params.separation_dim}, n = {params.separation_n} is not the paper's d = 768, n = 300"),
+    claim("separation_crossfit_null", "Sec. V-F; Table VI",
+          f"mean cross-fitted ŝ over {params.separation_reps} samples at {table_vi}, within 3 Monte Carlo s.e.",
+          "the naive estimate is $3.24$ while the cross-fitted one is $0.50$ (Table VI)", null_separation.crossfit.mean(),
+          Point(0.50, se=float(null_separation.crossfit_se.mean()), k=3),
+          not_measured="" if (params.separation_dim, params.separation_n) == (768, 300) else
+          f"the profile's d = {params.separation_dim}, n = {params.separation_n} is not the paper's d = 768, n = 300"),
+    # Propagation (closed-form arithmetic on the project's Part B grid and σ_w)
+    claim("kappa_propagation_max", "Sec. VI (propagation checks)",
+          f"largest |shift| of Eq. 6 when κ is moved by ±{params.kappa_perturbation:.0%} over the Part B (κ > 0, r) grid "
+          f"at σ_w = {params.chord_sigma_w:g} (closed-form arithmetic at a grid and noise scale the project chose: the "
+          "paper states neither)",
+          "perturbing $\\kappa$ by the $\\pm 30\\%$ worst-case bias of the sagitta estimator moves the chordal "
+          "prediction (6) by at most $0.021$ AUC (median $0.003$) over the E3-B grid", shifts.max(),
+          Point(0.021, tol=0.0005, reason="the paper prints the largest shift as 0.021 (three decimals), so ±0.0005"),
+          kind="extension"),
+    claim("kappa_propagation_median", "Sec. VI (propagation checks)",
+          f"median |shift| of Eq. 6 under ±{params.kappa_perturbation:.0%} κ over the same grid and σ_w",
+          "moves the chordal prediction (6) by at most $0.021$ AUC (median $0.003$) over the E3-B grid",
+          np.median(shifts),
+          Point(0.003, tol=0.0005, reason="the paper prints the median shift as 0.003 (three decimals), so ±0.0005"),
+          kind="extension"),
+    claim("ceiling_propagation", "Sec. VI (propagation checks)",
+          f"largest |shift| of the ceiling Eq. 7 under ±{params.kappa_perturbation:.0%} κ over κ in "
+          f"{list(params.ceiling_kappas)} at σ_w = {params.chord_sigma_w:g} (closed-form arithmetic at the project's σ_w)",
+          "the ceiling (7) by at most $0.041$ over $\\kappa\\in[0.25,8]$ at the same noise scale", ceiling_shift,
+          Point(0.041, tol=0.0005, reason="the paper prints the largest shift as 0.041 (three decimals), so ±0.0005"),
+          kind="extension"),
+    claim("alpha_star_shift", "Sec. VI (propagation checks); Eq. 11",
+          f"relative shift of α* (∝ 1/s exactly) implied by the median |relative error| of the cross-fitted ŝ over the "
+          f"true s > 0 of Part D (d = {params.separation_dim}, n = {params.separation_n})",
+          "the median cross-fitted calibration error of E3-D shifts $\\alpha^{*}$ by under $1\\%$", alpha_star_shift,
+          Bound("<", 0.01, reason="the paper states an upper limit ('by under 1%')")),
 ]
 claims_table, claims_file = run.record_claims(claims)
 plotting.save_table(claims_table, "claims",
@@ -322,9 +491,10 @@ plotting.save_table(claims_table, "claims",
                     [claims_file])
 
 # %% [markdown]
-# Each row gives the paper's value, the measured value and its outcome; a `fails` outcome marks a
-# number not reproduced here, reported as measured. The propagation shifts depend on the noise scale
-# σ_w of the Part B grid, which the paper does not state.
+# Each row gives the paper's words, the measured value and its outcome; a `fails` outcome marks a number not
+# reproduced here, reported as measured. The propagation shifts depend on the noise scale σ_w of the Part B grid,
+# which the paper does not state, so they are extensions; so is every κ̂ claim at an ambient noise level above 0,
+# a level paper 000 does not state either.
 
 # %%
 show_claims(claims_table, params.profile)

@@ -279,10 +279,11 @@ class GroundTruth(Paper000Params):
     kappa_values: tuple[float, ...] = param((0.25, 0.5, 1.0, 2.0, 4.0), gt=0, doc="Part D: curvatures for κ̂")
     kappa_intrinsic_dim: int = param(3, ge=1, doc="Part D: sphere dimension for κ̂")
     kappa_noise: tuple[float, ...] = param((0.0, 0.005, 0.01, 0.02), ge=0,
-                                           doc="Part D: ambient noise levels for κ̂ (the paper's generator: 0.01)")
-    kappa_paper_noise: float = param(0.01, ge=0,
-                                     doc="Part D: the ambient noise of the paper's generator (one of kappa_noise; "
-                                     "claims at and without it)")
+                                           doc="Part D: ambient noise levels for κ̂ (paper 000 states none; "
+                                           "the project's levels)")
+    kappa_claim_noise: float = param(0.01, ge=0,
+                                     doc="Part D: the noise level the noisy κ̂ claims read (one of kappa_noise; a "
+                                     "level the project chose, the paper states no σ)")
     manifold_ambient_dim: int = param(30, ge=2, doc="Part D: ambient dimension for d̂")
     manifold_n: int = param(2000, ge=50, doc="Part D: points per manifold")
     linear_dims: tuple[int, ...] = param((2, 5, 10, 15, 20, 25), ge=1,

@@ -49,3 +49,12 @@ def test_estimator_calibration_tables():
         groundtruth.dimension_calibration("torus", [2], 5, 100, 1)
     separation = groundtruth.separation_calibration([0.0], d=200, n=100, reps=2)
     assert separation.naive.item() > 2 * separation.crossfit.item()
+
+
+def test_separation_calibration_logs_the_monte_carlo_se_of_its_means():
+    """naive_se / crossfit_se are s.d. / √reps of the replicates whose means the table logs: more replicates shrink
+    the s.e., and two runs' means agree within it."""
+    few = groundtruth.separation_calibration([0.0], d=100, n=80, reps=4, seed=3).iloc[0]
+    many = groundtruth.separation_calibration([0.0], d=100, n=80, reps=16, seed=3).iloc[0]
+    assert 0 < many.naive_se < few.naive_se and 0 < many.crossfit_se
+    assert abs(many.naive - few.naive) < 6 * few.naive_se  # the two means agree within their s.e.
