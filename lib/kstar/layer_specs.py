@@ -45,7 +45,7 @@ TABLE6: dict[str, tuple[int, ...]] = {
     "allenai/OLMo-2-1124-7B": _EVERY_FOURTH_FROM_3_OF_32,
     "allenai/OLMo-2-1124-7B-Instruct": _EVERY_FOURTH_FROM_3_OF_32,
     "Qwen/Qwen3-8B-Base": tuple(range(3, 36, 4)),  # 36 blocks: 3, 7, …, 35
-    "Qwen/Qwen3-8B": tuple(range(3, 36, 4)),  # the hub id the paper profile uses for it
+    "Qwen/Qwen3-8B": tuple(range(3, 36, 4)),  # the post-trained release, which the study pairs with no base model
 }
 
 #: Table 6's Gemma-3 models (A.1.9): their grids are not recoverable from the text.
