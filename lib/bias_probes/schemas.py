@@ -127,10 +127,10 @@ class NullCalibration(Paper000Params):
                                      doc="stress column: s.d. of an offset shared by a cell's texts (pairs' null "
                                      "scores correlate)")
     cells: tuple[tuple[float, ...], ...] = param(
-        ((0.1, 100), (0.3, 100), (0.3, 300), (1.0, 300), (0.3, 680), (1.0, 680)), ge=0,
+        ((0.1, 100.0), (0.3, 100.0), (0.3, 300.0), (1.0, 300.0), (0.3, 680.0), (1.0, 680.0)), ge=0,
         doc="pool-respecting (α, n) cells"
     )
-    broken_cells: tuple[tuple[float, ...], ...] = param(((1.0, 1000),), ge=0,
+    broken_cells: tuple[tuple[float, ...], ...] = param(((1.0, 1000.0),), ge=0,
                                                         doc="(α, n) cells that resample past the pool")
     reps: int = param(500, ge=2, doc="null replicates per cell: FPR s.e. at most 0.0098 where the FPR is at most .05")
     n_seeds: int = param(5, ge=1, doc="cross-validation seeds per replicate")
