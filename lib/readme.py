@@ -38,9 +38,10 @@ def block(folder: Path, readme_dir: Path) -> str:
     if record is None:
         return NOTHING_YET
     link = Path(os.path.relpath(Path(folder).resolve(), Path(readme_dir).resolve())).as_posix()
-    commit = record["commit"] if isinstance(record["commit"], str) else ", ".join(record["commit"])
-    lines = [f"Reference run: profile `{record['profile']}`, finished {str(record['finished'])[:10]}, commit "
-             f"`{commit[:12]}`{' (uncommitted changes)' if record.get('dirty') else ''}; "
+    commits = [record["commit"]] if isinstance(record["commit"], str) else list(record["commit"])
+    commit = ("commit " if len(commits) == 1 else "commits ") + ", ".join(f"`{c[:12]}`" for c in commits)
+    lines = [f"Reference run: profile `{record['profile']}`, finished {str(record['finished'])[:10]}, "
+             f"{commit}{' (uncommitted changes)' if record.get('dirty') else ''}; "
              f"[scoreboard]({link}/CLAIMS.md) · [report]({link}/report/index.html). "
              "Paper claims only count as reproduction.", ""]
     notebooks = list(record.get("notebooks", []))
