@@ -18,7 +18,7 @@ from IPython.display import display
 from matplotlib import pyplot as plt
 from scipy.stats import norm
 
-from lib import config, plotting, results
+from lib import config, plotting, results, uncertainty
 from lib.bias_probes import figures, simulate, theory
 from lib.claims import Bound, Point, claim, show_claims
 
@@ -329,41 +329,6 @@ plotting.save_figure(
 # The purity and chord simulations are shared with E03 (the same tables): they are claimed here and cited there.
 
 # %%
-def slope_se(x, value, se):
-    """Monte Carlo s.e. of the least-squares log–log slope from the logged per-point s.e. (delta method: s.e. of
-    log y ≈ se/y); NaN (not measured) when a value is not positive: its log, and so the slope, is then undefined."""
-    if (np.asarray(value, float) <= 0).any():
-        return np.nan
-    lx = np.log(np.asarray(x, float))
-    weights = (lx - lx.mean()) / ((lx - lx.mean()) ** 2).sum()
-    return float(np.sqrt((weights**2 * (np.asarray(se, float) / np.asarray(value, float)) ** 2).sum()))
-
-
-def boundary_slope_se(rates, rate_column, se_column, target, fitted_n):
-    """Monte Carlo s.e. of the boundary's log–log slope: each crossing (simulate.crossing_purity, linear in log α
-    between the two cells that bracket the target) gets the delta-method s.e. of its log α from the logged s.e. of
-    those two cells' rates; the slope's s.e. follows from the least-squares weights over the uncensored n."""
-    log_se = []
-    for n in fitted_n:
-        cell = rates[rates.n == n].sort_values("alpha")
-        a, p, e = (cell[c].to_numpy(float) for c in ("alpha", rate_column, se_column))
-        i = int(np.nonzero(p >= target)[0][0])
-        frac = (target - p[i - 1]) / (p[i] - p[i - 1])
-        log_se.append(np.log(a[i] / a[i - 1]) * np.hypot((1 - frac) * e[i - 1], frac * e[i]) / (p[i] - p[i - 1]))
-    if len(log_se) < 2:
-        return np.nan
-    lx = np.log(np.asarray(fitted_n, float))
-    weights = (lx - lx.mean()) / ((lx - lx.mean()) ** 2).sum()
-    return float(np.sqrt((weights**2 * np.asarray(log_se) ** 2).sum()))
-
-
-def z_reason(cells):
-    """Why tolerance_z standard errors: the chance that the largest |z| of ``cells`` exceeds it if the form holds."""
-    chance = 1 - (1 - 2 * norm.sf(tol_z)) ** max(int(cells), 1)
-    return (f"{tol_z:g} Monte Carlo s.e. (the tolerance_z parameter): if the closed form holds, the largest |z| of "
-            f"the {int(cells)} cells exceeds it with probability {chance:.1g}")
-
-
 z_purity = (purity.error.abs() / purity.mc_se.where(purity.mc_se > 0)).max()
 flat, curved = chord[chord.kappa == 0].sort_values("r"), chord[chord.kappa > 0]
 ceiling_margin = ((curved.ceiling - curved.mc_auc) / curved.mc_se).min()
@@ -375,7 +340,7 @@ tol_z, tol_slope = params.tolerance_z, params.slope_tolerance
 z_sum = norm.isf(params.delta) + norm.isf(params.gamma)
 linearisation_shift = norm.pdf(norm.isf(params.gamma)) * 0.05 * z_sum  # power moved by a 5% error in the test's z
 power_binomial_se = np.sqrt(target_power * (1 - target_power) / params.power_reps)
-phase_slope_se = boundary_slope_se(phase, "power", "power_se", target_power,
+phase_slope_se = uncertainty.crossing_slope_se(phase, "power", "power_se", target_power,
                                    boundary.dropna(subset=["alpha_empirical"]).n)
 law = "The generalization gap of norm-bounded linear probes decays as $n^{-1/2}$"
 claims = [
@@ -392,7 +357,7 @@ claims = [
           "is the oracle's exact expected AUC, so the errors should be Monte Carlo noise",
           "The best achievable AUC at purity $\\alpha$ is exactly $\\alpha^{2}\\Phi(\\frac{s}{\\sqrt{2}})+2\\alpha"
           "(1-\\alpha)\\Phi(\\frac{s}{2\\sqrt{2}})+\\frac{(1-\\alpha)^{2}}{2}$", z_purity,
-          Bound("<=", tol_z, reason=z_reason(purity.mc_se.gt(0).sum()))),
+          Bound("<=", tol_z, reason=uncertainty.z_tolerance_reason(tol_z, purity.mc_se.gt(0).sum()))),
     claim("purity_monotone", "Thm 3 (i)",
           "smallest increment of Eq. 8 between neighbouring α on a 201-point grid over [0, 1], for 800 separations s "
           "in (0, 40] (arithmetic on the paper's closed form, no simulation)",
@@ -436,7 +401,7 @@ claims = [
           f"largest |oracle AUC − Eq. 6 averaged over an intrinsic spread τ = {params.chord_tau:g}| in Monte Carlo "
           "s.e. over the (κ, r) cells (the form with spread is the project's, theory.chordal_auc_spread)",
           "no value stated (the paper's Eq. 6 has no intrinsic spread)", spread_z.max(),
-          Bound("<=", tol_z, reason=z_reason(len(spread))), kind="extension"),
+          Bound("<=", tol_z, reason=uncertainty.z_tolerance_reason(tol_z, len(spread))), kind="extension"),
     claim("spread_below_ceiling", "Cor 1, Eq. 7",
           f"smallest (ceiling − curved oracle AUC)/s.e. with intrinsic spread τ = {params.chord_tau:g} (true by "
           "construction: every point's projection on the chord is at most the radius 1/√κ, so the chord-direction "
@@ -469,7 +434,7 @@ claims = [
           f"largest |Monte Carlo null variance of the AUC − (n₊+n₋+1)/(12·n₊·n₋)| in s.e. (normal theory) over the "
           f"large (n₊, n₋) sizes, {params.null_mc_reps} random-label replicates each",
           "a $U$-statistic with variance $\\frac{n_{+}+n_{-}+1}{12n_{+}n_{-}}$", null_mc_z.abs().max(),
-          Bound("<=", tol_z, reason=z_reason(len(mc_null)))),
+          Bound("<=", tol_z, reason=uncertainty.z_tolerance_reason(tol_z, len(mc_null)))),
     # Part D: the detectability threshold (Theorem 4, Eq. 11)
     claim("power_at_threshold", "Thm 4, Eq. 11",
           f"largest |power − (1 − γ)| of the level-{params.delta:g} test (oracle scores, σ₀ from the class sizes) at "
@@ -513,7 +478,7 @@ claims = [
           f"log–log slope over n = {params.gap_n[0]}…{params.gap_n[-1]} of a fitted ℓ2 logistic probe's ramp-loss "
           f"gap (C = 1/(reg·n)) on the purity generator at α = {params.gap_alpha:g}, d = {params.gap_dim}, against "
           "−½ within 3 Monte Carlo s.e. (delta method from the logged per-n s.e.; not measured when a gap is not "
-          "positive)", law, erm_slope, Point(-0.5, se=slope_se(gap.n, gap.erm_gap, gap.erm_gap_se), k=3),
+          "positive)", law, erm_slope, Point(-0.5, se=uncertainty.loglog_slope_se(gap.n, gap.erm_gap, gap.erm_gap_se), k=3),
           kind="extension"),
     # Part F: the minimax lower bound (Proposition 1, re-derived on Assouad's hypercube)
     claim("minimax_rate_n", "Prop 1 (proof re-derived)",
@@ -535,7 +500,7 @@ claims = [
           "largest (exact Bayes excess − probe excess)/s.e. over (n, d_B) (true by construction: under the uniform "
           "prior on the signs the Bayes risk lower-bounds every learner's average risk)",
           "a matching minimax lower bound $\\Omega(\\sqrt{d_{B}/n})$", below_bayes_z,
-          Bound("<=", tol_z, reason=z_reason(len(minimax))), kind="sanity"),
+          Bound("<=", tol_z, reason=uncertainty.z_tolerance_reason(tol_z, len(minimax))), kind="sanity"),
 ]
 claims_table, claims_file = run.record_claims(claims)
 plotting.save_table(

@@ -35,7 +35,7 @@ from IPython.display import display
 from matplotlib import pyplot as plt
 from sklearn.metrics import roc_curve
 
-from lib import config, plotting, results
+from lib import config, plotting, results, uncertainty
 from lib.bias_shift import audit, checkpoints, evaluation, output_bias, sentences, stereotype, table1
 from lib.claims import Bound, Point, Range, claim, show_claims
 
@@ -273,23 +273,6 @@ print(f"method comparisons read scorer {main} (the first whose labels have both 
 by = {key: f.set_index("method") for key, f in
       table[table.unit == "group"].groupby([*setting, "scorer", "pooling"], sort=False)}
 BENCHMARK = {"profanity": "ToxiGen"}  # the paper's benchmark a scorer's quote reads; DecodingTrust otherwise
-Z95 = 1.959964  # a 95 % interval spans ±1.96 s.e.
-
-
-def kind_of(scorer: str, ordering: bool = False) -> str:
-    """paper, or extension for VADER (no bias label) and, for the RR-vs-baseline orderings, the ToxiGen stand-in."""
-    return "extension" if scorer == "vader" or (ordering and scorer == "profanity") else "paper"
-
-
-def printed(benchmark: str, regime: str, column: str, stars: bool = False) -> str:
-    """The paper's Table 1 values of one benchmark × regime, family by family, as printed."""
-    rows = paper[(paper.benchmark == benchmark) & (paper.regime == regime)]
-    return ", ".join(f"{row.family} {row[column]:g}" + "*" * int(row.stars) * stars for _, row in rows.iterrows())
-
-
-def auc_se(e: pd.DataFrame, method: str) -> float:
-    """s.e. of a method's ROC AUC from its logged 95 % checkpoint-bootstrap interval (width / 3.92)."""
-    return float((e.auc_high[method] - e.auc_low[method]) / (2 * Z95))
 
 
 claims = []
@@ -305,12 +288,12 @@ for index, (family, regime) in enumerate(spectra):
             claim(f"rr_roc_auc_{scorer}{suffix}", "Abstract; Sec. 1; Table 1", f"ROC AUC of −ΔB (RR) for "
                   f"ΔBiasScore > {params.label_threshold:g}; scorer {scorer}; {where}; the paper's range widened by 3 "
                   "s.e. of this AUC (the width of its logged 95 % checkpoint-bootstrap interval / 3.92)",
-                  f"'ROC AUC between 0.65 and 0.99' (Table 1, {bench} {regime}: {printed(bench, regime, 'roc_auc')})",
-                  e.roc_auc["RR"], Range(0.65, 0.99, se=auc_se(e, "RR"), k=3), kind=kind_of(scorer)),
+                  f"'ROC AUC between 0.65 and 0.99' (Table 1, {bench} {regime}: {table1.printed(paper, bench, regime, 'roc_auc')})",
+                  e.roc_auc["RR"], Range(0.65, 0.99, se=uncertainty.interval_se(e.auc_low["RR"], e.auc_high["RR"]), k=3), kind=table1.claim_kind(scorer)),
             claim(f"rr_correlation_{scorer}{suffix}", "Sec. 4.2–4.3; Table 1", f"pooled Pearson r of ΔB with "
                   f"ΔBiasScore; scorer {scorer}; {where}", "negative: 'its correlations keep the same sign as the "
                   f"other two families everywhere' (Sec. 4.2; Table 1, {bench} {regime}: "
-                  f"{printed(bench, regime, 'pearson_r')})", e.pearson_r["RR"], Bound("<", 0), kind=kind_of(scorer)),
+                  f"{table1.printed(paper, bench, regime, 'pearson_r')})", e.pearson_r["RR"], Bound("<", 0), kind=table1.claim_kind(scorer)),
             claim(f"rr_checkpoint_p_{scorer}{suffix}", "Sec. 4.1–4.3; Table 1", "one-sided p of that r in the "
                   "paper's direction from permuting whole checkpoints: the share of the "
                   f"{int(e.n_permutations['RR'])} checkpoint orders whose pooled r is at most the observed "
@@ -318,27 +301,27 @@ for index, (family, regime) in enumerate(spectra):
                   f"{e.p_checkpoints['RR']:.4g}; both in the evaluation table); the paper's p is two-tailed "
                   f"and treats the {int(e.n_pairs['RR'])} pairs as independent, its stars' 5 % level in its "
                   f"direction is this p < 0.025; scorer {scorer}; {where}", f"significant, r < 0 (Table 1, {bench} "
-                  f"{regime}: {printed(bench, regime, 'pearson_r', stars=True)}; * p < 0.05, *** p < 0.001)",
+                  f"{regime}: {table1.printed(paper, bench, regime, 'pearson_r', stars=True)}; * p < 0.05, *** p < 0.001)",
                   e.p_checkpoints_negative["RR"], Bound("<", 0.025, reason="the paper's significance is two-tailed p < 0.05 "
-                                           "with r < 0: the lower tail at half the level"), kind=kind_of(scorer)),
+                                           "with r < 0: the lower tail at half the level"), kind=table1.claim_kind(scorer)),
         ]
     claims += [
         claim(f"rr_beats_seat{suffix}", "Sec. 1; Sec. 4.5; Table 7; Appendix H", f"ROC AUC of RR minus SEAT; scorer "
               f"{main}; {where}", "> 0: 'consistently more discriminative than a SEAT-based baseline across all three "
               "model families' on WildGuardMix and DecodingTrust (Table 7: 0.964 vs 0.778, 0.949 vs 0.753)",
-              m.roc_auc["RR"] - m.roc_auc["SEAT"], Bound(">", 0), kind=kind_of(main, ordering=True)),
+              m.roc_auc["RR"] - m.roc_auc["SEAT"], Bound(">", 0), kind=table1.claim_kind(main, ordering=True)),
     ]
     if index == 0:
         claims += [
             claim("procrustes_at_chance", "Sec. 4.5; Table 7", f"ROC AUC of Procrustes-SEAT; scorer {main}; {where}; "
                   "within 3 s.e. of chance, the s.e. from its logged 95 % checkpoint-bootstrap interval (width / 3.92)",
                   "'Procrustes-SEAT sits at chance on both benchmarks' (Table 7: 0.567, 0.513)",
-                  m.roc_auc["Procrustes-SEAT"], Point(0.5, se=auc_se(m, "Procrustes-SEAT"), k=3),
-                  kind=kind_of(main, ordering=True)),
+                  m.roc_auc["Procrustes-SEAT"], Point(0.5, se=uncertainty.interval_se(m.auc_low["Procrustes-SEAT"], m.auc_high["Procrustes-SEAT"]), k=3),
+                  kind=table1.claim_kind(main, ordering=True)),
             claim("cka_below_rr", "Sec. 4.5; Table 7", f"ROC AUC of CKA drift (+drift, no max) minus RR; scorer "
                   f"{main}; {where}", "< 0: CKA drift 'stays below RR on both benchmarks' (Table 7: 0.864 vs 0.964, "
                   "0.753 vs 0.949)", m.roc_auc["CKA drift"] - m.roc_auc["RR"], Bound("<", 0),
-                  kind=kind_of(main, ordering=True)),
+                  kind=table1.claim_kind(main, ordering=True)),
             claim("paper_rr_auc_two_values", "Sec. 4.5, Tables 1 and 5–7", "Not a paper statement: the paper prints "
                   "two RR ROC AUCs for one setting (Llama, WildGuardMix, neutral 1k anchors, base sets, mean pooling), "
                   "0.964 in Tables 6–7 and Sec. 4.5 and 0.892 in Table 1 (full FT) and the base rows of Table 5, 0.072 "

@@ -26,7 +26,7 @@ import numpy as np
 from IPython.display import display
 from matplotlib import pyplot as plt
 
-from lib import config, plotting, results
+from lib import config, plotting, results, uncertainty
 from lib.bias_probes import paraphrase
 from lib.claims import Bound, Point, claim, show_claims
 
@@ -159,12 +159,6 @@ plotting.save_figure(
 # survive paraphrasing on the same rows, reported and not counted as reproduction.
 
 # %%
-def median_se(values):
-    """s.e. of a median over dimensions from their spread (normal approximation: 1.2533·s.d./√m); NaN for one."""
-    values = np.asarray(values, float)
-    return float(1.2533 * values.std(ddof=1) / np.sqrt(len(values))) if len(values) > 1 else np.nan
-
-
 counterfactual, mixed = diffs[diffs.regime == "counterfactual"], diffs[diffs.regime == "mixed"]
 kept_pairs = rates[(rates.kind == "marked")].kept_pairs
 overall = rates[rates.kind == "all"].iloc[0]
@@ -201,7 +195,7 @@ for model in params.models:
         claim(f"s_hat_ratio_{key}", "Sec. VI-A (E1b); Thm 3",
               f"{model}: median over dimensions of the cross-fitted ŝ ratio paraphrase/template on the same rows, "
               "against 1 within 3 s.e. of the median (from the spread of the per-dimension ratios; not measured with "
-              "one dimension)", e1b, cf.s_hat_ratio.median(), Point(1, se=median_se(cf.s_hat_ratio), k=3),
+              "one dimension)", e1b, cf.s_hat_ratio.median(), Point(1, se=uncertainty.median_se(cf.s_hat_ratio), k=3),
               kind="extension"),
     ]
 claims.append(claim(

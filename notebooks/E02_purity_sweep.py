@@ -19,7 +19,7 @@ import pandas as pd
 from IPython.display import display
 from matplotlib import pyplot as plt
 
-from lib import config, plotting, results, stats
+from lib import config, plotting, results, stats, uncertainty
 from lib.bias_probes import model_audit, simulate, theory
 from lib.claims import Bound, Point, claim, show_claims
 
@@ -140,23 +140,6 @@ plotting.save_figure(
 # (a different number on a different model is a finding).
 
 # %%
-def median_se(values):
-    """s.e. of a median over model × dimension combos from their spread (normal approximation: 1.2533·s.d./√m);
-    NaN for fewer than two."""
-    values = np.asarray(values, float)
-    values = values[np.isfinite(values)]
-    return float(1.2533 * values.std(ddof=1) / np.sqrt(len(values))) if len(values) > 1 else np.nan
-
-
-def grid_step(alphas, stars):
-    """Largest ratio between consecutive grid purities that bracket the predicted α*(n) values (the resolution at
-    which the grid locates the boundary); the grid's largest step when none is bracketed."""
-    a = np.sort(np.asarray(alphas, float))
-    stars = np.asarray([x for x in stars if np.isfinite(x) and a[0] < x <= a[-1]])
-    steps = [a[i] / a[i - 1] for i in range(1, len(a)) if any((a[i - 1] < stars) & (stars <= a[i]))]
-    return float(max(steps)) if steps else float((a[1:] / a[:-1]).max())
-
-
 steps = curves.sort_values("alpha").groupby(["model", "dimension"]).auc.diff().dropna()
 sigma0 = float(stats.null_auc_sd(params.curve_n / 2, params.curve_n - params.curve_n // 2))
 detection_scale = (f"0.05 ≈ 1.4·σ₀ = {stats.DETECTION_NULL_MULTIPLIER * float(stats.null_auc_sd(150, 150)):.3f} at the "
@@ -165,7 +148,7 @@ detection_scale = (f"0.05 ≈ 1.4·σ₀ = {stats.DETECTION_NULL_MULTIPLIER * fl
 drop_sd = np.sqrt(2 / params.curve_draws) * sigma0
 # α*(n) at the paper's smallest LLM separation, ŝ = 8.3: in the saturated zone it barely depends on ŝ above it
 saturated_stars = [theory.critical_purity_exact(n, 8.3, null_scale=stats.DETECTION_NULL_MULTIPLIER) for n in params.phase_n]
-phase_step = grid_step(params.phase_alphas, saturated_stars)
+phase_step = uncertainty.grid_step(params.phase_alphas, saturated_stars)
 predicts = ("a single cross-fitted $\\hat{s}$ measured on counterfactual pairs predicts the entire AUC–$\\alpha$ curve "
             "with no further tuning")
 claims = [
@@ -190,7 +173,7 @@ claims = [
           "cell; censored crossings left out), against −½ within 3 s.e. of the median (from the spread of the "
           "per-combo slopes)",
           "E2 (real models) and E3 Part C (synthetic, where $s$ is exact) test the boundary and its $-1/2$ slope",
-          slopes.median(), Point(-0.5, se=median_se(slopes), k=3)),
+          slopes.median(), Point(-0.5, se=uncertainty.median_se(slopes), k=3)),
     claim("boundary_vs_alpha_star", "Sec. I (validation summary); E2; Eq. 11",
           "median over models × dimensions × n of |log₂(empirical boundary / α*(n) at ŝ)|, α* the exact root of the "
           "power condition at the test's 1.4·σ₀, within one grid step: the phase purities bracketing α*(n) (at the "

@@ -19,10 +19,10 @@ import numpy as np
 import pandas as pd
 from IPython.display import display
 from matplotlib import pyplot as plt
-from scipy.stats import norm, spearmanr
+from scipy.stats import spearmanr
 
-from lib import config, plotting, results, stats
-from lib.bias_probes import figures, groundtruth, simulate, theory
+from lib import config, plotting, results, stats, uncertainty
+from lib.bias_probes import claim_cells, figures, groundtruth, simulate, theory
 from lib.claims import Bound, Point, Range, claim, show_claims
 
 # %% tags=["parameters"]
@@ -268,55 +268,7 @@ plotting.save_table(summary.round(4), "estimators",
 # κ̂), noise levels the paper does not state, and the propagation shifts at the project's σ_w are `extension`.
 
 # %%
-def boundary_slope_se(rates, rate_column, se_column, target, fitted_n):
-    """Monte Carlo s.e. of the boundary's log–log slope: each crossing (simulate.crossing_purity, linear in log α
-    between the two cells that bracket the target) gets the delta-method s.e. of its log α from the logged s.e. of
-    those two cells' rates; the slope's s.e. follows from the least-squares weights over the uncensored n."""
-    log_se = []
-    for n in fitted_n:
-        cell = rates[rates.n == n].sort_values("alpha")
-        a, p, e = (cell[c].to_numpy(float) for c in ("alpha", rate_column, se_column))
-        i = int(np.nonzero(p >= target)[0][0])
-        frac = (target - p[i - 1]) / (p[i] - p[i - 1])
-        log_se.append(np.log(a[i] / a[i - 1]) * np.hypot((1 - frac) * e[i - 1], frac * e[i]) / (p[i] - p[i - 1]))
-    if len(log_se) < 2:
-        return np.nan
-    lx = np.log(np.asarray(fitted_n, float))
-    weights = (lx - lx.mean()) / ((lx - lx.mean()) ** 2).sum()
-    return float(np.sqrt((weights**2 * np.asarray(log_se) ** 2).sum()))
-
-
-def grid_step(alphas, stars):
-    """Largest ratio between consecutive grid purities that bracket the predicted α*(n) values (the resolution at
-    which the grid locates the boundary); the grid's largest step when none is bracketed."""
-    a = np.sort(np.asarray(alphas, float))
-    stars = np.asarray([x for x in stars if np.isfinite(x) and a[0] < x <= a[-1]])
-    steps = [a[i] / a[i - 1] for i in range(1, len(a)) if any((a[i - 1] < stars) & (stars <= a[i]))]
-    return float(max(steps)) if steps else float((a[1:] / a[:-1]).max())
-
-
-def cell_se(rows, error_column, pick):
-    """Logged Monte Carlo s.e. of the relative error in the cell that attains the median or the largest |error| of
-    ``rows`` (κ̂ s.e. / κ); NaN with a single replicate, whose s.e. is not estimable."""
-    abs_error = rows[error_column].abs()
-    row = rows.loc[(abs_error - abs_error.median()).abs().idxmin() if pick == "median" else abs_error.idxmax()]
-    return float(row.kappa_hat_se / row.kappa) if row.reps > 1 else np.nan
-
-
 tol_z = params.tolerance_z
-
-
-def z_reason(cells):
-    """Why tolerance_z standard errors: the chance that the largest |z| of ``cells`` exceeds it if the form holds."""
-    chance = 1 - (1 - 2 * norm.sf(tol_z)) ** max(int(cells), 1)
-    return (f"{tol_z:g} Monte Carlo s.e. (the tolerance_z parameter): if the closed form holds, the largest |z| of "
-            f"the {int(cells)} cells exceeds it with probability {chance:.1g}")
-
-
-def spearman_reason(m):
-    swap = 1 - 12 / (m * (m * m - 1)) if m > 1 else np.nan
-    return (f"'growing with d' is a direction: a strictly monotone drift has ρ = −1; −0.9 admits one adjacent swap among "
-            f"the {m} dimensions (ρ = {-swap:.2f}) for Monte Carlo noise in d̂, whose s.e. is not logged")
 
 
 purity_z = (oracle.error.abs() / oracle.mc_se.where(oracle.mc_se > 0)).max()
@@ -324,13 +276,16 @@ flat, curved_last = chord[chord.kappa == 0].sort_values("r"), chord[chord.kappa 
 chord_share = (curved_last.chord_theory * np.sqrt(curved_last.kappa) / 2).min()  # chord / diameter at the largest r
 largest_linear = linear.intrinsic_dim.iloc[-1]
 fitted_n = boundary.dropna(subset=["alpha_empirical"]).n
-detect_step = grid_step(params.detect_alphas, boundary.alpha_star_exact)
+detect_step = uncertainty.grid_step(params.detect_alphas, boundary.alpha_star_exact)
 origin_noisy, floor_noisy = noisy[noisy.fit == "origin"], noisy[noisy.fit == "floor"]
 noise_text = (f"σ = {params.kappa_claim_noise:g} (the kappa_claim_noise parameter, a level the project chose: paper 000 "
               "states no ambient noise for its spheres)")
 as_accurate = ("at a setting the paper does not state, the test is whether the error stays within what the paper "
                "reports for its estimator: a smaller error does not contradict it")
 table_vi = f"d = {params.separation_dim}, n = {params.separation_n}, s = 0"
+one_swap_reason = (f"'growing with d' is a direction: a strictly monotone drift has ρ = −1; −0.9 admits one adjacent "
+                   f"swap among the {len(linear)} dimensions (ρ = {-uncertainty.one_swap_spearman(len(linear)):.2f}) for "
+                   "Monte Carlo noise in d̂, whose s.e. is not logged")
 claims = [
     # Part A
     claim("purity_oracle_max_error", "Sec. VI (E3-A, Table VI); Thm 3, Eq. 8",
@@ -345,13 +300,13 @@ claims = [
           "simulation)",
           "The best achievable AUC at purity $\\alpha$ is exactly $\\alpha^{2}\\Phi(\\frac{s}{\\sqrt{2}})+2\\alpha"
           "(1-\\alpha)\\Phi(\\frac{s}{2\\sqrt{2}})+\\frac{(1-\\alpha)^{2}}{2}$", purity_z,
-          Bound("<=", tol_z, reason=z_reason(oracle.mc_se.gt(0).sum())), cites="00_theory_checks:purity_law_z"),
+          Bound("<=", tol_z, reason=uncertainty.z_tolerance_reason(tol_z, oracle.mc_se.gt(0).sum())), cites="00_theory_checks:purity_law_z"),
     claim("learned_below_bound", "Sec. VI (E3-A)",
           f"largest (learned probe's grouped-CV AUC − Eq. 8)/s.e. over the (s, α) settings, d = {params.probe_dim}, "
           f"n = {params.probe_n} (true by construction: the generator's likelihood ratio is monotone in the projection "
           "on Δ, so Eq. 8 is its Bayes AUC and no probe can exceed it beyond noise)",
           "learned probes never exceed the bound beyond Monte-Carlo noise—consistent with (8) being the exact maximum",
-          learned.excess_z.max(), Bound("<=", tol_z, reason=z_reason(learned.excess_z.notna().sum())),
+          learned.excess_z.max(), Bound("<=", tol_z, reason=uncertainty.z_tolerance_reason(tol_z, learned.excess_z.notna().sum())),
           kind="sanity"),
     # Part B
     claim("chordal_max_error", "Sec. VI (E3-B, Table VI); Thm 2, Eq. 6",
@@ -371,7 +326,7 @@ claims = [
           "Eq. 7; Eq. 6 itself is tested in 00_theory_checks:chordal_auc_mc)",
           "curved-manifold AUC saturates at the ceiling (Fig. 3b)",
           ((curved_last.ceiling - curved_last.mc_auc).abs() / curved_last.mc_se).max(),
-          Bound("<=", tol_z, reason=z_reason(len(curved_last))), kind="sanity"),
+          Bound("<=", tol_z, reason=uncertainty.z_tolerance_reason(tol_z, len(curved_last))), kind="sanity"),
     # Part C
     claim("boundary_slope", "Thm 4 (after Eq. 11); E3-C",
           f"log–log slope over n of the empirical {1 - params.gamma:.0%}-detection boundary of the full protocol "
@@ -380,7 +335,7 @@ claims = [
           "cells it interpolates between)",
           "E2 (real models) and E3 Part C (synthetic, where $s$ is exact) test the boundary and its $-1/2$ slope",
           boundary_slope,
-          Point(-0.5, se=boundary_slope_se(detect, "detection_rate", "detection_rate_se", 1 - params.gamma, fitted_n),
+          Point(-0.5, se=uncertainty.crossing_slope_se(detect, "detection_rate", "detection_rate_se", 1 - params.gamma, fitted_n),
                 k=3)),
     claim("boundary_vs_alpha_star", "Sec. I (validation summary); E3-C; Eq. 11",
           "median over n of the empirical boundary / α*(n), α* the exact root of the power condition at the test's "
@@ -395,12 +350,12 @@ claims = [
           "against the paper's 0.17 within 3 Monte Carlo s.e. (the logged κ̂ s.e. of the median cell, over its "
           "estimator_reps manifolds; paper 000 states no ambient noise)",
           "$\\hat{\\kappa}$ recovers curvature with median relative error $0.17$ (max $0.28$)",
-          clean.relative_error.abs().median(), Point(0.17, se=cell_se(clean, "relative_error", "median"), k=3)),
+          clean.relative_error.abs().median(), Point(0.17, se=claim_cells.relative_kappa_se(clean, "relative_error", "median"), k=3)),
     claim("kappa_max_error", "Sec. VI (E3-D)",
           "largest |relative error| of κ̂ (the same fit) over κ on noise-free spheres, against the paper's 0.28 within "
           "3 Monte Carlo s.e. (the logged κ̂ s.e. of that cell)",
           "$\\hat{\\kappa}$ recovers curvature with median relative error $0.17$ (max $0.28$)",
-          clean.relative_error.abs().max(), Point(0.28, se=cell_se(clean, "relative_error", "max"), k=3)),
+          clean.relative_error.abs().max(), Point(0.28, se=claim_cells.relative_kappa_se(clean, "relative_error", "max"), k=3)),
     claim("kappa_ordering", "Sec. VI (E3-D)", "Spearman ρ of κ̂ with κ on noise-free spheres (ρ = 1: ordering correct)",
           "correct ordering across $\\kappa\\in[0.25,4]$", spearmanr(clean.kappa, clean.kappa_hat).statistic,
           Bound(">=", 0.999, reason="ρ cannot exceed 1: the lower bound is the two-sided test of ρ = 1, up to float "
@@ -440,11 +395,11 @@ claims = [
     claim("dimension_underestimation_grows", "Sec. VI (E3-D)",
           "Spearman ρ of the MLE's relative error with d on linear manifolds",
           "the known MLE underestimation growing with $d$", spearmanr(linear.intrinsic_dim, linear.mle_relative_error).statistic,
-          Bound("<=", -0.9, reason=spearman_reason(len(linear)))),
+          Bound("<=", -0.9, reason=one_swap_reason)),
     claim("twonn_same_drift", "Sec. VI (E3-D)", "Spearman ρ of the Two-NN relative error with d on linear manifolds",
           "the Two-NN cross-check [28] shows the same downward drift",
           spearmanr(linear.intrinsic_dim, linear.twonn_relative_error).statistic,
-          Bound("<=", -0.9, reason=spearman_reason(len(linear)))),
+          Bound("<=", -0.9, reason=one_swap_reason)),
     # Part D: separation ŝ (Table VI)
     claim("separation_naive_null", "Sec. V-F; Table VI",
           f"mean naive plug-in ŝ over {params.separation_reps} samples at {table_vi}, within 3 Monte Carlo s.e.",

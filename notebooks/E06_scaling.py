@@ -21,7 +21,7 @@ import numpy as np
 from IPython.display import display
 from matplotlib import pyplot as plt
 
-from lib import config, plotting, results
+from lib import config, plotting, results, uncertainty
 from lib.bias_probes import groundtruth, model_audit, simulate
 from lib.claims import Bound, Point, claim, show_claims
 
@@ -172,22 +172,6 @@ plotting.save_figure(
 # slopes, the bound checks and the curvature AUC are extensions or sanity checks, reported, not counted as reproduction.
 
 # %%
-def slope_se(n, value, se):
-    """Monte Carlo s.e. of the least-squares log–log slope from the logged per-n s.e. (delta method: s.e. of log y ≈ se/y);
-    NaN (not measured) when a gap is not positive: its log, and so the slope, is then undefined, not a pass."""
-    if (np.asarray(value, float) <= 0).any():
-        return np.nan
-    x = np.log(np.asarray(n, float))
-    weights = (x - x.mean()) / ((x - x.mean()) ** 2).sum()
-    return float(np.sqrt((weights**2 * (np.asarray(se, float) / np.asarray(value, float)) ** 2).sum()))
-
-
-def median_se(values):
-    """s.e. of a median over pools from their spread (normal approximation: 1.2533·s.d./√m); NaN for one pool."""
-    values = np.asarray(values, float)
-    return float(1.2533 * values.std(ddof=1) / np.sqrt(len(values))) if len(values) > 1 else np.nan
-
-
 law = "the generalization gap follows the $n^{-1/2}$ law"
 z_reason = "a direction, tested one-sided: z > 2 is stricter than the z > 1.645 of a one-sided test at the paper's level .05"
 claims = [
@@ -196,7 +180,7 @@ claims = [
           f"probe (standardised ℓ2 logistic, C = 1) on the purity generator at α = {params.alpha:g}, d = {params.dim}, "
           "against −½ within 3 Monte Carlo s.e. (delta method from the logged per-n s.e.)",
           "Experiment E6 checks the $n^{-1/2}$ law directly (log–log slope of the measured gap)", auc_slope,
-          Point(-0.5, se=slope_se(auc_gap.n, auc_gap.auc_gap, auc_gap.auc_gap_se), k=3),
+          Point(-0.5, se=uncertainty.loglog_slope_se(auc_gap.n, auc_gap.auc_gap, auc_gap.auc_gap_se), k=3),
           kind="extension"),
     claim("norm_ball_gap_slope", "Thm 1, Eq. 2", "log–log slope of the worst-case gap over the unit norm ball (true by "
           "construction: that worst case is ‖mean(y·x) − E[y·x]‖, a sample-mean deviation, which scales as n^−½)",
@@ -215,13 +199,13 @@ claims = [
           f"AUC gap over n = {params.model_n_values[0]}…{params.model_n_values[-1]} at α = {params.alpha:g}, against −½ "
           "within 3 s.e. of the median (from the spread of the per-pool slopes); with n < d the probe interpolates "
           f"(mean train AUC {model_gap.train_auc.mean():.3f}), so its gap tends to 1 − test AUC rather than to 0",
-          law, model_slopes.median(), Point(-0.5, se=median_se(model_slopes), k=3)),
+          law, model_slopes.median(), Point(-0.5, se=uncertainty.median_se(model_slopes), k=3)),
     claim("model_bounded_gap_slope", "Thm 1, Eq. 2; E6",
           "median over models × dimensions of the log–log slope of the norm-bounded probe's (C = 1/(reg·n)) ramp-loss "
           "gap on model features (the class Theorem 1 bounds), against −½ within 3 s.e. of the median (from the "
           "spread of the per-pool slopes)",
           "The generalization gap of norm-bounded linear probes decays as $n^{-1/2}$", bounded_slopes.median(),
-          Point(-0.5, se=median_se(bounded_slopes), k=3)),
+          Point(-0.5, se=uncertainty.median_se(bounded_slopes), k=3)),
     claim("curvature_shrinks_gap", "Sec. IV (after Thm 1); Thm 2", "worst-case gap over the unit ball, flat minus "
           "largest κ, in Monte Carlo s.e. (curvature improves generalisation)",
           "it improves generalization (smaller $\\rho_{B}$ in (2)) exactly while it degrades separability",

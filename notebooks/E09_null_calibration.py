@@ -22,8 +22,8 @@ import numpy as np
 from IPython.display import display
 from matplotlib import pyplot as plt
 
-from lib import config, plotting, results
-from lib.bias_probes import calibration
+from lib import config, plotting, results, uncertainty
+from lib.bias_probes import calibration, claim_cells
 from lib.claims import Point, Range, claim, show_claims
 
 # %% tags=["parameters"]
@@ -120,28 +120,17 @@ sound, broken = paper_pool[~paper_pool.broken], paper_pool[paper_pool.broken]
 cells_text = f"the {len(sound)} pool-respecting (α, n) cells of the paper's label-free noise pool"
 
 
-def extreme(column: str, largest: bool) -> tuple[float, float, float]:
-    """The lowest or highest value of ``column`` over the sound cells, that cell's logged s.e. and its replicates."""
-    row = sound.loc[sound[column].idxmax() if largest else sound[column].idxmin()]
-    return float(row[column]), float(row.get(f"{column}_se", np.nan)), float(row.reps)
-
-
-def inflation_se(value: float, reps: float) -> float:
-    """s.e. of a null s.d. inflation from its replicates (normal theory: s.d. / √(2(N − 1)); σ₀ is exact)."""
-    return value / np.sqrt(2 * (reps - 1)) if reps > 1 else np.nan
-
-
-seeds_low, seeds_low_se, _ = extreme("fpr_sigma0_over_sqrt_seeds", largest=False)
-seeds_high, seeds_high_se, _ = extreme("fpr_sigma0_over_sqrt_seeds", largest=True)
-sigma0_low, sigma0_low_se, _ = extreme("fpr_sigma0", largest=False)
-sigma0_high, sigma0_high_se, _ = extreme("fpr_sigma0", largest=True)
-inflation_low, _, inflation_low_reps = extreme("inflation", largest=False)
-inflation_high, _, inflation_high_reps = extreme("inflation", largest=True)
+seeds_low, seeds_low_se, _ = claim_cells.extreme(sound, "fpr_sigma0_over_sqrt_seeds", largest=False)
+seeds_high, seeds_high_se, _ = claim_cells.extreme(sound, "fpr_sigma0_over_sqrt_seeds", largest=True)
+sigma0_low, sigma0_low_se, _ = claim_cells.extreme(sound, "fpr_sigma0", largest=False)
+sigma0_high, sigma0_high_se, _ = claim_cells.extreme(sound, "fpr_sigma0", largest=True)
+inflation_low, _, inflation_low_reps = claim_cells.extreme(sound, "inflation", largest=False)
+inflation_high, _, inflation_high_reps = claim_cells.extreme(sound, "inflation", largest=True)
 broken_inflation = float(broken.inflation.max()) if len(broken) else np.nan
 broken_row = broken.loc[broken.inflation.idxmax()] if len(broken) else None
 broken_reps = float(broken_row.reps) if broken_row is not None else np.nan
 broken_text = f"α = {broken_row.alpha:g}, n = {broken_row.n:g}" if broken_row is not None else "none in this profile"
-calibrated_high, _, calibrated_reps = extreme("fpr_calibrated", largest=True)
+calibrated_high, _, calibrated_reps = claim_cells.extreme(sound, "fpr_calibrated", largest=True)
 nominal_se = np.sqrt(params.level * (1 - params.level) / calibrated_reps)  # binomial s.e. of an FPR at the nominal level
 seeds_quote = "its measured $H_{0}$ rejection rate is $0.22$–$0.37$ at nominal $.05$ (E9)"
 sigma0_quote = "giving realized levels of $0.067$–$0.100$"
@@ -166,17 +155,17 @@ claims = [
           f"lowest null s.d. inflation (realised s.d. of the seed-averaged AUC / σ₀) over {cells_text}, in the paper's "
           "range, each end widened by 3 s.e. of that cell's s.d. (normal theory: s.d./√(2(N − 1)) over its N replicates)",
           inflation_quote, inflation_low,
-          Range(1.20, 1.31, se=inflation_se(inflation_low, inflation_low_reps), k=3)),
+          Range(1.20, 1.31, se=uncertainty.sd_se(inflation_low, inflation_low_reps), k=3)),
     claim("inflation_max", "Sec. V-E (ii); E9",
           f"highest null s.d. inflation (realised s.d. of the seed-averaged AUC / σ₀) over {cells_text}, in the paper's "
           "range, each end widened by 3 s.e. of that cell's s.d. (normal theory: s.d./√(2(N − 1)) over its N replicates)",
           inflation_quote, inflation_high,
-          Range(1.20, 1.31, se=inflation_se(inflation_high, inflation_high_reps), k=3)),
+          Range(1.20, 1.31, se=uncertainty.sd_se(inflation_high, inflation_high_reps), k=3)),
     claim("inflation_broken", "Sec. V-E (ii); E9",
           f"null s.d. inflation in the broken cell that resamples past the pool ({broken_text}), within 3 s.e. of its "
           "s.d. (normal theory: s.d./√(2(N − 1)) over its N replicates)",
           "$1.9\\times$ in the deliberately broken cell that resamples past the pool at $\\alpha=1$, $n=1000$",
-          broken_inflation, Point(1.9, se=inflation_se(broken_inflation, broken_reps), k=3)),
+          broken_inflation, Point(1.9, se=uncertainty.sd_se(broken_inflation, broken_reps), k=3)),
     claim("fpr_calibrated_max", "Sec. V-E (ii); Sec. VI-B, Table VIII",
           f"highest realised FPR of the calibrated 1.4·σ₀ test at level {params.level:g} over {cells_text}: at or below "
           f"the nominal level within 3 binomial s.e. √(δ(1 − δ)/N) of an FPR at the nominal δ = {params.level:g} over "

@@ -28,7 +28,7 @@ from IPython.display import display
 
 from lib import config, plotting, results
 from lib.claims import Bound, Point, Range, claim, show_claims
-from lib.kstar import counts, cues, measure, order, rules
+from lib.kstar import counts, cues, measure, order, paper_cells, rules
 
 # %% tags=["parameters"]
 profile = "default"  # smoke | default | paper
@@ -205,22 +205,7 @@ paper_base = {"gemma-3-270m", "gemma-3-1b-pt", "gemma-3-4b-pt", "gemma-3-12b-pt"
 on_paper_models = kstar[kstar.model.map(lambda m: str(m).rstrip("/").split("/")[-1].lower()).isin(paper_base)]
 
 
-def paper_cells(task: str, model: str = "") -> pd.Series:
-    """k* of ``task`` on the paper's base models this profile reads (only ``model``'s, by hub-id name, if given)."""
-    cells = on_paper_models[on_paper_models.task == task]
-    return cells[cells.model.str.lower().str.endswith(model)].kstar if model else cells.kstar
-
-
-def unread(task: str, model: str = "", extra: str = "") -> str:
-    """Why a k* value the paper prints is not measured here ("" when it is)."""
-    if len(paper_cells(task, model)):
-        return extra
-    return (f"the paper prints this value for {task} on {model or 'its ten base models'}; this profile reads "
-            f"{', '.join(params.models)} on {', '.join(params.tasks)}, so no such cell is measured"
-            + (f"; {extra}" if extra else ""))
-
-
-harm_gemma, harm_all = paper_cells("harmfulness", "gemma-2-9b"), paper_cells("harmfulness")
+harm_gemma, harm_all = paper_cells.cells(on_paper_models, "harmfulness", "gemma-2-9b"), paper_cells.cells(on_paper_models, "harmfulness")
 claims = [
     claim("worked_threshold", "A.1.7", "τ from the worked example's ceiling C = 0.9790 by Eq. 4 (arithmetic on the "
           "paper's numbers: 0.5 + 0.95 × 0.4790 = 0.95505 exactly, which the paper prints as 0.9551)",
@@ -258,35 +243,35 @@ claims = [
     claim("kstar_harmfulness_gemma2_9b", "A.1.7 (Table 4)", "k* of harmfulness detection on Gemma-2-9B (base), the "
           "paper's worked cell, tested against the paper's own seed range of that cell",
           "341, with seed range 332 to 344", harm_gemma.iloc[0] if len(harm_gemma) else np.nan, Range(332, 344),
-          not_measured=unread("harmfulness", "gemma-2-9b")),
+          not_measured=paper_cells.unmeasured(on_paper_models, params.models, params.tasks, "harmfulness", "gemma-2-9b")),
     claim("kstar_harmfulness_lowest", "A.2.1, Count ranges and ceilings", "smallest k* of harmfulness detection over "
           "the paper's base models this profile reads, against the paper's range over its ten base models",
           "harmfulness detection ranges from 153 to 391", harm_all.min() if len(harm_all) else np.nan,
-          Range(153, 391), not_measured=unread("harmfulness")),
+          Range(153, 391), not_measured=paper_cells.unmeasured(on_paper_models, params.models, params.tasks, "harmfulness")),
     claim("kstar_harmfulness_highest", "A.2.1, Count ranges and ceilings", "largest k* of harmfulness detection over "
           "the paper's base models this profile reads, against the paper's range over its ten base models",
           "harmfulness detection ranges from 153 to 391", harm_all.max() if len(harm_all) else np.nan,
-          Range(153, 391), not_measured=unread("harmfulness")),
+          Range(153, 391), not_measured=paper_cells.unmeasured(on_paper_models, params.models, params.tasks, "harmfulness")),
     claim("kstar_language_id_median", "A.2.1, Count ranges and ceilings", "median k* of language identification over "
           "the paper's base models this profile reads (the paper's median is over its ten)",
           "language identification has a median k* of 1",
-          rules.ext_median(paper_cells("language_id")) if len(paper_cells("language_id")) else np.nan, Point(1),
-          not_measured=unread("language_id")),
+          rules.ext_median(paper_cells.cells(on_paper_models, "language_id")) if len(paper_cells.cells(on_paper_models, "language_id")) else np.nan, Point(1),
+          not_measured=paper_cells.unmeasured(on_paper_models, params.models, params.tasks, "language_id")),
     claim("kstar_routing_highest", "A.2.1, Count ranges and ceilings", "largest k* of routing (MATH vs GSM8K) over the "
           "paper's base models this profile reads", "tool selection and routing require one or two features",
-          paper_cells("routing").max() if len(paper_cells("routing")) else np.nan, Range(1, 2),
-          not_measured=unread("routing")),
+          paper_cells.cells(on_paper_models, "routing").max() if len(paper_cells.cells(on_paper_models, "routing")) else np.nan, Range(1, 2),
+          not_measured=paper_cells.unmeasured(on_paper_models, params.models, params.tasks, "routing")),
     claim("kstar_banking77_llama", "A.2.1, Rounding in Figure 2a", "k* of banking intent (Banking77, its ten most "
           "frequent intents) on Llama-3.1-8B (base)", "banking intent reads ... 17.5 on Llama-3.1-8B",
-          paper_cells("banking77", "llama-3.1-8b").iloc[0] if len(paper_cells("banking77", "llama-3.1-8b")) else np.nan,
+          paper_cells.cells(on_paper_models, "banking77", "llama-3.1-8b").iloc[0] if len(paper_cells.cells(on_paper_models, "banking77", "llama-3.1-8b")) else np.nan,
           Point(17.5, tol=0.05, reason="the paper prints one decimal: half a unit of it"),
-          not_measured=unread("banking77", "llama-3.1-8b", "" if params.max_classes >= 10 else
+          not_measured=paper_cells.unmeasured(on_paper_models, params.models, params.tasks, "banking77", "llama-3.1-8b", "" if params.max_classes >= 10 else
                               f"the paper's Banking77 evaluates ten intents; max_classes={params.max_classes}")),
     claim("kstar_clinc150_qwen3", "A.2.1, Rounding in Figure 2a", "k* of intent classification (CLINC150, 20 sampled "
           "intents) on Qwen3-8B-Base", "intent classification reads 4.5 on Qwen3-8B",
-          paper_cells("clinc150", "qwen3-8b-base").iloc[0] if len(paper_cells("clinc150", "qwen3-8b-base")) else np.nan,
+          paper_cells.cells(on_paper_models, "clinc150", "qwen3-8b-base").iloc[0] if len(paper_cells.cells(on_paper_models, "clinc150", "qwen3-8b-base")) else np.nan,
           Point(4.5, tol=0.05, reason="the paper prints one decimal: half a unit of it"),
-          not_measured=unread("clinc150", "qwen3-8b-base", "" if params.max_classes >= 20 else
+          not_measured=paper_cells.unmeasured(on_paper_models, params.models, params.tasks, "clinc150", "qwen3-8b-base", "" if params.max_classes >= 20 else
                               f"the paper's CLINC150 evaluates 20 intents; max_classes={params.max_classes} keeps "
                               "a subset of them")),
     claim("fits_per_cell", "A.1.5, Cost", "largest number of logistic fits in one search (class decision × layer × "

@@ -37,7 +37,7 @@ import numpy as np
 import pandas as pd
 from IPython.display import display
 
-from lib import config, plotting, results
+from lib import config, plotting, results, uncertainty
 from lib.claims import Bound, Point, Range, claim, show_claims
 from lib.kstar import counts, learning_curves, measure
 
@@ -231,11 +231,6 @@ lost = ("the subsection's text, procedure and settings were lost in extraction; 
         "so there is no value to compare with (the comparison shown is a placeholder)")
 
 
-def bootstrap_se(fit: dict) -> float:
-    """The s.e. of b from its logged 95% task-bootstrap interval (its width over 2 × 1.96); NaN without one."""
-    return (fit["high"] - fit["low"]) / (2 * 1.96)
-
-
 # Binomial s.e. of the censored share over the gated censored cells, at the paper's rate 18/19 (the value tested).
 censored_rate = 18 / 19
 censored_se = math.sqrt(censored_rate * (1 - censored_rate) / all_censored) if all_censored else math.nan
@@ -244,12 +239,12 @@ claims = [
           f"{end['n_obs']} panel observations ({end['n_students']} students, {end['n_tasks']} tasks; paper: 109, "
           "eight, 16), compared with the paper's 95% interval, each end widened by 3 s.e. of b from the logged "
           "task-bootstrap interval (not measured without one)", "0.65 [0.44, 0.91]", end["b"],
-          Range(0.44, 0.91, se=bootstrap_se(end), k=3), not_measured=end["reason"] if math.isnan(end["b"]) else ""),
+          Range(0.44, 0.91, se=uncertainty.interval_se(end["low"], end["high"]), k=3), not_measured=end["reason"] if math.isnan(end["b"]) else ""),
     claim("running_max_exponent", "A.4.2, Remark (reference point)", "b with N* read against each curve's running "
           f"maximum ({running['n_obs']} observations), compared with the paper's interval for that variant, each end "
           "widened by 3 s.e. of b from the logged task-bootstrap interval (not measured without one)",
           "0.63 [0.40, 0.90]", running["b"],
-          Range(0.40, 0.90, se=bootstrap_se(running), k=3),
+          Range(0.40, 0.90, se=uncertainty.interval_se(running["low"], running["high"]), k=3),
           not_measured=running["reason"] if math.isnan(running["b"]) else ""),
     claim("separate_slopes_in_paper_range", "A.4.2, Table 43; Proposition 8", "share of students with a separate "
           "slope (two or more distinct k* in the panel) whose slope lies in the paper's range 0.454-0.700",

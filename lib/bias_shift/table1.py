@@ -148,3 +148,17 @@ def read_external_pairs(path: str | Path) -> pd.DataFrame:
             raise ValueError(f"{path}: column 'checkpoint' holds only {list(names)} for (benchmark, family, regime) = "
                              f"{key}; allowed: at least 2 checkpoints per setting")
     return frame.reset_index(drop=True)
+
+
+def printed(paper: pd.DataFrame, benchmark: str, regime: str, column: str, stars: bool = False) -> str:
+    """The paper's Table 1 values of one benchmark × regime (rows of :func:`paper_table1`), family by family, as
+    printed, with their significance stars when ``stars``."""
+    rows = paper[(paper.benchmark == benchmark) & (paper.regime == regime)]
+    return ", ".join(f"{row.family} {row[column]:g}" + "*" * int(row.stars) * stars for _, row in rows.iterrows())
+
+
+def claim_kind(scorer: str, ordering: bool = False) -> str:
+    """The claims kind of a D01 claim read on ``scorer``: ``extension`` for VADER (a sentiment score, no bias
+    label the paper uses) and, for the RR-vs-baseline orderings (``ordering``), for the ToxiGen stand-in
+    ``profanity`` (the paper: on ToxiGen "the two methods do not order consistently", Sec. 4.4); else ``paper``."""
+    return "extension" if scorer == "vader" or (ordering and scorer == "profanity") else "paper"

@@ -120,3 +120,12 @@ def test_read_external_pairs_names_the_file_column_and_value(pairs, tmp_path, ed
 def test_read_external_pairs_needs_a_file(tmp_path):
     with pytest.raises(ValueError, match="is not a file"):
         table1.read_external_pairs(tmp_path / "none.csv")
+
+
+def test_printed_values_and_claim_kinds():
+    paper = table1.paper_table1()
+    row = paper[(paper.benchmark == "DecodingTrust") & (paper.regime == "lora")]
+    text = table1.printed(paper, "DecodingTrust", "lora", "pearson_r", stars=True)
+    assert text.count(",") == len(row) - 1 and all(str(f) in text for f in row.family)
+    assert table1.claim_kind("vader") == "extension" and table1.claim_kind("dt_forced") == "paper"
+    assert table1.claim_kind("profanity") == "paper" and table1.claim_kind("profanity", ordering=True) == "extension"

@@ -5,6 +5,6 @@ from lib.kstar import catalog, schemas, tasks
 
 def test_every_catalogued_task_has_a_pool_the_default_is_the_cue_free_subset_and_hub_tasks_are_allowed():
     assert set(catalog.TASKS) == set(tasks.SOURCES)
-    assert catalog.DEFAULT_TASKS == tuple(t for t in catalog.TASKS if t != "bbq_ambiguity")
+    assert catalog.DEFAULT_TASKS == tuple(t for t in catalog.TASKS if t not in ("bbq_ambiguity", "discrim_question"))
     assert schemas.KstarParams().tasks == catalog.DEFAULT_TASKS
     assert schemas.KstarParams.__dataclass_fields__["tasks"].metadata["choices"] == catalog.TASKS + catalog.HUB_TASKS

@@ -1,0 +1,24 @@
+"""The cells of a k* table that match a value paper 002 prints (its model and task), for K01's claims on them."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pandas as pd
+
+
+def cells(table: pd.DataFrame, task: str, model: str = "") -> pd.Series:
+    """k* of ``task`` in ``table`` (columns ``model``, ``task``, ``kstar``), on the models whose lower-cased name
+    ends with ``model`` (every model when empty: the paper's value over its ten base models)."""
+    rows = table[table.task == task]
+    return rows[rows.model.str.lower().str.endswith(model)].kstar if model else rows.kstar
+
+
+def unmeasured(table: pd.DataFrame, models: Sequence[str], tasks: Sequence[str], task: str, model: str = "",
+               extra: str = "") -> str:
+    """Why a claim on the paper's ``task`` × ``model`` value is not measured ("" when ``table`` holds the cell and
+    ``extra`` says nothing): the profile reads other models or tasks; ``extra`` adds a further reason."""
+    if len(cells(table, task, model)):
+        return extra
+    return (f"the paper prints this value for {task} on {model or 'its ten base models'}; this profile reads "
+            f"{', '.join(models)} on {', '.join(tasks)}, so no such cell is measured" + (f"; {extra}" if extra else ""))

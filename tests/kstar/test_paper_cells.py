@@ -1,0 +1,22 @@
+"""lib.kstar.paper_cells: the k* cells a paper value is read on, and why one is not measured."""
+
+import pandas as pd
+
+from lib.kstar import paper_cells
+
+TABLE = pd.DataFrame({"model": ["google/gemma-2-9b", "meta-llama/Llama-3.1-8B"], "task": ["harmfulness"] * 2,
+                      "kstar": [341.0, 200.0]})
+
+
+def test_cells_by_task_and_model_suffix():
+    assert list(paper_cells.cells(TABLE, "harmfulness", "gemma-2-9b")) == [341.0]
+    assert list(paper_cells.cells(TABLE, "harmfulness")) == [341.0, 200.0]
+    assert paper_cells.cells(TABLE, "routing").empty
+
+
+def test_unmeasured_names_the_profile_and_keeps_an_extra_reason():
+    assert paper_cells.unmeasured(TABLE, ["m"], ["t"], "harmfulness") == ""
+    assert paper_cells.unmeasured(TABLE, ["m"], ["t"], "harmfulness", extra="few classes") == "few classes"
+    reason = paper_cells.unmeasured(TABLE, ["minilm"], ["bbc_topic"], "routing", extra="few classes")
+    assert reason.startswith("the paper prints this value for routing on its ten base models; this profile reads "
+                             "minilm on bbc_topic") and reason.endswith("; few classes")
