@@ -90,3 +90,8 @@ def z_tolerance_reason(k: float, cells: int) -> str:
 def one_swap_spearman(m: int) -> float:
     """Spearman ρ of ``m`` ranks with one adjacent pair swapped (1 − 12/(m(m² − 1))); NaN for one rank."""
     return float(1 - 12 / (m * (m * m - 1))) if m > 1 else float("nan")
+
+
+def binomial_se(p: float, n: float) -> float:
+    """s.e. of a rate estimated from ``n`` independent trials at rate ``p``, √(p(1 − p)/n); NaN without trials."""
+    return float(np.sqrt(p * (1 - p) / n)) if n else float("nan")

@@ -131,7 +131,7 @@ broken_row = broken.loc[broken.inflation.idxmax()] if len(broken) else None
 broken_reps = float(broken_row.reps) if broken_row is not None else np.nan
 broken_text = f"α = {broken_row.alpha:g}, n = {broken_row.n:g}" if broken_row is not None else "none in this profile"
 calibrated_high, _, calibrated_reps = claim_cells.extreme(sound, "fpr_calibrated", largest=True)
-nominal_se = np.sqrt(params.level * (1 - params.level) / calibrated_reps)  # binomial s.e. of an FPR at the nominal level
+nominal_se = uncertainty.binomial_se(params.level, calibrated_reps)  # binomial s.e. of an FPR at the nominal level
 seeds_quote = "its measured $H_{0}$ rejection rate is $0.22$–$0.37$ at nominal $.05$ (E9)"
 sigma0_quote = "giving realized levels of $0.067$–$0.100$"
 inflation_quote = "E9 measures inflation factors of $1.20$–$1.31$ across pool-respecting cells"

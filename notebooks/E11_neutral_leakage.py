@@ -32,7 +32,7 @@ import numpy as np
 from IPython.display import display
 from matplotlib import pyplot as plt
 
-from lib import config, plotting, results, stats
+from lib import config, plotting, results, stats, uncertainty
 from lib.bias_probes import model_audit, neutral_leakage, theory
 from lib.claims import Bound, Range, claim, show_claims
 
@@ -215,7 +215,7 @@ top_leak, no_leak = leaky[leaky.leak == leaky.leak.max()], leaky[leaky.leak == 0
 paired = top_leak.merge(no_leak, on=["model", "alpha"], suffixes=("", "_0"))
 audits = len(independence)
 below = (1 - math.erfc(3.5 / math.sqrt(2))) ** audits  # P(largest of `audits` standard normal |z| ≤ 3.5)
-nominal_se = np.sqrt(0.05 * 0.95 / audits)  # binomial s.e. of a detection rate at the nominal level .05
+nominal_se = uncertainty.binomial_se(0.05, audits)  # binomial s.e. of a detection rate at the nominal level .05
 detection_scale = ("0.05 ≈ 1.4·σ₀ = 0.047 at the paper's n = 300 balanced texts (Theorem 4's null s.d. times the "
                    "paper's calibration multiplier): a smaller error is within one null s.d. of a single audit's AUC")
 neutral_quote = "$(1-\\alpha)n$ neutral sentences with random labels—the operational meaning of “neutral texts carry no label information.”"

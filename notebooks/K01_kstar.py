@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 from IPython.display import display
 
-from lib import config, plotting, results
+from lib import config, plotting, results, uncertainty
 from lib.claims import Bound, Point, Range, claim, show_claims
 from lib.kstar import counts, cues, measure, order, paper_cells, rules
 
@@ -198,7 +198,7 @@ small_splits = (f"the profile caps each split at {params.cap} texts, below the p
                 "texts; its splits hold 472 to 3000): the s.e. of Eq. 20 grows as 1/√n, so the paper's value is "
                 "not reachable here (the measured value is logged beside it)") if params.cap < 472 else ""
 paper_share, paper_decisions = 0.994, 941  # A.1.8: 99.4% of the 941 readable class decisions
-share_se = math.sqrt(paper_share * (1 - paper_share) / len(readable)) if len(readable) else np.nan
+share_se = uncertainty.binomial_se(paper_share, len(readable))
 # k* values the paper prints for its base models (A.1.7, A.2.1), matched by the hub id's last component.
 paper_base = {"gemma-3-270m", "gemma-3-1b-pt", "gemma-3-4b-pt", "gemma-3-12b-pt", "gemma-3-27b-pt", "gemma-2-9b",
               "llama-3.1-8b", "mistral-7b-v0.3", "olmo-2-1124-7b", "qwen3-8b-base"}

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 from IPython.display import display
 
-from lib import config, plotting, results
+from lib import config, plotting, results, uncertainty
 from lib.claims import Bound, Point, Range, claim, show_claims
 from lib.kstar import counts, measure, order, text_baseline
 
@@ -168,7 +168,7 @@ p_unreachable = (f"the paper's p < 1e-5 is unreachable here: {len(params.models)
                  "(the paper: 10 models, 30 cross-lab pairs, nine tasks, 10^5 permutations)") \
     if common and floor >= 1e-5 else ""
 paper_first = 14 / 24  # A.2.3: k_first ≠ k_stable in 14 of the 24 tasks
-first_se = math.sqrt(paper_first * (1 - paper_first) / len(first_stable)) if len(first_stable) else np.nan
+first_se = uncertainty.binomial_se(paper_first, len(first_stable))
 gains = ceiling_rows.median_difference.dropna()
 gain = gains.loc[(gains - 0.026).abs().idxmax()] if len(gains) else np.nan  # the model farthest from the paper's
 n_text = int(at64.n_tasks.min()) if len(at64) else 0

@@ -31,7 +31,7 @@ import pandas as pd
 from IPython.display import display
 from scipy import stats
 
-from lib import config, plotting, results
+from lib import config, plotting, results, uncertainty
 from lib.claims import Bound, Point, Range, claim, show_claims
 from lib.kstar import composition, measure, sae_measure
 from lib.kstar import correspondence as corr
@@ -204,7 +204,7 @@ pooled = n_pass / n_tests if n_tests else np.nan
 # the comparison tests), so a rate of 0 or 1 on few tests keeps its sampling error; the tests share models and
 # decisions (A.2.4, 'Dependence'), so this s.e. likely understates the rate's real spread.
 p_null = min(max(pooled, 0.343), 0.562) if n_tests else np.nan
-pooled_se = float(np.sqrt(p_null * (1 - p_null) / n_tests)) if n_tests else np.nan
+pooled_se = uncertainty.binomial_se(p_null, n_tests)
 no_tests = "" if n_tests else ("no class decision holds an SAE support in both models, so no correspondence test "
                                "ran (supports table)")
 sae_comp, res_comp = comp[comp.basis == "sae"], comp[comp.basis == "last"]

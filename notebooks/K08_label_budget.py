@@ -233,7 +233,7 @@ lost = ("the subsection's text, procedure and settings were lost in extraction; 
 
 # Binomial s.e. of the censored share over the gated censored cells, at the paper's rate 18/19 (the value tested).
 censored_rate = 18 / 19
-censored_se = math.sqrt(censored_rate * (1 - censored_rate) / all_censored) if all_censored else math.nan
+censored_se = uncertainty.binomial_se(censored_rate, all_censored)
 claims = [
     claim("shared_exponent", "A.4.2, Eq. 57; Remark (reference point)", f"shared exponent b of Eq. 57 on "
           f"{end['n_obs']} panel observations ({end['n_students']} students, {end['n_tasks']} tasks; paper: 109, "

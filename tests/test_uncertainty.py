@@ -47,3 +47,10 @@ def test_crossing_slope_se_is_zero_without_noise_and_grows_with_it():
     noisy = rates.assign(se=0.01)
     assert uncertainty.crossing_slope_se(noisy, "rate", "se", 0.5, [100, 400, 1600]) > 0
     assert np.isnan(uncertainty.crossing_slope_se(noisy, "rate", "se", 0.5, [100]))
+
+
+def test_binomial_se_matches_simulated_rates():
+    rng = np.random.default_rng(2)
+    rates = rng.binomial(200, 0.05, size=20000) / 200
+    assert uncertainty.binomial_se(0.05, 200) == pytest.approx(rates.std(), rel=0.03)
+    assert np.isnan(uncertainty.binomial_se(0.5, 0))
