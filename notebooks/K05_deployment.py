@@ -12,7 +12,7 @@
 # prompt, mean-pooled over all positions, template tokens included).
 #
 # Offline default: no base/instruction pair ships on PyPI. The format axis runs on SmolLM2-135M (the
-# offline checkpoint is the instruction-tuned release) over K01's seven task pools, reusing K01's plain
+# offline checkpoint is the instruction-tuned release) over K01's six task pools, reusing K01's plain
 # sweep and window from `cache/tables`. The weights axis is the parameter `tuned_model` (a registry name
 # or a local checkpoint folder sharing the reference's chat template, e.g. a fine-tune); with it null the
 # weights axis, the deployment ratios and the factorial claims are reported as not measured. Inputs stop
