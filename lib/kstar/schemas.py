@@ -135,8 +135,9 @@ class Deployment(ReferenceKstarParams):
 
     docs: ClassVar[dict[str, str]] = {"readable_ceiling": "the gate: both ceilings above this (A.3.1)"}
 
-    model: str = param("smollm2-135m", doc="the reference model (weights 0): registry name, hub id or local "
-                       "checkpoint folder")
+    model: str = param("gemma3-270m", doc="the reference model (weights 0, the base release; its chat cell renders "
+                       "with its instruction-tuned counterpart's template): registry name, hub id or local checkpoint "
+                       "folder")
     tuned_model: str | None = param(None,
                                     doc="the tuned checkpoint (weights 1) sharing the reference's chat template: "
                                     "registry name, hub id or local folder; None: the format axis only")

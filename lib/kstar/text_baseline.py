@@ -123,6 +123,17 @@ def first_and_stable(scores: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def task_first_and_stable(searches: pd.DataFrame) -> pd.DataFrame:
+    """Per task: k_first and k_stable by the task-level estimator of A.1.7 (Eq. 15: the median over class
+    decisions within a seed, then the median over seeds), with ``differs`` where the two disagree; A.2.3 counts
+    tasks ("In 14 of the 24 tasks, k_first ≠ k_stable"), so its share is read here, not per decision. An ∞ count
+    (never reached) is a value like any other in both medians."""
+    seeded = searches if "seed" in searches.columns else searches.assign(seed=0)
+    per_seed = seeded.groupby(["task", "seed"], sort=False)[["k_first", "k_stable"]].median()
+    task = per_seed.groupby("task", sort=False).median().reset_index()
+    return task.assign(differs=task.k_first != task.k_stable)
+
+
 def task_prefix_scores(scores: pd.DataFrame, ks: Sequence[int]) -> pd.DataFrame:
     """Per model and task: the median over decisions of the prefix score of Eq. 30 at each k of ``ks`` (columns
     ``s_<k>``, what every table, figure and claim reads) and of the raw normalised AUROC beside it

@@ -9,8 +9,10 @@ from contextlib import contextmanager
 import numpy as np
 
 from lib import paths
+from lib.models.chat_templates import TEMPLATES
 from lib.models.feature_cache import cache_key, read_cache, write_cache
 from lib.models.loading import cached_tokenizer, load, model_folder, n_layers
+from lib.models.registry import REGISTRY
 
 POOLINGS = ("mean", "last", "max")
 
@@ -42,14 +44,18 @@ def _pool(hidden, mask, pooling: str):
 def render(name: str, texts: Sequence[str], chat_template: bool) -> list[str]:
     """The model's input strings: the raw texts, or each text as one user turn of the model's chat
     template followed by its generation prompt (paper 002, A.1.2: what an instruction-tuned model
-    sees before it answers)."""
+    sees before it answers). A base release whose tokenizer has no template renders with the template its
+    registry row names, its instruction-tuned counterpart's (A.3.2: one template string for both chat cells)."""
     if not chat_template:
         return list(texts)
     tokenizer = cached_tokenizer(str(model_folder(name)))
-    if tokenizer.chat_template is None:
-        raise ValueError(f"chat_template=True but the tokenizer of {name!r} has no chat template")
-    return [tokenizer.apply_chat_template([{"role": "user", "content": t}], tokenize=False, add_generation_prompt=True)
-            for t in texts]
+    spec = REGISTRY.get(name)
+    template = tokenizer.chat_template or (TEMPLATES[spec.chat_template] if spec and spec.chat_template else None)
+    if template is None:
+        raise ValueError(f"chat_template=True but the tokenizer of {name!r} has no chat template and its registry "
+                         "row names none (lib.models.registry.ModelSpec.chat_template)")
+    return [tokenizer.apply_chat_template([{"role": "user", "content": t}], chat_template=template, tokenize=False,
+                                          add_generation_prompt=True) for t in texts]
 
 
 #: Padded tokens per forward pass (texts × the batch's longest): short texts share large batches, long

@@ -74,7 +74,8 @@ def test_model_against_text_and_the_partial_correlations(tasks):
     assert compared.loc[("a", 64), "median_difference"] == pytest.approx(0.225)
     assert compared.loc[("a", 256), "p_value"] == 1.0  # identical readings: nothing to test
     assert compared.loc[("a", 0), "ceiling_correlation"] == pytest.approx(1.0)
-    partial = order.partial_agreement(readings, tasks, ["a", "b"], ["s_64"]).set_index("control")
+    partial = order.partial_agreement(readings, tasks, ["a", "b"], ["s_64"], ["t0", "t1", "t2", "t3"]
+                                      ).set_index("control")
     assert partial.loc["log k* (invariance)", "partial_rho"] == partial.loc["log k* (invariance)", "rho"]
     assert np.isnan(partial.loc["s_64", "partial_rho"])  # the control orders the tasks exactly as both models
 
@@ -88,5 +89,17 @@ def test_tasks_unreadable_from_text_leave_the_normalised_statistics(tasks):
     assert compared.loc[("a", 64), "n_tasks"] == 3 and compared.loc[("a", 64), "text_unreadable"] == "t3"
     assert compared.loc[("a", 64), "text_median"] == pytest.approx(0.80)  # t3's 5.0 (noise over 0.007) is out
     assert compared.loc[("a", 0), "n_tasks"] == 4  # the ceiling axis keeps every task
-    partial = order.partial_agreement(readings, tasks, ["a", "b"], ["s_64", "text_ceiling"]).set_index("control")
+    partial = order.partial_agreement(readings, tasks, ["a", "b"], ["s_64", "text_ceiling"], ["t0", "t1", "t2", "t3"]
+                                      ).set_index("control")
     assert partial.loc["s_64", "n_tasks"] == 3 and partial.loc["text_ceiling", "n_tasks"] == 4
+    narrower = order.partial_agreement(readings, tasks, ["a", "b"], ["text_ceiling"], ["t0", "t1", "t2"])
+    assert set(narrower.n_tasks) == {3}  # every pair reads the common task set, not all the tasks it shares
+
+
+def test_the_ceiling_correlation_is_spearmans_rank_correlation(tasks):
+    readings = pd.DataFrame({"model": ["a"] * 4 + [text_baseline.TEXT_MODEL] * 4, "task": ["t0", "t1", "t2", "t3"] * 2,
+                             "s_64": [1.0] * 8, "text_flagged": [False] * 8,
+                             "text_ceiling": [0.99, 0.97, 0.95, 0.93, 0.99, 0.70, 0.69, 0.51]})
+    compared = order.model_vs_text(readings, tasks, ["a"], ks=()).set_index(["model", "k"])
+    # the same order on a non-linear scale: Spearman 1, Pearson about 0.85
+    assert compared.loc[("a", 0), "ceiling_correlation"] == pytest.approx(1.0)

@@ -1,5 +1,7 @@
 """lib.kstar.text_baseline: TF-IDF through Algorithm 1 and the prefix score s(k) (paper 002, A.2.3)."""
 
+import math
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -64,3 +66,15 @@ def test_tfidf_searches_read_the_raw_text_sparse_and_uncentred():
     assert hasattr(items[0].Z_train, "tocsr")  # scipy sparse: standardised without densifying
     rows = measure.run_searches(items)
     assert set(rows.model) == {text_baseline.TEXT_MODEL} and rows.auroc.between(0, 1).all()
+
+
+def test_first_and_stable_per_task_is_the_median_over_decisions_then_seeds():
+    searches = pd.DataFrame({"task": ["t"] * 6 + ["u"] * 2, "decision": ["a", "b", "c"] * 2 + ["a", "a"],
+                             "seed": [0, 0, 0, 1, 1, 1, 0, 1],
+                             "k_first": [2.0, 4, 8, 2, 2, 4, 16, 16], "k_stable": [2.0, 8, 8, 2, 4, 4, 16, math.inf]})
+    task = text_baseline.task_first_and_stable(searches).set_index("task")
+    # t: seed 0 first 4 / stable 8, seed 1 first 2 / stable 4 → medians 3 and 6; u: 16 against median(16, ∞) = ∞
+    assert (task.loc["t", "k_first"], task.loc["t", "k_stable"]) == (3.0, 6.0) and task.loc["t", "differs"]
+    assert task.loc["u", "k_stable"] == math.inf and task.loc["u", "differs"]
+    same = text_baseline.task_first_and_stable(searches.assign(k_stable=searches.k_first).drop(columns="seed"))
+    assert not same.differs.any() and len(same) == 2
