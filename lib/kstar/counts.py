@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
+from scipy.stats import norm
 
 from lib import stats
 from lib.kstar import rules
@@ -57,6 +58,22 @@ def local_counts(rows: pd.DataFrame, thresholds: pd.DataFrame, paths: Sequence[s
     dense = merged[merged.path == "dense"].groupby(keys, sort=False).auroc.first().rename("dense_auroc")
     out = dense.to_frame().join(counts.rename("count")).reset_index()
     out["count"] = out["count"].astype(float).fillna(math.inf)
+    return out
+
+
+def search_maximum(rows: pd.DataFrame, level: float = 0.05) -> pd.DataFrame:
+    """Per decision: the largest test AUROC of any probe a whole search fitted (every path, pooling, block and seed
+    of its sweep and window ``rows``), the number of fits behind it, z = (max − ½)/σ₀ with Theorem 4's σ₀ of
+    the test split (paper 000), and ``z_limit``, the z that the largest of that many independent null AUROCs
+    exceeds with probability ``level`` (Šidák). The shuffled-label control of paper 002 (A.1.11, Table 7:
+    "the search does not produce high AUROCs from label noise"): fits of one search are correlated, so their
+    maximum stays below the independent limit unless the labels leak through the search."""
+    out = rows.groupby(DECISION, sort=False).agg(maximum=("auroc", "max"), fits=("n_fits", "sum"),
+                                                 n_test_pos=("n_test_pos", "first"),
+                                                 n_test_neg=("n_test_neg", "first")).reset_index()
+    out["sigma0"] = stats.null_auc_sd(out.n_test_pos, out.n_test_neg)
+    out["z"] = (out.maximum - 0.5) / out.sigma0
+    out["z_limit"] = norm.isf(1 - (1 - level) ** (1 / out.fits.clip(lower=1)))
     return out
 
 

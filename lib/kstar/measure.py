@@ -13,6 +13,7 @@ final block is left out of the grid (:func:`layer_grid`): every probed layer is 
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -132,10 +133,24 @@ def _states(model: str, pool: TaskPool, blocks: Sequence[int], poolings: Sequenc
     return states if transform is None else {p: transform(s) for p, s in states.items()}
 
 
+def shuffled_labels(y_train: np.ndarray, y_test: np.ndarray, task: str, decision: str,
+                    label_seed: int | None) -> tuple[np.ndarray, np.ndarray]:
+    """Both splits' labels as integers, each split permuted when ``label_seed`` is set (the shuffled-label
+    control of A.1.11, Table 7): one permutation per (seed, task, decision), so the sweep and the window of the
+    control read the same label-free decision."""
+    y_train, y_test = y_train.astype(int), y_test.astype(int)
+    if label_seed is None:
+        return y_train, y_test
+    rng = np.random.default_rng([label_seed, zlib.crc32(f"{task}\0{decision}".encode())])
+    return rng.permutation(y_train), rng.permutation(y_test)
+
+
 def sweep_items(model: str, task_pools: dict[str, TaskPool], blocks: Sequence[int], poolings: Sequence[str], *,
-                max_tokens: int | None, min_positives: int, chat_template: bool = False) -> list[SearchItem]:
+                max_tokens: int | None, min_positives: int, chat_template: bool = False,
+                label_seed: int | None = None, extra_labels: dict | None = None) -> list[SearchItem]:
     """The preliminary sweep (A.1.6): one seed, the full training split, every grid block and representation;
-    ``chat_template`` sweeps the chat-formatted input (A.3.2: each condition locates its own window)."""
+    ``chat_template`` sweeps the chat-formatted input (A.3.2: each condition locates its own window);
+    ``label_seed`` sweeps shuffled labels (:func:`shuffled_labels`)."""
     items = []
     for task, pool in task_pools.items():
         states = _states(model, pool, blocks, poolings, max_tokens, chat_template)
@@ -143,12 +158,13 @@ def sweep_items(model: str, task_pools: dict[str, TaskPool], blocks: Sequence[in
         for decision in pool.decisions(min_positives):
             if decision.skipped:
                 continue
+            y_train, y_test = shuffled_labels(decision.y_train, decision.y_test, task, decision.name, label_seed)
             for pooling, array in states.items():
                 for index, block in enumerate(blocks):
                     labels = {"model": model, "task": task, "decision": decision.name, "pooling": pooling,
-                              "block": int(block)}
-                    items.append(SearchItem(labels, array[index, :n_train], decision.y_train.astype(int),
-                                            array[index, n_train:], decision.y_test.astype(int), SWEEP_SEED, True))
+                              "block": int(block), **(extra_labels or {})}
+                    items.append(SearchItem(labels, array[index, :n_train], y_train, array[index, n_train:], y_test,
+                                            SWEEP_SEED, True))
     return items
 
 
@@ -160,8 +176,8 @@ def window_items(model: str, task_pools: dict[str, TaskPool], windows: dict[str,
     training split (the test split fixed), mean pooling, the task's window of blocks.
 
     ``transform`` maps a (blocks, texts, d) array (the rotation control); ``label_seed`` shuffles
-    both splits' labels with that seed and fits the dense probe only (the shuffled-label control reads
-    the ceiling); ``chat_template`` reads the chat-formatted input (the format control). A task with no readable
+    both splits' labels (:func:`shuffled_labels`, the whole search runs on them: the shuffled-label control);
+    ``chat_template`` reads the chat-formatted input (the format control). A task with no readable
     decision has no window and is passed over; one with readable decisions needs its window.
     """
     items = []
@@ -176,18 +192,14 @@ def window_items(model: str, task_pools: dict[str, TaskPool], windows: dict[str,
         array = _states(model, pool, blocks, ("mean",), max_tokens, chat_template, transform)["mean"]
         n_train = len(pool.texts_train)
         for decision in readable:
-            y_train, y_test = decision.y_train.astype(int), decision.y_test.astype(int)
-            if label_seed is not None:
-                rng = np.random.default_rng([label_seed, len(items)])
-                y_train, y_test = rng.permutation(y_train), rng.permutation(y_test)
+            y_train, y_test = shuffled_labels(decision.y_train, decision.y_test, task, decision.name, label_seed)
             for seed in seeds:
                 keep = splits.stratified_subsample(y_train, subsample, seed=seed)
                 for index, block in enumerate(blocks):
                     labels = {"model": model, "task": task, "decision": decision.name, "block": int(block),
                               **(extra_labels or {})}
                     items.append(SearchItem(labels, array[index, :n_train][keep], y_train[keep],
-                                            array[index, n_train:], y_test, int(seed), False,
-                                            dense_only=label_seed is not None))
+                                            array[index, n_train:], y_test, int(seed), False))
     return items
 
 
@@ -199,12 +211,14 @@ def random_rotation(d: int, seed: int) -> np.ndarray:
 
 def sweep_table(model: str, *, tasks: Sequence[str], cap: int, pool_seed: int, max_classes: int,
                 max_tokens: int | None, grid_size: int, poolings: Sequence[str], min_positives: int,
-                chat_template: bool = False, n_jobs: int = 1, scheduler: str = "") -> pd.DataFrame:
+                chat_template: bool = False, label_seed: int | None = None, n_jobs: int = 1,
+                scheduler: str = "") -> pd.DataFrame:
     """The preliminary sweep of one model over the task pools as tidy rows (A.1.6), supports kept;
-    optionally on the chat-formatted input."""
+    optionally on the chat-formatted input or on shuffled labels (the shuffled-label control's sweep)."""
     task_pools = pools(tasks, cap=cap, seed=pool_seed, max_classes=max_classes)
     items = sweep_items(model, task_pools, layer_grid(model, grid_size), poolings, max_tokens=max_tokens,
-                        min_positives=min_positives, chat_template=chat_template)
+                        min_positives=min_positives, chat_template=chat_template, label_seed=label_seed,
+                        extra_labels={"control": "shuffled"} if label_seed is not None else None)
     return run_searches(items, n_jobs, scheduler)
 
 

@@ -232,9 +232,9 @@ class LabelBudget(ReferenceKstarParams):
 
     model: str = param("minilm", doc="the frozen reference model of k* and of the teacher probe: registry name, "
                        "hub id or local checkpoint folder")
-    students: tuple[str, ...] = param(("minilm",), doc="student backbones (A.4.1: eight pretrained models; the "
-                                      "extended profile adds SmolLM2-135M)")
-    student_tasks: tuple[str, ...] = param(("rt_subjectivity", "debate_moderator", "bbc_topic", "rt_sentiment"),
+    students: tuple[str, ...] = param(("minilm", "smollm2-135m"), doc="student backbones (A.4.1: eight pretrained "
+                                      "models)")
+    student_tasks: tuple[str, ...] = param(("rt_subjectivity", "debate_moderator", "bbc_topic", "word_valence"),
                                            choices=ALL_TASKS,
                                            doc="tasks the students learn (a subset of tasks)")
     teacher_tasks: tuple[str, ...] = param(("rt_subjectivity",), choices=ALL_TASKS,
@@ -253,4 +253,5 @@ class LabelBudget(ReferenceKstarParams):
     max_epochs: int = param(50, ge=1, doc="cap on the epoch rule of A.4.1 (50 leaves it unchanged)")
     teacher_folds: int = param(5, ge=2, doc="folds of the teacher's cross-fitted training probabilities")
     n_boot: int = param(2000, ge=1, doc="task-cluster bootstrap replicates of b's interval")
-    boot_seed: int = param(0, ge=0, doc="seed of the bootstrap")
+    boot_seed: int = param(0, ge=0, doc="seed of the bootstrap and of the power check")
+    power_sims: int = param(2000, ge=10, doc="simulated panels of the power check of the claim on b (true b 0.65 and 0)")

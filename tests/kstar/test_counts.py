@@ -159,3 +159,20 @@ def test_local_counts_apply_the_rule_of_rules_local_count_to_every_search():
         candidates = [Candidate(r.path, r.size, tuple(range(r.size)), r.auroc, 1.0) for r in search.itertuples()]
         assert local[(block, seed)] == rules.local_count(candidates, tau)[0]
     assert np.isfinite(local).any() and not np.isfinite(local).all()
+
+
+def test_the_search_maximum_and_its_sidak_limit_against_simulated_null_maxima():
+    """z_limit is the level the largest of ``fits`` independent null AUROCs exceeds with chance 0.05: checked on
+    simulated label-free decisions (Mann-Whitney AUROCs of random scores), and the maximum is read over every row."""
+    rng = np.random.default_rng(0)
+    n_pos, n_neg, fits = 40, 60, 50
+    ranks = rng.standard_normal((400, fits, n_pos + n_neg)).argsort(axis=-1).argsort(axis=-1) + 1  # positives first
+    aurocs = (ranks[..., :n_pos].sum(axis=-1) - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg)  # Mann-Whitney
+    maxima = aurocs.max(axis=1)
+    rows = pd.DataFrame({"model": "m", "task": "t", "decision": "d", "auroc": [0.6, 0.7, 0.55],
+                         "n_fits": [20, 20, 10], "n_test_pos": n_pos, "n_test_neg": n_neg})
+    found = counts.search_maximum(rows).iloc[0]
+    assert found.maximum == 0.7 and found.fits == fits
+    limit = 0.5 + found.z_limit * found.sigma0
+    exceed = float((maxima > limit).mean())
+    assert abs(exceed - 0.05) < 3 * np.sqrt(0.05 * 0.95 / len(maxima)) + 0.01  # the AUROC's lattice: a little slack

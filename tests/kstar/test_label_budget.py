@@ -151,3 +151,54 @@ def test_shared_exponent_bad_input():
         lb.shared_exponent([0.0, *ns[1:]], ks, students, tasks)
     with pytest.raises(ValueError, match="within-student variation"):
         lb.shared_exponent([20, 30, 40], [4, 4, 4], ["a", "a", "b"], ["t", "u", "v"])
+
+
+def _design():
+    kstar = np.array([4, 16, 64, 256, 4, 16, 64, 256, 8, 32], dtype=float)
+    student = np.array(["s1"] * 4 + ["s2"] * 4 + ["s3"] * 2)
+    task = np.array(["t1", "t2", "t3", "t4"] * 2 + ["t1", "t3"])
+    return kstar, student, task
+
+
+def test_the_vectorised_slope_is_eq_57s_fit_on_the_resampled_panel():
+    """A bootstrap weight of c on a row is that row drawn c times: the closed form equals statsmodels' fit."""
+    kstar, student, task = _design()
+    rng = np.random.default_rng(3)
+    n_star = 10 ** (1 + 0.6 * np.log10(kstar) + rng.normal(0, 0.2, len(kstar)))
+    x, groups = np.log10(kstar), (student[:, None] == np.unique(student)[None, :]).astype(float)
+    weights = rng.integers(0, 3, size=(5, len(kstar))).astype(float)
+    closed = lb._slopes(x, np.log10(n_star)[None, :], groups, weights)[0]
+    for w, value in zip(weights, closed, strict=True):
+        rows = np.repeat(np.arange(len(kstar)), w.astype(int))
+        frame = lb._check_panel(n_star[rows], kstar[rows], student[rows], task[rows]) if len(rows) >= 3 else None
+        expected = lb._fit(frame)[0] if frame is not None else math.nan
+        assert value == pytest.approx(expected, abs=1e-10, nan_ok=True)
+
+
+def test_claim_power_separates_a_true_exponent_from_none_on_a_wide_panel_and_not_on_three_points():
+    kstar, student, task = _design()
+    wide = {"residual_sd": 0.05, "interval": (0.44, 0.91), "n_sim": 400, "n_boot": 200}
+    assert lb.claim_power(kstar, student, task, b_true=0.65, **wide).holds > 0.95
+    assert lb.claim_power(kstar, student, task, b_true=0.0, **wide).holds < 0.05
+    exact = lb.claim_power(kstar, student, task, b_true=0.65, residual_sd=0.0, interval=(0.44, 0.91), n_sim=3)
+    assert exact.holds == 1.0  # no noise: b̂ = 0.65 with a zero-width interval
+    few = [np.array([16.0, 32.0, 76.0]), np.array(["m"] * 3), np.array(["a", "b", "c"])]
+    at_paper = lb.claim_power(*few, b_true=0.65, residual_sd=0.3, interval=(0.44, 0.91), n_sim=400, n_boot=200)
+    at_zero = lb.claim_power(*few, b_true=0.0, residual_sd=0.3, interval=(0.44, 0.91), n_sim=400, n_boot=200)
+    assert at_zero.holds > 0.2 and at_paper.holds < 0.95  # three close counts cannot tell 0.65 from 0
+    two_tasks = lb.claim_power(*[a[:2] for a in few], b_true=0.65, residual_sd=0.0, interval=(0.44, 0.91), n_sim=5)
+    assert two_tasks.holds == 0.0  # no interval below three tasks: the claim is never measured
+    with pytest.raises(ValueError, match="residual_sd"):
+        lb.claim_power(*few, b_true=0.65, residual_sd=-1.0, interval=(0.44, 0.91))
+
+
+def test_residual_sd_is_the_ols_scale():
+    import statsmodels.api as sm
+
+    kstar, student, task = _design()
+    n_star = 10 ** (0.5 * np.log10(kstar) + np.random.default_rng(0).normal(0, 0.3, len(kstar)))
+    frame = lb._check_panel(n_star, kstar, student, task)
+    design = np.column_stack([frame.x, (student[:, None] == np.unique(student)[None, :]).astype(float)])
+    assert lb.residual_sd(n_star, kstar, student, task) == pytest.approx(np.sqrt(sm.OLS(frame.y, design).fit().scale))
+    # three rows of two students leave no degree of freedom (b and two intercepts)
+    assert math.isnan(lb.residual_sd(n_star[[0, 1, 4]], kstar[[0, 1, 4]], ["m", "m", "n"], ["a", "b", "a"]))

@@ -34,7 +34,9 @@ def test_a_real_sweep_and_window_on_minilm(sandbox):
     plain = measure.window_table("minilm", window, seeds=(1, 2), subsample=0.85, **kwargs)
     assert set(plain.seed) == {1, 2} and (plain.groupby(["block", "seed"]).n_test_pos.first() == 20).all()
     shuffled = measure.window_table("minilm", window, seeds=(1,), subsample=0.85, label_seed=0, **kwargs)
-    assert set(shuffled.control) == {"shuffled"}
+    assert set(shuffled.control) == {"shuffled"} and set(shuffled.path) == {"dense", "prefix", "l1"}  # the whole search
+    shuffled_sweep = measure.sweep_table("minilm", grid_size=4, poolings=("mean",), label_seed=0, **kwargs)
+    assert set(shuffled_sweep.control) == {"shuffled"} and not shuffled_sweep.auroc.equals(sweep.auroc)
     again = measure.window_table("minilm", window, seeds=(1,), subsample=0.85, label_seed=0, **kwargs)
     np.testing.assert_array_equal(shuffled.auroc, again.auroc)  # the shuffle is seeded
     with pytest.raises(ValueError, match="not a task pool"):
@@ -54,3 +56,14 @@ def test_an_unknown_model_stops_before_any_compute():
 
     with pytest.raises(registry.ModelUnavailableError):
         measure.prepare_models(["minilm", "/no/such/checkpoint"])
+
+
+def test_shuffled_labels_are_one_seeded_permutation_per_decision():
+    y_train, y_test = np.array([1] * 6 + [0] * 14), np.array([1] * 5 + [0] * 10)
+    same = measure.shuffled_labels(y_train, y_test, "t", "d", None)
+    assert np.array_equal(same[0], y_train) and np.array_equal(same[1], y_test)
+    first = measure.shuffled_labels(y_train, y_test, "t", "d", 0)
+    assert np.array_equal(first[0], measure.shuffled_labels(y_train, y_test, "t", "d", 0)[0])  # sweep = window
+    assert first[0].sum() == 6 and first[1].sum() == 5 and not np.array_equal(first[0], y_train)
+    other = measure.shuffled_labels(y_train, y_test, "t", "e", 0)
+    assert not (np.array_equal(other[0], first[0]) and np.array_equal(other[1], first[1]))
