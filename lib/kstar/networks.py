@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -156,10 +156,15 @@ class Trained:
 
 
 def train(model: nn.Module, world: fw.FactorWorld, updates: int, *, seed: int = 0, batch_size: int = 256,
-          lr: float = 1e-3, checkpoints: Sequence[int] = ()) -> Trained:
+          lr: float = 1e-3, checkpoints: Sequence[int] = (), converged: Callable[[nn.Module], bool] | None = None,
+          check_every: int = 500, max_updates: int | None = None) -> Trained:
     """Train on Eq. 49 with ``batch_size`` fresh sequences per update (A.3.3); the data stream is
-    ``default_rng([seed, 1])``. Snapshots are kept at every update in ``checkpoints`` (≤ ``updates``)."""
-    for name, value, low in (("updates", updates, 1), ("batch_size", batch_size, 1)):
+    ``default_rng([seed, 1])``. Snapshots are kept at every update in ``checkpoints`` (≤ ``updates``) and at
+    the last update. With ``converged``, training goes on past ``updates`` in blocks of ``check_every`` until
+    ``converged(model)`` holds (checked after ``updates`` and after every block) or ``max_updates`` is reached."""
+    cap = updates if converged is None else max_updates
+    for name, value, low in (("updates", updates, 1), ("batch_size", batch_size, 1), ("check_every", check_every, 1),
+                             ("max_updates", cap, updates)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
             raise ValueError(f"{name}={value!r} is out of range; allowed: an integer >= {low}")
     late = sorted(c for c in checkpoints if not 1 <= c <= updates)
@@ -171,10 +176,10 @@ def train(model: nn.Module, world: fw.FactorWorld, updates: int, *, seed: int = 
     optimiser = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
     warmup = max(1, min(500, updates // 20))
     schedule = torch.optim.lr_scheduler.LambdaLR(optimiser, lambda step: min(1.0, (step + 1) / warmup))
-    losses = np.empty(updates)
-    snapshots = {}
+    losses, snapshots, update = [], {}, 0
     model.train()
-    for update in range(1, updates + 1):
+    while update < cap:
+        update += 1
         tokens = torch.from_numpy(world.sample(rng, batch_size).tokens)
         loss = answer_loss(model, tokens)
         optimiser.zero_grad(set_to_none=True)
@@ -182,11 +187,18 @@ def train(model: nn.Module, world: fw.FactorWorld, updates: int, *, seed: int = 
         nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         optimiser.step()
         schedule.step()
-        losses[update - 1] = loss.item()
+        losses.append(loss.item())
         if update in checkpoints:
             snapshots[update] = copy.deepcopy(model.state_dict())
+        if converged is not None and update >= updates and (update - updates) % check_every == 0:
+            model.eval()
+            done = converged(model)
+            model.train()
+            if done:
+                break
     model.eval()
-    return Trained(losses, snapshots)
+    snapshots[update] = copy.deepcopy(model.state_dict())
+    return Trained(np.asarray(losses), snapshots)
 
 
 @torch.inference_mode()

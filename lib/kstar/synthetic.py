@@ -107,7 +107,8 @@ def measure(model, world: fw.FactorWorld, queries: Sequence[str], *, n_train: in
 def model_table(model: str, *, updates: int, checkpoints: Sequence[int],
                 tracked: Sequence[str], n_train: int, n_test: int, n_eval: int = 512, batch_size: int = 256,
                 lr: float = 1e-3, probe_seed: int = 0, readable_above: float = rules.READABLE_ABOVE,
-                n_jobs: int = 1, world: fw.FactorWorld | None = None) -> pd.DataFrame:
+                n_jobs: int = 1, loss_margin: float | None = None, max_updates: int | None = None,
+                check_every: int = 500, world: fw.FactorWorld | None = None) -> pd.DataFrame:
     """Train the model named ``model`` (:func:`lib.kstar.networks.parse_spec`) and measure it (A.3.3–A.3.4): one
     long table with a ``kind`` column.
 
@@ -115,21 +116,33 @@ def model_table(model: str, *, updates: int, checkpoints: Sequence[int],
     ``n_eval`` held-out sequences (``default_rng([probe_seed, 4])``) at each checkpoint and at the end,
     plus the held-out loss as query "loss"; "probe": candidates of :func:`measure` — the ``tracked``
     queries at every checkpoint, all 18 aggregate queries after the last update.
+
+    ``loss_margin``: train past ``updates`` until the answer loss on a separate stopping set of ``n_eval``
+    sequences (``default_rng([probe_seed, 5])``, so the reported held-out loss is not the one stopped on) lies
+    within ``loss_margin`` of Proposition 5's infimum, checked every ``check_every`` updates, at most
+    ``max_updates``; the last update is then the model's own.
     """
     world = world or fw.FactorWorld()
     spec = networks.parse_spec(model)
     model = networks.build(spec)
-    stops = sorted({*checkpoints, updates})
-    trained = networks.train(model, world, updates, seed=spec.seed, batch_size=batch_size, lr=lr, checkpoints=stops)
+    converged = None
+    if loss_margin is not None:
+        stopping = world.sample(np.random.default_rng([probe_seed, 5]), n_eval)
+        target = fw.loss_infimum() + loss_margin
+        converged = lambda m: networks.evaluate(m, stopping)[0] <= target  # noqa: E731
+    trained = networks.train(model, world, updates, seed=spec.seed, batch_size=batch_size, lr=lr,
+                             checkpoints=checkpoints, converged=converged, check_every=check_every,
+                             max_updates=max_updates)
+    last = len(trained.losses)
     evaluation = world.sample(np.random.default_rng([probe_seed, 4]), n_eval)
     aggregates = [q.name for q in world.queries if q.role != "factor"]
-    frames = [pd.DataFrame({"kind": "loss", "update": np.arange(1, updates + 1), "value": trained.losses})]
-    for update in stops:
+    frames = [pd.DataFrame({"kind": "loss", "update": np.arange(1, last + 1), "value": trained.losses})]
+    for update in sorted(trained.snapshots):
         model.load_state_dict(trained.snapshots[update])
         loss, accuracy = networks.evaluate(model, evaluation)
         frames.append(pd.DataFrame({"kind": "accuracy", "update": update, "query": [q.name for q in world.queries]
                                     + ["loss"], "value": [*accuracy, loss]}))
-        queries = aggregates if update == updates else list(tracked)
+        queries = aggregates if update == last else list(tracked)
         if queries:
             frames.append(measure(model, world, queries, n_train=n_train, n_test=n_test, probe_seed=probe_seed,
                                   readable_above=readable_above, n_jobs=n_jobs).assign(kind="probe", update=update))
@@ -138,6 +151,11 @@ def model_table(model: str, *, updates: int, checkpoints: Sequence[int],
     for column, value in (("arch", spec.arch), ("width", spec.width), ("depth", spec.depth), ("seed", spec.seed)):
         table[column] = value
     return table
+
+
+def last_updates(table: pd.DataFrame) -> pd.DataFrame:
+    """The rows of ``table`` (a ``model`` and an ``update`` column) at each model's own last update."""
+    return table[table["update"] == table.groupby("model")["update"].transform("max")]
 
 
 def _query_columns(frame: pd.DataFrame, world: fw.FactorWorld) -> pd.DataFrame:

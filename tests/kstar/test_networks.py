@@ -63,10 +63,34 @@ def test_training_lowers_the_loss_and_keeps_snapshots(fw):
     trained = networks.train(model, fw, 40, batch_size=32, lr=3e-3, checkpoints=[10, 40])
     assert trained.losses[0] > 4.0  # about log 118 at initialisation
     assert trained.losses[-5:].mean() < 2.0  # the two answer tokens are found quickly
-    assert set(trained.snapshots) == {10, 40}
+    assert set(trained.snapshots) == {10, 40}  # the checkpoints and the last update
     assert not torch.equal(trained.snapshots[10]["head.weight"], trained.snapshots[40]["head.weight"])
     loss, accuracy = networks.evaluate(model, fw.sample(np.random.default_rng(4), 64))
     assert loss >= 0 and accuracy.shape == (50,) and np.nanmax(accuracy) <= 1
+
+
+def test_training_goes_on_in_blocks_until_converged_or_the_cap(fw):
+    def after(checks):
+        seen = []
+        return lambda model: seen.append(model.training) or len(seen) >= checks  # checked in eval mode
+
+    def updates_run(converged, **kwargs):
+        model = networks.build(networks.ModelSpec("gru", 4, 1))
+        trained = networks.train(model, fw, 6, batch_size=4, checkpoints=[3], converged=converged, **kwargs)
+        assert set(trained.snapshots) == {3, len(trained.losses)}
+        return len(trained.losses)
+
+    assert updates_run(after(1), check_every=5, max_updates=50) == 6  # converged at the first check
+    assert updates_run(after(3), check_every=5, max_updates=50) == 16  # two more blocks of five
+    assert updates_run(lambda model: False, check_every=5, max_updates=13) == 13  # the cap
+    with pytest.raises(ValueError, match="max_updates=None"):
+        updates_run(lambda model: True)
+    with pytest.raises(ValueError, match="max_updates=4"):
+        updates_run(lambda model: True, max_updates=4)
+    flags = []
+    networks.train(networks.build(networks.ModelSpec("gru", 4, 1)), fw, 2, batch_size=4,
+                   converged=lambda model: flags.append(model.training) or True, max_updates=5)
+    assert flags == [False]  # judged in eval mode, training resumes in train mode
 
 
 def test_training_is_reproducible(fw):

@@ -115,6 +115,21 @@ def test_model_table_and_counts_end_to_end_on_a_tiny_model():
     assert (counts.loc[counts.readable, "layer"] == 1).all()
 
 
+def test_a_model_trained_to_the_margin_is_measured_at_its_own_last_update():
+    args = {"checkpoints": [2], "tracked": [], "n_train": 200, "n_test": 200, "n_eval": 16, "batch_size": 8,
+            "readable_above": 0.5}
+    never = synthetic.model_table("gru-d8-L1-s0", updates=4, loss_margin=1e-9, max_updates=9, check_every=2, **args)
+    assert never[never.kind == "loss"]["update"].max() == 9  # a margin no tiny model reaches: the cap
+    probes = never[never.kind == "probe"]
+    assert set(probes["update"]) == {9} and set(never.loc[never.kind == "accuracy", "update"]) == {2, 9}
+    wide = synthetic.model_table("gru-d8-L1-s0", updates=4, loss_margin=100.0, max_updates=9, check_every=2, **args)
+    assert wide[wide.kind == "loss"]["update"].max() == 4  # within a wide margin at the first check
+    both = pd.concat([never, wide.assign(model="other")], ignore_index=True)
+    last = synthetic.last_updates(both[both.kind == "accuracy"])
+    assert last.groupby("model")["update"].max().to_dict() == {"gru-d8-L1-s0": 9, "other": 4}
+    assert set(last["update"]) == {4, 9} and len(last) == 2 * 51
+
+
 def test_check_plan_names_the_bad_value():
     fw = world.FactorWorld()
     assert [s.name for s in synthetic.check_plan(["gru-d8-L1-s0"], ["parity2_target"], [5], 10, fw)] == ["gru-d8-L1-s0"]
