@@ -262,4 +262,6 @@ class LabelBudget(ReferenceKstarParams):
     teacher_folds: int = param(5, ge=2, doc="folds of the teacher's cross-fitted training probabilities")
     n_boot: int = param(2000, ge=1, doc="task-cluster bootstrap replicates of b's interval")
     boot_seed: int = param(0, ge=0, doc="seed of the bootstrap and of the power check")
-    power_sims: int = param(2000, ge=10, doc="simulated panels of the power check of the claim on b (true b 0.65 and 0)")
+    power_sims: int = param(
+        2000, ge=10, doc="simulated panels of the power check of the claim on b (true b 0.65 and 0)"
+    )
