@@ -113,22 +113,10 @@ def check_group(group: str) -> str:
     return group
 
 
-def check_topic(topic: str) -> str:
-    """Return ``topic`` if it is one of the 9 consolidated topics (Appendix B), else raise naming them."""
-    if topic not in TOPICS:
-        raise ValueError(f"topic={topic!r} is not a topic; allowed: {_allowed(tuple(TOPICS))}")
-    return topic
-
-
 def topic_of(group: str) -> str:
     """The consolidated topic of a DecodingTrust group (paper 001, Appendix B, Table 2)."""
     check_group(group)
     return next(topic for topic, groups in TOPICS.items() if group in groups)
-
-
-def groups_in(topic: str) -> tuple[str, ...]:
-    """The DecodingTrust groups consolidated into ``topic`` (paper 001, Appendix B, Table 2)."""
-    return TOPICS[check_topic(topic)]
 
 
 @functools.cache

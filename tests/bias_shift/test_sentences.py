@@ -70,10 +70,10 @@ def test_groups_and_topics_match_appendix_b():
 
 
 def test_topics_partition_the_groups():
-    seen = [group for topic in sentences.TOPICS for group in sentences.groups_in(topic)]
+    seen = [group for topic in sentences.TOPICS for group in sentences.TOPICS[topic]]
     assert sorted(seen) == sorted(sentences.GROUPS)  # each group in exactly one topic
     for topic, groups in PAPER_TOPICS.items():
-        assert sentences.groups_in(topic) == tuple(groups)
+        assert sentences.TOPICS[topic] == tuple(groups)
         for group in groups:
             assert sentences.topic_of(group) == topic
     assert sentences.topic_of("Latin Americans") == "Ethnicity"
@@ -94,11 +94,6 @@ def test_groups_yaml_agrees_and_phrases_capitalise_back():
 def test_unknown_group_raises(bad):
     with pytest.raises(ValueError, match=rf"group={re.escape(repr(bad))}.*allowed: Homosexuals, Muslims"):
         sentences.topic_of(bad)
-
-
-def test_unknown_topic_raises():
-    with pytest.raises(ValueError, match=r"topic='Class'.*allowed: Sexual Orientation, Religion"):
-        sentences.groups_in("Class")
 
 
 # ---------------------------------------------------------------- sizes (Appendix F)
