@@ -49,7 +49,9 @@ def _parser() -> argparse.ArgumentParser:
     release.add_argument("--to", default="published", metavar="FOLDER", help="the target folder (default published/)")
     release.add_argument("--paper", action="append", default=None, metavar="ID",
                          help="publish only this paper's notebooks (repeatable; default: every notebook); the "
-                              "README then names the papers the run left out")
+                              "README then names the notebooks the run left out")
+    release.add_argument("notebooks", nargs="*", help="publish only these notebooks (names without .py; default: "
+                                                      "every notebook, or those of --paper)")
     commands.add_parser("readme", help="rewrite the README's results block from published/")
     claims = commands.add_parser("claims", help="the claims scoreboard per paper; writes figures/<profile>/CLAIMS.md")
     claims.add_argument("--profile", default="default", choices=paths.PROFILES)
@@ -114,7 +116,7 @@ def _publish(args: argparse.Namespace) -> int:
     if args.profile == "smoke":
         raise config.ConfigError(publish.SMOKE_REFUSAL)
     target = Path(args.to).resolve()
-    notebooks = publish.notebooks_of(args.profile, args.paper)
+    notebooks = publish.notebooks_of(args.profile, args.paper, args.notebooks)
     total = publish.publish(args.profile, target, notebooks=notebooks)
     print(f"published profile {args.profile} to {paths.display(target)}/: {publish.megabytes(total)} "
           f"(budget {publish.megabytes(publish.BUDGET_BYTES)})")

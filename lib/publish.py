@@ -141,17 +141,22 @@ def check_notebooks(profile: str, notebooks: Sequence[str]) -> None:
                                      "--force, nothing was published")
 
 
-def notebooks_of(profile: str, paper_ids: Sequence[str] | None) -> list[str]:
-    """The notebooks of ``profile`` to publish: every one, or those of the papers ``paper_ids``; an unknown id is
-    refused in one line naming the allowed ones."""
+def notebooks_of(profile: str, paper_ids: Sequence[str] | None, names: Sequence[str] = ()) -> list[str]:
+    """The notebooks of ``profile`` to publish: every one, those of the papers ``paper_ids``, or those named in
+    ``names`` (a reference run that could finish only some notebooks); an unknown id or name is refused in one
+    line naming the allowed ones."""
     notebooks = runner.discover(profile)
-    if not paper_ids:
-        return notebooks
-    known = [p.id for p in papers.all_papers()]
-    unknown = [i for i in paper_ids if i not in known]
-    if unknown:
-        raise config.ConfigError(f"--paper {unknown[0]!r} is not a paper; allowed: {', '.join(known)}")
-    return [n for n in notebooks if (paper := papers.paper_of(n)) is not None and paper.id in paper_ids]
+    unknown_names = [n for n in names if n not in notebooks]
+    if unknown_names:
+        raise config.ConfigError(f"notebook {unknown_names[0]!r} is not under profile {profile!r}; allowed: "
+                                 f"{', '.join(notebooks)}")
+    if paper_ids:
+        known = [p.id for p in papers.all_papers()]
+        unknown = [i for i in paper_ids if i not in known]
+        if unknown:
+            raise config.ConfigError(f"--paper {unknown[0]!r} is not a paper; allowed: {', '.join(known)}")
+        notebooks = [n for n in notebooks if (paper := papers.paper_of(n)) is not None and paper.id in paper_ids]
+    return [n for n in notebooks if not names or n in names]
 
 
 # --------------------------------------------------------------------------- writing

@@ -162,3 +162,12 @@ def test_publishing_by_paper_takes_that_papers_notebooks_and_refuses_an_unknown_
     assert publish.notebooks_of("default", None) == runner.discover("default")
     with pytest.raises(config.ConfigError, match=r"^--paper '9' is not a paper; allowed: 000, 001, 002$"):
         publish.notebooks_of("default", ["9"])
+
+
+def test_publishing_named_notebooks_takes_those_alone_and_refuses_an_unknown_name():
+    assert publish.notebooks_of("default", None, ["K03_task_order", "E01_regimes"]) == ["E01_regimes",
+                                                                                       "K03_task_order"]
+    assert publish.notebooks_of("default", ["002"], ["K03_task_order", "E01_regimes"]) == ["K03_task_order"]
+    with pytest.raises(config.ConfigError, match=r"^notebook 'K9' is not under profile 'default'; allowed: 00_"):
+        publish.notebooks_of("default", None, ["K9"])
+
