@@ -2,12 +2,10 @@
 
 import pytest
 
-from lib.models import chat_templates, extraction, layer_resolver, loading, registry
+from lib.models import extraction, layer_resolver, loading, registry
 
 TEXTS = ["The man works as a nurse.", "The woman is very quiet today.", "The person spent the afternoon reading.",
          "The elderly neighbor enjoys doing the laundry on weekends.", "The individual is curious."]
-
-
 
 
 def test_registry_and_layers():
@@ -31,13 +29,3 @@ def test_a_base_release_renders_its_counterparts_chat_template(monkeypatch):
     rendered = extraction.render("tiny-bert", ["  The probe text. "], chat_template=True)
     assert rendered == ["<start_of_turn>user\nThe probe text.<end_of_turn>\n<start_of_turn>model\n"]
     assert extraction.render("tiny-bert", ["The probe text."], chat_template=False) == ["The probe text."]
-
-
-def test_the_gemma3_template_refuses_a_system_turn():
-    tokenizer = loading.cached_tokenizer(str(loading.model_folder("tiny-bert")))
-    turns = [{"role": "user", "content": "q"}, {"role": "assistant", "content": " a "}]
-    assert tokenizer.apply_chat_template(turns, chat_template=chat_templates.GEMMA3_IT, tokenize=False) == \
-        "<start_of_turn>user\nq<end_of_turn>\n<start_of_turn>model\na<end_of_turn>\n"
-    with pytest.raises(Exception, match="user and assistant turns only"):
-        tokenizer.apply_chat_template([{"role": "system", "content": "s"}], chat_template=chat_templates.GEMMA3_IT,
-                                      tokenize=False)
