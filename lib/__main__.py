@@ -50,6 +50,9 @@ def _parser() -> argparse.ArgumentParser:
     release.add_argument("--paper", action="append", default=None, metavar="ID",
                          help="publish only this paper's notebooks (repeatable; default: every notebook); the "
                               "README then names the notebooks the run left out")
+    release.add_argument("--add", action="store_true",
+                         help="keep the notebooks the publication already holds (each must still be current) and "
+                              "add or replace these beside them: a reference run made in pieces on other checkouts")
     release.add_argument("notebooks", nargs="*", help="publish only these notebooks (names without .py; default: "
                                                       "every notebook, or those of --paper)")
     commands.add_parser("readme", help="rewrite the README's results block from published/")
@@ -117,7 +120,7 @@ def _publish(args: argparse.Namespace) -> int:
         raise config.ConfigError(publish.SMOKE_REFUSAL)
     target = Path(args.to).resolve()
     notebooks = publish.notebooks_of(args.profile, args.paper, args.notebooks)
-    total = publish.publish(args.profile, target, notebooks=notebooks)
+    total = publish.publish(args.profile, target, notebooks=notebooks, add=args.add)
     print(f"published profile {args.profile} to {paths.display(target)}/: {publish.megabytes(total)} "
           f"(budget {publish.megabytes(publish.BUDGET_BYTES)})")
     if target == published.default_folder().resolve() and readme.update(readme.readme_file(), target):

@@ -12,6 +12,11 @@ The folder is ``published/``, not ``docs/``: ``docs/`` holds prose written by ha
 folder of its own can be wiped and rewritten without touching a hand-written page, and a static host can serve
 it as it is.
 
+``publish(…, add=True)`` publishes the named notebooks beside those the publication already holds, which are kept
+as they were (their files copied, their report entries carried by :func:`lib.report.carry`): a reference run made
+in pieces, on checkouts that no longer hold each other's results, becomes one publication. A kept notebook must
+still be current (:mod:`lib.published`); one that is not is refused by name.
+
 Refusals, each one line before anything is written: a notebook whose run is not ``done`` (stale or missing),
 a target that holds another profile's publication or files that are not a publication, and a folder above
 :data:`BUDGET_BYTES` (assembled aside, then discarded). The command refuses the smoke profile outright.
@@ -31,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 import nbformat
+import pandas as pd
 
 from lib import claims, config, papers, paths, published, report, results, runner, scoreboard
 
@@ -159,6 +165,22 @@ def notebooks_of(profile: str, paper_ids: Sequence[str] | None, names: Sequence[
     return [n for n in notebooks if not names or n in names]
 
 
+def kept_notebooks(profile: str, target: Path, notebooks: Sequence[str]) -> list[str]:
+    """The notebooks of the publication in ``target`` that an ``add`` keeps beside ``notebooks``: every one not
+    published again, each refused in one line when its published run is no longer current."""
+    found = published.record(target)
+    if found is None:
+        return []
+    lines = published.statuses(target, profile)
+    kept = [n for n in found.get("notebooks", []) if n not in notebooks]
+    for notebook in kept:
+        if lines.get(notebook) != "current":
+            raise config.ConfigError(f"{notebook}: kept from {paths.display(target)}/ but its published run is "
+                                     f"{lines.get(notebook, 'missing')}; rerun it and publish it with the others, "
+                                     "nothing was published")
+    return kept
+
+
 # --------------------------------------------------------------------------- writing
 
 
@@ -199,8 +221,27 @@ def _claims_table(profile: str, notebooks: Sequence[str]):
     return table[table.notebook.isin(list(notebooks))].reset_index(drop=True)
 
 
-def publish(profile: str, target: Path, *, notebooks: Sequence[str]) -> int:
-    """Publish ``notebooks`` of ``profile`` into ``target`` (replaced as a whole); return the folder's bytes.
+def published_claims(folder: Path, notebook: str) -> pd.DataFrame:
+    """A published notebook's claims (none when it logged none), ``notebook`` first as in
+    :func:`lib.results.gather_claims`."""
+    file = folder / published.NOTEBOOKS / f"{notebook}.claims.json"
+    if not file.is_file():
+        return pd.DataFrame(columns=["notebook", *claims.COLUMNS])
+    return claims.frame(json.loads(file.read_text())).assign(notebook=notebook)[["notebook", *claims.COLUMNS]]
+
+
+def _keep_notebook(source: Path, notebook: str, folder: Path) -> tuple[dict[str, Any], pd.DataFrame]:
+    """Copy a kept notebook's published files from ``source`` into ``folder``; return its manifest and claims."""
+    for suffix in (".ipynb", ".claims.json", ".manifest.json"):
+        file = source / published.NOTEBOOKS / f"{notebook}{suffix}"
+        if file.is_file():
+            shutil.copy2(file, folder / file.name)
+    return published.manifest(source, notebook), published_claims(source, notebook)
+
+
+def publish(profile: str, target: Path, *, notebooks: Sequence[str], add: bool = False) -> int:
+    """Publish ``notebooks`` of ``profile`` into ``target`` (replaced as a whole; with ``add``, beside the
+    notebooks it already holds, kept as they were); return the folder's bytes.
 
     Every refusal is a one-line :class:`lib.config.ConfigError`; the folder is assembled aside and only
     replaces ``target`` once complete and within :data:`BUDGET_BYTES`.
@@ -208,21 +249,32 @@ def publish(profile: str, target: Path, *, notebooks: Sequence[str]) -> int:
     target = Path(target).resolve()
     check_target(profile, target)
     check_notebooks(profile, notebooks)
+    kept = kept_notebooks(profile, target, notebooks) if add else []
     staging = target.with_name(f".{target.name}.publishing")
     shutil.rmtree(staging, ignore_errors=True)
     (staging / published.NOTEBOOKS).mkdir(parents=True)
     try:
         entries = [_write_notebook(profile, n, staging / published.NOTEBOOKS) for n in notebooks]
-        table = _claims_table(profile, notebooks)
+        kept_entries, kept_claims = zip(*[_keep_notebook(target, n, staging / published.NOTEBOOKS) for n in kept],
+                                        strict=True) if kept else ((), ())
+        table = pd.concat([_claims_table(profile, notebooks), *kept_claims], ignore_index=True)
+        table = table.sort_values("notebook", kind="stable", ignore_index=True)
         (staging / "CLAIMS.md").write_text(scoreboard.markdown(profile, table))
         executed = {n: staging / published.NOTEBOOKS / f"{n}.ipynb" for n in notebooks}
-        report.build(profile, site=staging / "report", executed=executed, notebooks=notebooks)
+        try:
+            carried = [report.carry(target / "report", n, str(e.get("title", n)), c)
+                       for n, e, c in zip(kept, kept_entries, kept_claims, strict=True)]
+        except (OSError, ValueError) as error:
+            raise config.ConfigError(f"{error}: its report entry cannot be kept; nothing was published") from error
+        report.build(profile, site=staging / "report", executed=executed, notebooks=notebooks, carried=carried)
+        entries += kept_entries
+        order = [n for n in runner.discover(profile) if n in set(notebooks) | set(kept)]
         commits = sorted({str(e["commit"]) for e in entries})
         (staging / published.RECORD).write_text(results.to_json({
             "profile": profile, "commit": commits[0] if len(commits) == 1 else commits,
             "dirty": any(bool(e["dirty"]) for e in entries),
             "finished": max(str(e["finished"]) for e in entries),
-            "published": datetime.now(UTC).isoformat(timespec="seconds"), "notebooks": list(notebooks),
+            "published": datetime.now(UTC).isoformat(timespec="seconds"), "notebooks": order,
             "claims": claims.summary(table).splitlines(),
         }))
         _scrub_folder(staging)

@@ -22,7 +22,8 @@ The build takes whatever a batch left: an output it cannot read (a corrupt noteb
 file) marks its notebook's entry and page with what went wrong and never stops the build; a table without rows
 shows its header and why it is empty. When ``published/`` holds this profile's reference run
 (:mod:`lib.published`), the index marks each published notebook current or stale, naming what changed.
-:mod:`lib.publish` builds the same site over a publication's own notebooks (``build(site=…, executed=…)``).
+:mod:`lib.publish` builds the same site over a publication's own notebooks (``build(site=…, executed=…)``),
+carrying the notebooks it keeps from its earlier site as they were (:func:`carry`).
 """
 
 from __future__ import annotations
@@ -108,6 +109,10 @@ class Experiment:
     outputs: list[Output] = field(default_factory=list)
     #: What could not be read (shown on its index entry and pages); empty when everything could.
     problems: list[str] = field(default_factory=list)
+    #: The earlier build of a site this notebook is carried from as it was (:func:`carry`), else None.
+    carried_from: Path | None = None
+    #: A carried notebook's sections of that build's pages: ``index`` and ``gallery`` HTML.
+    carried: dict[str, str] = field(default_factory=dict)
 
 
 # --------------------------------------------------------------------------- gathering
@@ -186,6 +191,56 @@ def _experiment(profile: str, notebook: str, executed: Path) -> Experiment:
 def _all_claims(experiments: list[Experiment]) -> pd.DataFrame:
     frames = [e.claims for e in experiments if len(e.claims)]
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["notebook", *claims.COLUMNS])
+
+
+# --------------------------------------------------------------------------- carried from an earlier build
+
+
+def _cut(text: str, start: str, end: str, *, keep_end: bool) -> str:
+    """The part of ``text`` from ``start`` to the first ``end`` after it (``end`` included when ``keep_end``),
+    or '' when ``start`` is absent."""
+    begin = text.find(start)
+    if begin < 0:
+        return ""
+    stop = text.find(end, begin + len(start))
+    stop = len(text) if stop < 0 else stop + (len(end) if keep_end else 0)
+    return text[begin:stop]
+
+
+def carry(site: Path, notebook: str, title: str, table: pd.DataFrame) -> Experiment:
+    """``notebook`` as the earlier build ``site`` shows it, for a new build that keeps it as it was (a
+    publication's notebook kept while others are published beside it, their runs made on another checkout).
+
+    Its claims are ``table`` (its published ``claims.json``); its index and gallery sections are cut from the
+    earlier pages, which this module wrote, and :func:`build` copies its notebook page, source pages and files.
+    Raises ValueError when ``site`` has no index entry for it.
+    """
+    index = (site / "index.html").read_text()
+    entry = _cut(index, f'<section class="experiment" id="{_e(notebook)}">', "</section>", keep_end=True)
+    if not entry:
+        raise ValueError(f"{notebook}: no entry in the index of {paths.display(site)}")
+    gallery_page = site / "gallery.html"
+    gallery = gallery_page.read_text() if gallery_page.is_file() else ""
+    section = _cut(gallery, f'<h2 id="{_e(notebook)}">', '<h2 id="', keep_end=False)
+    section = section.removesuffix("</body></html>\n").rstrip("\n")
+    owner = papers.paper_of(notebook)
+    executed = site / "notebooks" / f"{notebook}.html"
+    return Experiment(notebook, str(owner.id if owner is not None else "other"), title,
+                      executed if executed.is_file() else None, table.reset_index(drop=True),
+                      carried_from=Path(site), carried={"index": entry, "gallery": section})
+
+
+def _copy_carried(site: Path, experiment: Experiment) -> None:
+    """Copy a carried notebook's page, source pages and files from its earlier build into ``site``."""
+    old, notebook = experiment.carried_from, experiment.notebook
+    assert old is not None
+    page = old / "notebooks" / f"{notebook}.html"
+    if page.is_file():
+        (site / "notebooks").mkdir(parents=True, exist_ok=True)
+        shutil.copy2(page, site / "notebooks" / page.name)
+    for folder in [old / "sources" / notebook, *old.glob(f"files/*/*/{notebook}")]:
+        if folder.is_dir():
+            shutil.copytree(folder, site / folder.relative_to(old), dirs_exist_ok=True)
 
 
 # --------------------------------------------------------------------------- HTML pieces
@@ -366,6 +421,9 @@ def _write_gallery(site: Path, profile: str, experiments: list[Experiment]) -> N
     page = site / "gallery.html"
     body = []
     for experiment in experiments:
+        if experiment.carried_from is not None:
+            body.append(experiment.carried["gallery"])
+            continue
         if not experiment.outputs:
             continue
         body.append(f'<h2 id="{_e(experiment.notebook)}">{_e(experiment.notebook)} — {_e(experiment.title)}</h2>')
@@ -379,7 +437,7 @@ def _write_gallery(site: Path, profile: str, experiments: list[Experiment]) -> N
                 f"<p>{_source_links(site, page, output.sources)}<br>{manifests}</p></figure>"
             )
     _page(site, page, profile, f"Figures and tables — profile {profile}",
-          "\n".join(body) or "<p>No figures or tables under this profile.</p>")
+          "\n".join(b for b in body if b) or "<p>No figures or tables under this profile.</p>")
 
 
 def _shown(site: Path, page: Path, output: Output) -> str:
@@ -459,6 +517,9 @@ def _write_index(site: Path, profile: str, experiments: list[Experiment], marks:
         title = f" · <i>{_e(record.title)}</i>" if record is not None else ""
         body.append(f"<h2>Paper {_e(paper)}{title}</h2>")
         for experiment in (e for e in experiments if e.paper == paper):
+            if experiment.carried_from is not None:
+                body.append(experiment.carried["index"])
+                continue
             link = (f'<a href="{_href(site / "notebooks" / f"{experiment.notebook}.html", page)}">notebook</a>'
                     if experiment.executed else "not executed")
             problems = "".join(f'<p class="problem">unreadable output — {_e(p)}</p>' for p in experiment.problems)
@@ -493,22 +554,27 @@ def _write_source_guarded(site: Path, profile: str, source: str, experiments: li
 
 
 def build(profile: str, site: Path | None = None, *, executed: Mapping[str, Path] | None = None,
-          notebooks: Collection[str] | None = None) -> Path:
+          notebooks: Collection[str] | None = None, carried: Collection[Experiment] = ()) -> Path:
     """Write the site for ``profile`` afresh into ``site`` (default ``build/report/<profile>/``); return its
-    ``index.html``. ``notebooks`` and ``executed``: see :func:`gather`. The default site marks each notebook of
-    this profile's publication in ``published/`` current or stale."""
+    ``index.html``. ``notebooks`` and ``executed``: see :func:`gather`; ``carried``: notebooks kept as an earlier
+    build showed them (:func:`carry`), whose pages and files are copied and never rewritten. The default site marks
+    each notebook of this profile's publication in ``published/`` current or stale."""
     marks = published.statuses(published.default_folder(), profile) if site is None else {}
     site = paths.report_dir(profile) if site is None else Path(site)
-    experiments = gather(profile, notebooks=notebooks, executed=executed)
+    kept = {e.notebook for e in carried}
+    fresh = [e for e in gather(profile, notebooks=notebooks, executed=executed) if e.notebook not in kept]
+    experiments = sorted([*fresh, *carried], key=lambda e: e.notebook)
     if site.exists():
         shutil.rmtree(site)
     site.mkdir(parents=True)
-    for experiment in experiments:
+    for experiment in carried:
+        _copy_carried(site, experiment)
+    for experiment in fresh:
         if experiment.executed is not None:
             _write_notebook(site, profile, experiment)
     _write_gallery(site, profile, experiments)
-    sources = {s for e in experiments for o in e.outputs for s in o.sources}
-    sources |= {_claims_source(profile, e.notebook) for e in experiments if len(e.claims)}
+    sources = {s for e in fresh for o in e.outputs for s in o.sources if Path(s).parent.name not in kept}
+    sources |= {_claims_source(profile, e.notebook) for e in fresh if len(e.claims)}
     for source in sorted(sources):
         _write_source_guarded(site, profile, source, experiments)
     _write_claims(site, profile, experiments)

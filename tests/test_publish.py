@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -15,9 +16,9 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from conftest import run_cli, tiny_repository
+from conftest import TINY_NOTEBOOK, TINY_SCHEMA, add_toy_schema, run_cli, tiny_repository
 
-from lib import config, paths, publish, published, runner
+from lib import claims, config, paths, publish, published, runner
 
 
 def _python(root: Path, code: str) -> subprocess.CompletedProcess:
@@ -122,6 +123,63 @@ def test_a_budget_overrun_is_refused_and_nothing_replaced(smoke_run, tmp_path):
     assert not (tmp_path / "site").exists() and not (tmp_path / ".site.publishing").exists()
 
 
+
+
+PUBLISH_ADDED = """
+from pathlib import Path
+from lib import config, publish
+try:
+    publish.publish("smoke", Path("out"), notebooks={notebooks!r}, add={add!r})
+except config.ConfigError as error:
+    print("refused:", error)
+else:
+    print("published")
+"""
+
+
+@pytest.mark.xdist_group("publish")
+def test_adding_keeps_the_published_notebooks_of_another_checkout_and_refuses_a_stale_one(tmp_path):
+    root = tiny_repository(tmp_path, only_tiny=True)
+    (root / "notebooks" / "ZZ_twin.py").write_text(
+        TINY_NOTEBOOK.replace("ZZ_tiny", "ZZ_twin").replace("A tiny notebook", "A twin notebook"))
+    (root / "params" / "smoke" / "ZZ_twin.yaml").write_text("pause_s: 0.0\n")
+    add_toy_schema(root, TINY_SCHEMA.replace("ZZ_tiny", "ZZ_twin").replace("class Tiny", "class Twin"))
+    done = run_cli(root, "run", "--profile", "smoke", "--quiet")
+    assert done.returncode == 0, done.stderr
+    first = _python(root, PUBLISH_ADDED.format(notebooks=["ZZ_tiny"], add=False))
+    assert first.stdout.strip() == "published", first.stdout + first.stderr
+    out = root / "out"
+    kept_files = {f: (out / f).read_bytes() for f in ("notebooks/ZZ_tiny.ipynb", "notebooks/ZZ_tiny.manifest.json",
+                                                      "report/notebooks/ZZ_tiny.html")}
+    # ZZ_tiny's run is gone from this checkout, as on a machine that ran only the other notebooks
+    shutil.rmtree(root / "results" / "smoke" / "ZZ_tiny")
+    for file in (root / "build" / "smoke").glob("ZZ_tiny.*"):
+        file.unlink()
+
+    added = _python(root, PUBLISH_ADDED.format(notebooks=["ZZ_twin"], add=True))
+    assert added.stdout.strip() == "published", added.stdout + added.stderr
+    assert published.record(out)["notebooks"] == ["ZZ_tiny", "ZZ_twin"]
+    assert {f: (out / f).read_bytes() for f in kept_files} == kept_files
+    index = (out / "report" / "index.html").read_text()
+    assert index.count('<section class="experiment"') == 2 and "A twin notebook" in index and "A tiny notebook" in index
+    assert (out / "report" / "notebooks" / "ZZ_twin.html").is_file()
+    listed = run_cli(root, "list", "--published", "out")
+    assert "ZZ_tiny   current" in listed.stdout and "ZZ_twin   current" in listed.stdout, listed.stdout
+
+    script = root / "notebooks" / "ZZ_tiny.py"
+    script.write_text(script.read_text() + "\n# an edit\n")
+    refused = _python(root, PUBLISH_ADDED.format(notebooks=["ZZ_twin"], add=True))
+    assert refused.stdout.startswith("refused: ZZ_tiny: kept from out/ but its published run is stale: "
+                                     "notebooks/ZZ_tiny.py changed"), refused.stdout + refused.stderr
+    assert published.record(out)["notebooks"] == ["ZZ_tiny", "ZZ_twin"]  # the publication stays as it was
+
+
+def test_published_claims_read_a_publication_and_none_when_a_notebook_logged_none(tmp_path):
+    folder = published.default_folder()
+    table = publish.published_claims(folder, "E09_null_calibration")
+    assert len(table) and set(table.notebook) == {"E09_null_calibration"}
+    assert list(table.columns) == ["notebook", *claims.COLUMNS]
+    assert publish.published_claims(tmp_path, "E09_null_calibration").empty
 
 
 def test_a_missing_run_is_refused_naming_the_notebook(sandbox):
