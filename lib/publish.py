@@ -168,11 +168,8 @@ def notebooks_of(profile: str, paper_ids: Sequence[str] | None, names: Sequence[
 def kept_notebooks(profile: str, target: Path, notebooks: Sequence[str]) -> list[str]:
     """The notebooks of the publication in ``target`` that an ``add`` keeps beside ``notebooks``: every one not
     published again, each refused in one line when its published run is no longer current."""
-    found = published.record(target)
-    if found is None:
-        return []
-    lines = published.statuses(target, profile)
-    kept = [n for n in found.get("notebooks", []) if n not in notebooks]
+    lines = published.statuses(target, profile)  # one line per notebook of the publication; {} when none
+    kept = [n for n in lines if n not in notebooks]
     for notebook in kept:
         if lines.get(notebook) != "current":
             raise config.ConfigError(f"{notebook}: kept from {paths.display(target)}/ but its published run is "

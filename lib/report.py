@@ -224,10 +224,9 @@ def carry(site: Path, notebook: str, title: str, table: pd.DataFrame) -> Experim
     section = _cut(gallery, f'<h2 id="{_e(notebook)}">', '<h2 id="', keep_end=False)
     section = section.removesuffix("</body></html>\n").rstrip("\n")
     owner = papers.paper_of(notebook)
-    executed = site / "notebooks" / f"{notebook}.html"
-    return Experiment(notebook, str(owner.id if owner is not None else "other"), title,
-                      executed if executed.is_file() else None, table.reset_index(drop=True),
-                      carried_from=Path(site), carried={"index": entry, "gallery": section})
+    return Experiment(notebook, str(owner.id if owner is not None else "other"), title, None,
+                      table.reset_index(drop=True), carried_from=Path(site),
+                      carried={"index": entry, "gallery": section})
 
 
 def _copy_carried(site: Path, experiment: Experiment) -> None:
