@@ -13,10 +13,15 @@
 # The paper's 20 models ran about 30,000 updates each (its 150,000-update runs are "five times
 # more"); the default profile trains four small models for a thousand updates on a 2-core CPU and two of
 # them (`converge`: the GRU of width 64 and the two-layer transformer of width 64) on until their held-out
-# answer loss lies within `loss_margin` = 0.02 of Proposition 5's infimum (at most `max_updates`). "Every
-# readable target has k^syn = 1" is a statement about trained models, so it is counted only on the models
-# that reached the margin; the others are reported apart. The parity and trajectory claims may differ (said
-# in the closing cell).
+# answer loss lies within `loss_margin` = 0.02 of the *attainable* loss, at most the paper's 30,000 updates
+# (`max_updates`). The attainable loss is (11/50)·log 2: Proposition 5's infimum (9/50)·log 2 assumes every
+# target is learned, but the paper's own models leave the four- and eight-factor parity targets at chance
+# ("fail the readability gate"), and each then costs log 2 like a control; a margin measured from the
+# infimum itself cannot be reached by a model trained as well as the paper's (the run of 2026-12-03: the
+# transformer d64 L2 sat 0.029 above it from 4,000 to 10,000 updates, with every other query learned).
+# "Every readable target has k^syn = 1" is a statement about trained models, so it is counted only on the
+# models that reached the margin; the others are reported apart. The parity and trajectory claims may differ
+# (said in the closing cell).
 #
 # Writes: `label_rates`, `runs` (losses, accuracy, probe candidates), `counts`, `family_medians`,
 # `overlap`, `association`, `trajectory`, `accuracy`, `convergence` (updates and held-out loss per model), `prop7`,
@@ -40,9 +45,9 @@ recompute = True  # compute missing or stale results; false: only redraw figures
 n_jobs = 1  # worker processes for the probe fits (-1: this process's share of cores); results do not depend on it
 architectures = ["transformer-d64-L2-s0", "transformer-d128-L1-s0", "gru-d64-L1-s0", "gru-d128-L1-s0"]  # '<arch>-d<width>-L<depth>-s<seed>', arch transformer or gru (A.3.4)
 updates = 1000  # training updates per model (paper: ~30,000)
-converge = ["gru-d64-L1-s0", "transformer-d64-L2-s0"]  # models trained past updates until their answer loss is within loss_margin of the infimum (of architectures)
-loss_margin = 0.02  # how close to the infimum (9/50)·log 2 a converged model's held-out answer loss lies (about six s.e. of a 512-sequence estimate)
-max_updates = 10000  # cap on the updates of a model in converge
+converge = ["gru-d64-L1-s0", "transformer-d64-L2-s0"]  # models trained past updates until their answer loss is within loss_margin of the attainable loss (of architectures)
+loss_margin = 0.02  # how close to the attainable loss (11/50)·log 2 a converged model's held-out answer loss lies (about six s.e. of a 512-sequence estimate)
+max_updates = 30000  # cap on the updates of a model in converge (the paper's ~30,000)
 check_every = 500  # updates between two convergence checks of a model in converge
 read_at_updates = [500]  # updates at which the tracked queries are read (A.3.4, Table 39)
 tracked = ["threshold8_target", "parity2_target", "threshold8_control"]  # queries read at every update of read_at_updates (Table 39)
@@ -73,7 +78,8 @@ plotting.use_style()
 # ## The world: Lemma 4 and Proposition 5
 #
 # Target and control of a family see the same label distribution (Lemma 4: it depends on S only
-# through |S|); the answer loss cannot fall below (9/50)·log 2 (Proposition 5).
+# through |S|); the answer loss cannot fall below (9/50)·log 2 (Proposition 5), nor below (11/50)·log 2
+# for a model that, like the paper's, does not learn the four- and eight-factor parity targets.
 
 # %%
 label_rates, label_rates_file = run.table("label_rates", lambda: synthetic.label_rate_table(
@@ -82,8 +88,9 @@ display(label_rates.round(4))
 plotting.save_table(label_rates.round(4), "label_rates", f"Empirical label rate of every aggregate query on "
                     f"{params.n_train} fresh prefixes beside Lemma 4's closed form (paper 002, A.3.3, Eq. 48, restated), "
                     "with the binomial s.e. and z.", [label_rates_file])
-infimum = world.loss_infimum()
-print(f"Proposition 5: infimum of the answer loss = (9/50)·log 2 = {infimum:.4f}")
+infimum, attainable = world.loss_infimum(), world.attainable_loss()
+print(f"Proposition 5: infimum of the answer loss = (9/50)·log 2 = {infimum:.4f}; attainable without the "
+      f"parity targets {', '.join(world.UNLEARNED_TARGETS)}: (11/50)·log 2 = {attainable:.4f}")
 
 # %% [markdown]
 # ## Training and measurement (A.3.3 Eq. 49; A.3.4)
@@ -107,8 +114,9 @@ counts, counts_file = run.table("counts", lambda: synthetic.counts_table(runs, p
 final = synthetic.last_updates(counts)  # each model at its own last update
 last_update = runs.groupby("model")["update"].max()
 final_loss = synthetic.last_updates(runs[(runs.kind == "accuracy") & (runs["query"] == "loss")]).set_index("model").value
-converged_models = sorted(final_loss.index[final_loss - infimum <= params.loss_margin])
-print("updates per model:", last_update.to_dict(), "\nwithin", params.loss_margin, "of the infimum:", converged_models)
+converged_models = sorted(final_loss.index[final_loss - attainable <= params.loss_margin])
+print("updates per model:", last_update.to_dict(), "\nwithin", params.loss_margin, "of the attainable loss:",
+      converged_models)
 
 # %% [markdown]
 # ## Training: the loss against Proposition 5's infimum, answer accuracy per family
@@ -120,10 +128,12 @@ for model, cell in losses.groupby("model"):
     smooth = cell.value.rolling(max(1, len(cell) // 50), min_periods=1).mean()
     ax.plot(cell["update"], smooth, label=model)
 ax.axhline(infimum, color="k", ls="--", lw=1, label="(9/50)·log 2")
+ax.axhline(attainable, color="k", ls=":", lw=1, label="(11/50)·log 2 (parity 4, 8 at chance)")
 ax.set(xlabel="update", ylabel="answer loss (Eq. 49)", yscale="log")
 ax.legend(fontsize=7)
 plotting.save_figure(fig, "training", "Training loss of Eq. 49 (batch of fresh sequences, rolling mean) per model; "
-                     "dashed: the infimum (9/50)·log 2 of Proposition 5 (paper 002, A.3.3).", [runs_file])
+                     "dashed: the infimum (9/50)·log 2 of Proposition 5; dotted: the attainable (11/50)·log 2 with the "
+                     "four- and eight-factor parity targets at chance (paper 002, A.3.3-A.3.4).", [runs_file])
 plt.show()
 accuracy_rows = synthetic.last_updates(runs[(runs.kind == "accuracy") & (runs["query"] != "loss")])
 accuracy_rows = accuracy_rows.assign(family=[q if q.startswith(("threshold", "conjunction", "parity")) else "factor"
@@ -201,9 +211,10 @@ plotting.save_table(prop7.round(4), "prop7", f"Proposition 7 (paper 002, A.3.4) 
 # ## Readable targets by architecture and training
 #
 # The paper reads every readable target at one coordinate. Here each model's updates and held-out answer
-# loss (its distance from the infimum) are logged beside its share of readable targets read at 1: a target
-# that passes the 0.90 dense gate while the model is still far from the infimum may be read by many
-# coordinates, so the claims count only the models within `loss_margin` of it.
+# loss (its distance from the infimum and from the attainable loss) are logged beside its share of readable
+# targets read at 1: a target that passes the 0.90 dense gate while the model is still far from the
+# attainable loss may be read by many coordinates, so the claims count only the models within `loss_margin`
+# of it.
 
 # %%
 readable_learned = final[final.readable & (final.role == "target") & (final.function != "parity")]
@@ -211,17 +222,20 @@ by_model = readable_learned.groupby(["model", "basis"])["count"].agg(
     readable_targets="size", read_at_one=lambda c: (c == 1).mean()).unstack("basis")
 by_model.columns = [f"{statistic} ({basis})" for statistic, basis in by_model.columns]
 by_model["updates"] = last_update.reindex(by_model.index)
-by_model["held_out_loss_minus_infimum"] = final_loss.reindex(by_model.index) - infimum
-by_model["converged"] = by_model.held_out_loss_minus_infimum <= params.loss_margin
+by_model["held_out_loss_minus_attainable"] = final_loss.reindex(by_model.index) - attainable
+by_model["converged"] = by_model.index.isin(converged_models)
 convergence, convergence_file = run.table("convergence", lambda: pd.DataFrame({
     "model": final_loss.index, "updates": last_update.reindex(final_loss.index).to_numpy(),
     "held_out_loss": final_loss.to_numpy(), "minus_infimum": (final_loss - infimum).to_numpy(),
-    "converged": (final_loss - infimum <= params.loss_margin).to_numpy()}))
+    "minus_attainable": (final_loss - attainable).to_numpy(),
+    "converged": final_loss.index.isin(converged_models)}))
 display(by_model.round(3))
 plotting.save_table(convergence.round(4), "convergence", f"Per model: updates trained, held-out answer loss on "
-                    f"{params.n_eval} sequences and its distance from the infimum (9/50)·log 2 of Proposition 5; "
-                    f"converged: within {params.loss_margin:g} (paper 002, A.3.3; the models of `converge` trained on "
-                    "until a separate stopping set came within the margin, at most max_updates).", [convergence_file])
+                    f"{params.n_eval} sequences, its distance from the infimum (9/50)·log 2 of Proposition 5 and from "
+                    "the attainable (11/50)·log 2 (the four- and eight-factor parity targets at chance, as in the "
+                    f"paper's models); converged: within {params.loss_margin:g} of the attainable loss (paper 002, "
+                    "A.3.3-A.3.4; the models of `converge` trained on until a separate stopping set came within the "
+                    "margin, at most max_updates).", [convergence_file])
 
 # %% [markdown]
 # ## Claims — paper value beside measured value
@@ -239,6 +253,7 @@ first_stop = min([*params.read_at_updates, first_last])
 track = counts[(counts.model == first_model) & (counts.basis == "raw")].set_index(["query", "update"])["count"]
 # A.3.4: family-median spans of the readable controls, overlap control against the others, |S| association.
 paper_values = {"raw": ((29, 60.5), "60.5", "38", 0.31, 0.289), "pca": ((16, 64), "64", "32", 0.35, 0.347)}
+
 claims = []
 for basis, ((span_lo, span_hi), paper_overlap, paper_others, paper_slope, paper_rho) in paper_values.items():
     targets = learned[learned.readable & (learned.basis == basis) & learned.model.isin(converged_models)]
@@ -251,10 +266,12 @@ for basis, ((span_lo, span_hi), paper_overlap, paper_others, paper_slope, paper_
     fit = (np.polyfit(np.log(sized.n_factors), np.log(sized["count"]), 1, cov=True)
            if len(sized) > 3 and sized.n_factors.nunique() > 1 and sized["count"].nunique() > 1 else None)
     span = f"{span_lo:g} to {span_hi:g}"
+    slope_se = math.sqrt(fit[1][0, 0]) if fit is not None else math.nan
+    rho_se = 1 / math.sqrt(n_assoc - 1) if n_assoc > 1 else math.nan
     claims += [
         claim(f"targets_at_one_{basis}", "A.3.4, Result", f"share of readable learned targets ({len(targets)}: "
               f"threshold, conjunction and two-factor parity) read at k^syn = 1, {basis} basis, on the "
-              f"{len(converged_models)} model(s) within {params.loss_margin:g} of the infimum "
+              f"{len(converged_models)} model(s) within {params.loss_margin:g} of the attainable loss "
               f"({', '.join(converged_models) or 'none'}; the others in the convergence table)",
               "Every readable target in the seven learned families has k^syn=1 in all 20 main models and in both bases",
               (targets["count"] == 1).mean() if len(targets) else math.nan, Point(1),
@@ -281,17 +298,19 @@ for basis, ((span_lo, span_hi), paper_overlap, paper_others, paper_slope, paper_
                     "narrower than the other readable controls (its null: narrower), so a ratio of at least 1 is it")),
         claim(f"size_slope_{basis}", "A.3.4, Idealized factor coordinates", "least-squares slope of log count on "
               f"log |S| over the {len(sized)} readable threshold and conjunction controls, {basis} basis, within 3 "
-              "least-squares s.e. of the slope (observations share models, so this s.e. understates the uncertainty)",
+              "least-squares s.e. of the slope (observations share models, so this s.e. understates the "
+              "uncertainty); measured only when 3 s.e. is below the paper's slope",
               "with log-log slopes of 0.31 and 0.35 rather than one (raw, PCA)",
-              assoc.loglog_slope.iloc[0] if len(assoc) else math.nan,
-              Point(paper_slope, se=math.sqrt(fit[1][0, 0]) if fit is not None else math.nan, k=3)),
+              assoc.loglog_slope.iloc[0] if len(assoc) else math.nan, Point(paper_slope, se=slope_se, k=3),
+              not_measured=synthetic.association_unmeasurable(paper_slope, slope_se, "slope")),
         claim(f"size_spearman_{basis}", "A.3.4, Idealized factor coordinates", f"Spearman ρ of |S| and count over "
               f"{n_assoc} readable threshold and conjunction controls, {basis} basis, within 3 s.e. 1/√(n − 1) (the "
-              "s.e. behind the paper's own p-values: 0.289·√119 = 3.15, p ≈ 0.0016 against its 0.0014)",
+              "s.e. behind the paper's own p-values: 0.289·√119 = 3.15, p ≈ 0.0016 against its 0.0014); measured "
+              "only when 3 s.e. is below the paper's ρ",
               "the Spearman correlation ... between |S| and the count is 0.289 in the raw basis and 0.347 in the PCA "
               "basis",
-              assoc.spearman.iloc[0] if len(assoc) else math.nan,
-              Point(paper_rho, se=1 / math.sqrt(n_assoc - 1) if n_assoc > 1 else math.nan, k=3)),
+              assoc.spearman.iloc[0] if len(assoc) else math.nan, Point(paper_rho, se=rho_se, k=3),
+              not_measured=synthetic.association_unmeasurable(paper_rho, rho_se, "Spearman ρ")),
     ]
 parity_hard = final[final["query"].isin(["parity4_target", "parity8_target"])]
 claims += [
@@ -326,14 +345,15 @@ plotting.save_table(claims_table, "claims", "K04 (paper 002, A.3.3–A.3.4): the
 
 # %% [markdown]
 # A `fails` outcome marks a number not reproduced here, reported as measured. The default profile trains
-# a thousand updates (two models longer, until the loss margin) against the paper's ~30,000 and uses
-# widths 64–128: the two-factor parity target, learned by the paper's models only after 2,000 updates,
-# may stay unreadable (its claim is not measured below 2,000 updates), and statistics over four models
-# (Mann–Whitney, Spearman) are far noisier than over twenty. GRUs learn more slowly than transformers here
-# (after 1,000 updates the GRUs' held-out answer loss stayed far above the infimum of 0.125 in the run of
-# 2026-12-01, where every readable target not read at 1 belonged to a GRU): half-learned targets can pass
-# the 0.90 gate and be read by many coordinates, which is why `targets_at_one` counts only the models within
-# the loss margin, and the convergence table shows the rest. The paper profile holds the paper's scale (its
+# a thousand updates (two models longer, until the loss margin, at most 30,000) against the paper's ~30,000
+# and uses widths 64–128: the two-factor parity target, learned by the paper's models only after 2,000
+# updates, may stay unreadable (its claim is not measured below 2,000 updates), and statistics over four
+# models (Mann–Whitney, Spearman) are far noisier than over twenty: the |S| slope and Spearman ρ read not
+# measured when their 3-s.e. slack reaches the paper's value, since 0 would then hold too. GRUs learn more
+# slowly than transformers here (after 10,000 updates the GRU d64's held-out answer loss was still 0.18 above
+# the attainable loss in the run of 2026-12-03, its factor queries at 0.86 accuracy): half-learned targets
+# can pass the 0.90 gate and be read by many coordinates, which is why `targets_at_one` counts only the
+# models within the loss margin, and the convergence table shows the rest. The paper profile holds the paper's scale (its
 # 20-model grid, Table 36, was lost: a reconstruction).
 
 # %%

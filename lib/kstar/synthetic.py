@@ -119,8 +119,9 @@ def model_table(model: str, *, updates: int, checkpoints: Sequence[int],
 
     ``loss_margin``: train past ``updates`` until the answer loss on a separate stopping set of ``n_eval``
     sequences (``default_rng([probe_seed, 5])``, so the reported held-out loss is not the one stopped on) lies
-    within ``loss_margin`` of Proposition 5's infimum, checked every ``check_every`` updates, at most
-    ``max_updates``; the last update is then the model's own.
+    within ``loss_margin`` of the attainable loss (:func:`lib.kstar.world.attainable_loss`: Proposition 5's
+    infimum plus the two parity targets the paper's models leave at chance), checked every ``check_every``
+    updates, at most ``max_updates``; the last update is then the model's own.
     """
     world = world or fw.FactorWorld()
     spec = networks.parse_spec(model)
@@ -128,7 +129,7 @@ def model_table(model: str, *, updates: int, checkpoints: Sequence[int],
     converged = None
     if loss_margin is not None:
         stopping = world.sample(np.random.default_rng([probe_seed, 5]), n_eval)
-        target = fw.loss_infimum() + loss_margin
+        target = fw.attainable_loss() + loss_margin
         converged = lambda m: networks.evaluate(m, stopping)[0] <= target  # noqa: E731
     trained = networks.train(model, world, updates, seed=spec.seed, batch_size=batch_size, lr=lr,
                              checkpoints=checkpoints, converged=converged, check_every=check_every,
@@ -228,6 +229,16 @@ def size_association(counts: pd.DataFrame) -> pd.DataFrame:
             rho = p = slope = math.nan
         rows.append({"basis": basis, "n": len(cell), "spearman": rho, "p": p, "loglog_slope": slope})
     return pd.DataFrame(rows, columns=["basis", "n", "spearman", "p", "loglog_slope"])
+
+
+def association_unmeasurable(paper_value: float, se: float, what: str, k: float = 3.0) -> str:
+    """Why a test of A.3.4's positive |S| association within ``k`` s.e. of the paper's value cannot measure it, or
+    "" when it can: it can only when ``k``·se is below the paper's value, so that no association (0) would fail
+    (a power rule fixed before the run, like K08's check of its exponent)."""
+    if not math.isfinite(se) or k * se < abs(paper_value):
+        return ""
+    return (f"{k:g} s.e. of the {what} ({k * se:.3g}) reaches {paper_value:g}: on this panel a {what} of 0 would "
+            "hold as well, so the test cannot tell the paper's association from none")
 
 
 def prop7_sample(rng: np.random.Generator, n: int, sigma: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

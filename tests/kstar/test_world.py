@@ -91,6 +91,16 @@ def test_proposition_5_infimum():
     assert world.loss_infimum() == pytest.approx(9 / 50 * math.log(2))
 
 
+def test_attainable_loss_is_the_loss_of_a_model_that_leaves_the_unlearned_parities_at_chance(fw):
+    """An oracle that answers every query exactly except the controls and the two parity targets the paper's
+    models do not learn (answered ½/½) has mean answer loss (11/50)·log 2 on the pool's queries."""
+    roles = {q.name: q.role for q in fw.queries}
+    assert all(roles[name] == "target" for name in world.UNLEARNED_TARGETS)
+    at_chance = [q.role == "control" or q.name in world.UNLEARNED_TARGETS for q in fw.queries]
+    assert np.mean(at_chance) * math.log(2) == pytest.approx(world.attainable_loss())
+    assert world.attainable_loss() == pytest.approx(11 / 50 * math.log(2))
+
+
 def test_probe_prefixes_end_at_the_query_and_label_the_true_aggregate(fw):
     probes = fw.probe_set(np.random.default_rng(2), 300, ["parity2_control", "factor5"])
     assert probes.tokens.shape == (2, 300, 35)
