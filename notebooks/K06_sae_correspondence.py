@@ -238,7 +238,7 @@ no_sae_comp = "" if len(sae_comp) else (f"no {params.composition_task} decision 
                                         "leave-one-out dictionary: nothing to compose")
 no_res_comp = "" if len(res_comp) else (f"no {params.composition_task} decision holds a residual support with a "
                                         "leave-one-out dictionary: nothing to compose")
-widths = sae_comp.width_ratio[np.isfinite(sae_comp.width_ratio)]
+widths = pd.to_numeric(sae_comp.width_ratio, errors="coerce").dropna()  # an empty composition table holds no numbers
 claims = [
     claim("pooled_pass_rate", "A.2.4, 'Result by task'; Sec. 5 (4)", "pooled correspondence pass rate (T above the "
           "null's 0.99 quantile) over every test of every task, compared with the span of the paper's per-task rates "
