@@ -5,8 +5,11 @@ when its script, its resolved parameters and the ``lib`` sources it runs (:mod:`
 as in the completion stamp ``build/<profile>/<notebook>.done.json`` and every result the stamp
 lists is still complete. The stamp is written last and atomically, so an interrupted batch simply
 reruns what is missing; inside a notebook, :class:`lib.results.Run` reuses every result that is
-already complete and current, so the rerun resumes rather than restarts. ``force`` reruns and
-recomputes every result; with ``reuse`` it reruns but keeps the current ones.
+already complete and current, so the rerun resumes rather than restarts. A result is current for
+``Run`` when its parameters and ``lib`` sources match, which says nothing of the notebook's own cells: so
+the runner records which script wrote a folder's results (``build/<profile>/<notebook>.script.json``) and
+discards them before a run of a changed script (the simulations shared through ``cache/tables`` stay).
+``force`` reruns and recomputes every result; with ``reuse`` it reruns but keeps the current ones.
 
 Parameters that differ from the profile's YAML (``--set``) make a variant: its results, figures,
 executed notebook and stamp are named ``<notebook>@<overrides>`` and never touch the canonical ones.
@@ -70,6 +73,27 @@ def fingerprint(params: parameters.NotebookParams) -> str:
     digest.update(config.params_hash(params).encode())
     digest.update(sources.digest(sources.of_file(script)).encode())
     return digest.hexdigest()
+
+
+def _script_record(profile: str, notebook: str, variant: str = "") -> Path:
+    """Where the runner records the SHA-256 of the notebook script that wrote a run's logged results."""
+    return paths.build_dir(profile) / f"{paths.run_name(notebook, variant)}.script.json"
+
+
+def _script_sha256(notebook: str) -> str:
+    return hashlib.sha256(paths.notebook_script(notebook).read_bytes()).hexdigest()
+
+
+def _written_by_another_script(params: parameters.NotebookParams) -> bool:
+    """The run's folder holds results, and the script that wrote them is not today's (or is not recorded)."""
+    name, profile, variant = params.notebook, params.profile, config.variant(params)
+    if not any(paths.results_dir(profile, name, variant).glob("*.manifest.json")):
+        return False
+    try:
+        recorded = json.loads(_script_record(profile, name, variant).read_text()).get("script_sha256")
+    except (OSError, ValueError, AttributeError):
+        recorded = None
+    return recorded != _script_sha256(name)
 
 
 def _stamp(profile: str, notebook: str, variant: str = "") -> dict[str, Any] | None:
@@ -304,8 +328,11 @@ def run_one(
         return refused
     try:
         paths.run_stamp(profile, name, variant).unlink(missing_ok=True)
-        if force and not reuse:
+        if (force or _written_by_another_script(params)) and not reuse:
             results.discard_results(profile, name, variant)
+        if not reuse:  # kept results may come from another script: leave the record as it was
+            results.atomic_write_text(_script_record(profile, name, variant),
+                                      results.to_json({"script_sha256": _script_sha256(name)}))
     except OSError as error:
         return Outcome(label, "failed", 0.0, _write_failure(label, error, "cannot clear the previous run"))
     start, started_at = time.perf_counter(), time.time()

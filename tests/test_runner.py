@@ -183,6 +183,23 @@ def test_killed_batch_resumes_without_redoing_finished_work(repo):
     assert sorted(stamp["results"]) == ["results/smoke/ZZ_tiny/first.json", "results/smoke/ZZ_tiny/second.json"]
 
 
+def test_a_changed_notebook_recomputes_the_results_its_old_cells_wrote(repo):
+    """Run reuses a result whose parameters and lib sources match; the notebook's own cells are the runner's to
+    check: after an edit of the script its logged results are discarded, never read as this script's."""
+    assert run_cli(repo, "run", "--profile", "smoke", "--quiet").returncode == 0
+    before = _manifest(repo).read_text()
+    assert json.loads((repo / "build/smoke/ZZ_tiny.script.json").read_text())["script_sha256"]
+    script = repo / "notebooks" / "ZZ_tiny.py"
+    script.write_text(script.read_text() + "\n# %%\nprint('a new cell')\n")
+    rerun = run_cli(repo, "run", "--profile", "smoke", "--quiet")
+    assert "ran  ZZ_tiny" in rerun.stdout, rerun.stderr
+    assert _manifest(repo).read_text() != before  # recomputed by the new script
+    again = _manifest(repo).read_text()
+    assert "skipped  ZZ_tiny" in run_cli(repo, "run", "--profile", "smoke", "--quiet").stdout
+    assert run_cli(repo, "run", "--profile", "smoke", "--quiet", "--force", "--reuse").returncode == 0
+    assert _manifest(repo).read_text() == again  # same script: reused
+
+
 def test_smoke_runs_one_notebook_per_core_by_default_and_model_profiles_one_at_a_time():
     cores = len(os.sched_getaffinity(0))
     assert runner.default_jobs("smoke") == cores
