@@ -28,7 +28,7 @@ from lib.models import extraction, loading
 
 MODEL = "minilm"
 TASK = Path(__file__).resolve().parent.parent / "data" / "kstar" / "example_topics.csv"
-BLOCKS = (0, 2, 3, 5)  # measure.layer_grid("minilm", 4)
+BLOCKS = (0, 2, 3, 5)  # layer_specs.layer_grid("minilm", 4)
 CONFIGS = (("cpu", "float32"), ("cuda", "float32"), ("cuda", "bfloat16"))
 
 

@@ -51,7 +51,7 @@ cap = 300  # texts per split of a pool (A.1.3 caps; the paper's pools hold up to
 max_classes = 5  # one-vs-rest decisions per multiclass task (a seeded subset beyond)
 pool_seed = 0  # seed of the pools, shared by all models (A.1.3)
 max_tokens = 128  # input truncation in tokens (paper: 768)
-grid_size = 6  # probed blocks per model, an even sweep over depth (A.1.9, Table 6)
+layers = "grid:6"  # probed blocks per model: "grid:N" (N blocks evenly over depth), a list "3,6,9" or "table6" (the paper's Table 6 grid, A.1.9)
 sweep_poolings = ["mean", "last"]  # representations of the preliminary sweep (A.1.6)
 seeds = [1, 2, 3, 4, 5]  # five-seed measurement (A.1.6: seeds 1-5)
 subsample = 0.85  # share of each training class kept per seed (A.1.6)
@@ -77,7 +77,7 @@ plotting.use_style()
 pool_args = {"cap": params.cap, "pool_seed": params.pool_seed, "max_classes": params.max_classes,
              "max_tokens": params.max_tokens, "min_positives": params.min_positives}
 execution_args = {"n_jobs": params.n_jobs, "scheduler": params.scheduler}
-sweep_args = {"grid_size": params.grid_size, "poolings": params.sweep_poolings, **execution_args, **pool_args}
+sweep_args = {"layers": params.layers, "poolings": params.sweep_poolings, **execution_args, **pool_args}
 window_args = {"seeds": params.seeds, "subsample": params.subsample, **execution_args, **pool_args}
 # The factorial indexes its cells by (w, f); A.3.1's pairs compare a base on plain text with a tuned model in chat.
 factorial_cells = {(w, f): cells.cell_name([reference, tuned][w], bool(f)) for w in (0, 1) for f in (0, 1)

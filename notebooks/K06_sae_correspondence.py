@@ -36,7 +36,7 @@ from scipy import stats
 
 from lib import config, plotting, results, uncertainty
 from lib.claims import Bound, Point, Range, claim, show_claims
-from lib.kstar import composition, measure, sae_measure
+from lib.kstar import composition, layer_specs, measure, sae_measure
 from lib.kstar import correspondence as corr
 
 # %% tags=["parameters"]
@@ -51,7 +51,7 @@ cap = 300  # texts per split of a pool (A.1.3)
 max_classes = 5  # one-vs-rest decisions per multiclass task
 pool_seed = 0  # seed of the pools, shared by all models (A.1.3)
 max_tokens = 256  # input truncation in tokens (paper: 768)
-grid_size = 4  # probed blocks per model (residual and SAE), an even sweep over depth
+layers = "grid:4"  # probed blocks per model (residual and SAE): "grid:N" (N blocks evenly over depth), a list "3,6,9" or "table6" (the paper's Table 6 grid, A.1.9)
 sweep_poolings = ["mean", "last"]  # residual representations that enter the sweep ceiling (A.1.10)
 frac = 0.95  # threshold factor of Eq. 4: τ is ½ + frac·(C − ½)
 min_positives = 5  # positives per split a decision needs (A.1.3)
@@ -75,7 +75,7 @@ plotting.use_style()
 task_pools = measure.pools(params.tasks, cap=params.cap, seed=params.pool_seed, max_classes=params.max_classes)
 pool_args = {"tasks": params.tasks, "cap": params.cap, "pool_seed": params.pool_seed,
              "max_classes": params.max_classes, "max_tokens": params.max_tokens, "min_positives": params.min_positives}
-grids = {model: tuple(measure.layer_grid(model, params.grid_size)) for model in params.models}
+grids = {model: layer_specs.resolve(model, params.layers) for model in params.models}
 train = functools.partial(sae_measure.train_saes, tasks=tuple(params.tasks), cap=params.cap,
                           pool_seed=params.pool_seed, max_classes=params.max_classes, max_tokens=params.max_tokens,
                           width_factor=params.sae_width, k=params.sae_k, n_texts=params.sae_texts,
@@ -91,7 +91,7 @@ print("grid blocks:", grids)
 # %%
 decisions, decisions_file = run.table("decisions", lambda: measure.decisions_table(task_pools, params.min_positives))
 residual_sweep, residual_file = run.table("residual_sweep", lambda: pd.concat([results.shared_table(
-    measure.sweep_table, model, grid_size=params.grid_size, poolings=params.sweep_poolings, n_jobs=params.n_jobs,
+    measure.sweep_table, model, layers=params.layers, poolings=params.sweep_poolings, n_jobs=params.n_jobs,
     scheduler=params.scheduler, **pool_args) for model in params.models], ignore_index=True))
 display(decisions)
 
@@ -139,23 +139,24 @@ sae_sweep, sae_sweep_file = run.table("sae_sweep", lambda: pd.concat([measure.ru
     for model in params.models],
     ignore_index=True))
 sweep = pd.concat([residual_sweep, sae_sweep], ignore_index=True)
-layers, layers_file = run.table("sae_layers", lambda: sae_measure.sae_layers(sweep, params.frac))
+sae_layer_table, sae_layers_file = run.table("sae_layers", lambda: sae_measure.sae_layers(sweep, params.frac))
 supports, supports_file = run.table("supports", lambda: pd.concat(
-    [sae_measure.supports(sweep, layers, params.frac, pooling) for pooling in ("sae", "last")], ignore_index=True))
+    [sae_measure.supports(sweep, sae_layer_table, params.frac, pooling) for pooling in ("sae", "last")], ignore_index=True))
 coverage = supports.groupby(["pooling", "model", "task"]).has_support.agg(["sum", "size"]).reset_index()
-display(layers)
+display(sae_layer_table)
 display(coverage)
 plotting.save_table(supports[supports.pooling == "sae"].drop(columns="support").round(4), "supports",
                     "SAE supports (paper 002, A.1.10): per class decision, the task's SAE block (neighbour confirmation "
                     "over class-decision medians), the sweep ceiling over every representation, τ and the support size "
                     "(∞: no qualifying SAE support; such decisions do not enter the tests).",
-                    [supports_file, layers_file, sae_sweep_file, residual_file])
+                    [supports_file, sae_layers_file, sae_sweep_file, residual_file])
 
 # %% [markdown]
 # ## Correspondence across models (A.2.4, Eq. 31–33)
 
 # %%
-block_of = dict(zip(zip(layers.model, layers.task, strict=True), layers.sae_block, strict=True))
+block_of = dict(zip(zip(sae_layer_table.model, sae_layer_table.task, strict=True), sae_layer_table.sae_block,
+                    strict=True))
 sae_supports = supports[supports.pooling == "sae"]
 tests, tests_file = run.table("correspondence", lambda: pd.concat([corr.correspondence_tests(
     task, params.models, sae_measure.support_map(sae_supports, task),

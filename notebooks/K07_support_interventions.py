@@ -50,7 +50,7 @@ cap = 300  # texts per split of a pool (A.1.3 caps; the paper's pools hold up to
 max_classes = 5  # one-vs-rest decisions per multiclass task (a seeded subset beyond)
 pool_seed = 0  # seed of the pools, shared by all models (A.1.3)
 max_tokens = 128  # input truncation in tokens (paper: 768)
-grid_size = 6  # probed blocks per model, an even sweep over depth (A.1.9, Table 6)
+layers = "grid:6"  # probed blocks per model: "grid:N" (N blocks evenly over depth), a list "3,6,9" or "table6" (the paper's Table 6 grid, A.1.9)
 sweep_poolings = ["mean", "last"]  # representations of the preliminary sweep (A.1.6)
 seeds = [1, 2, 3, 4, 5]  # probe seeds of the re-measurement (A.1.6)
 subsample = 0.85  # share of each training class kept per seed (A.1.6)
@@ -89,7 +89,7 @@ pool_args = {"tasks": params.tasks, "cap": params.cap, "pool_seed": params.pool_
 # %%
 decisions, decisions_file = run.table("decisions", lambda: measure.decisions_table(task_pools, params.min_positives))
 sweep, sweep_file = run.table("sweep", lambda: pd.concat([results.shared_table(
-    measure.sweep_table, model, grid_size=params.grid_size, poolings=params.sweep_poolings, n_jobs=params.n_jobs,
+    measure.sweep_table, model, layers=params.layers, poolings=params.sweep_poolings, n_jobs=params.n_jobs,
     scheduler=params.scheduler, **pool_args) for model in params.models], ignore_index=True))
 supports, supports_file = run.table("supports", lambda: interventions.supports(sweep, params.frac))
 display(decisions)

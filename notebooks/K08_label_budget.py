@@ -52,7 +52,7 @@ cap = 300  # texts per split of a pool (A.1.3 caps; the paper's pools hold up to
 max_classes = 5  # one-vs-rest decisions per multiclass task (a seeded subset beyond)
 pool_seed = 0  # seed of the pools, shared by all models (A.1.3)
 max_tokens = 128  # the reference model's input truncation in tokens (K01's)
-grid_size = 6  # probed blocks of the reference model
+layers = "grid:6"  # probed blocks of the reference model (K01's spelling)
 sweep_poolings = ["mean", "last"]  # representations of K01's preliminary sweep (A.1.6)
 seeds = [1, 2, 3, 4, 5]  # K01's five-seed measurement of k*
 subsample = 0.85  # share of each training class kept per k* seed
@@ -105,7 +105,7 @@ logged = learning_curves.logged_reference(params.profile, reference,
                                           {f: getattr(params, f) for f in learning_curves.KSTAR_FIELDS})
 print("k* of", reference, "from", "K01's logged results" if logged else "K01's protocol, recomputed here")
 windows, windows_file = run.table("reference_windows", lambda: logged[1] if logged else counts.best_blocks(
-    results.shared_table(measure.sweep_table, reference, grid_size=params.grid_size, poolings=params.sweep_poolings,
+    results.shared_table(measure.sweep_table, reference, layers=params.layers, poolings=params.sweep_poolings,
                          n_jobs=params.n_jobs, scheduler=params.scheduler, **pool_args), params.frac))
 kstar, kstar_file = run.table("kstar", lambda: logged[0] if logged else counts.window_counts(results.shared_table(
     measure.window_table, reference, {t: [int(b) for b in w] for t, w in zip(windows.task, windows.window, strict=True)},

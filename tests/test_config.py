@@ -77,6 +77,14 @@ def test_a_scheduler_is_an_execution_key_checked_before_any_compute():
         config.resolve("K01_kstar", "smoke", {"scheduler": "http://host:8786"})
 
 
+def test_a_layer_spec_is_checked_on_the_model_names_before_any_compute():
+    assert config.resolve("K01_kstar", "paper").layers == "table6"  # the paper's Table 6 grids
+    with pytest.raises(config.ConfigError, match=r"^K01_kstar: layers 'table6': 'tiny-bert' is not a Table 6 model"):
+        config.resolve("K01_kstar", "smoke", {"layers": "table6"})
+    with pytest.raises(config.ConfigError, match=r"^K06_sae_correspondence: layers 'grid:x'"):
+        config.resolve("K06_sae_correspondence", "smoke", {"layers": "grid:x"})
+
+
 @pytest.mark.parametrize("profile", paths.PROFILES)
 def test_every_params_file_validates(profile):
     for notebook in runner.discover(profile):

@@ -42,12 +42,13 @@ def cell_name(model: str, chat: bool) -> str:
     return f"{model}|{'chat' if chat else 'plain'}"
 
 
-def sweeps(cells: Sequence[Cell], *, grid_size: int, poolings: Sequence[str], n_jobs: int = 1,
+def sweeps(cells: Sequence[Cell], *, layers: str, poolings: Sequence[str], n_jobs: int = 1,
            scheduler: str = "", **pool_args) -> pd.DataFrame:
-    """Every cell's preliminary sweep (A.1.6) as tidy rows with a ``cell`` column (cached per cell)."""
+    """Every cell's preliminary sweep (A.1.6) on the blocks of the layer spec ``layers`` as tidy rows with a
+    ``cell`` column (cached per cell)."""
     if not cells:
         return pd.DataFrame()
-    return pd.concat([results.shared_table(measure.sweep_table, c.model, grid_size=grid_size, poolings=poolings,
+    return pd.concat([results.shared_table(measure.sweep_table, c.model, layers=layers, poolings=poolings,
                                            n_jobs=n_jobs, scheduler=scheduler, tasks=c.tasks, **pool_args,
                                            **c.format_args()).assign(cell=c.name) for c in cells], ignore_index=True)
 

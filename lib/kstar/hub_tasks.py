@@ -8,8 +8,9 @@ laid out as the hub repository is (parquet or json files per split, a README who
 them where the repository has one): the same call reads either, which is how the tests run offline.
 
 The construction follows :mod:`lib.kstar.tasks` step for step (duplicates dropped, a test copy of a
-training text dropped, binary pools balanced or kept at their natural ratio, multiclass pools keeping
-every text of the evaluated classes before the rest of the cap, the length-only cue AUROC), with the
+training text dropped, cross-split near-duplicates dropped, binary pools balanced or kept at their natural
+ratio, multiclass pools keeping every text of the evaluated classes before the rest of the cap, the
+surface-cue audit and its one exclusion rule, :mod:`lib.kstar.cues`), with the
 rules A.1.3 sets per task: native splits where the source has labelled ones, else a stratified 20%
 hold-out, by problem for ProcessBench; the length-matched jailbreak pool; the MATH/GSM8K filters; the
 5% floor on Banking77's rarest evaluated class. The hub is off unless ``HF_HUB_OFFLINE=0`` (the
@@ -27,14 +28,14 @@ import contextlib
 import hashlib
 import os
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import pandas as pd
 
-from lib.kstar import tasks
+from lib.kstar import cues, tasks
 from lib.kstar.tasks import MIN_POSITIVES, TEST_FRACTION, TaskPool
 
 if TYPE_CHECKING:
@@ -269,6 +270,7 @@ def assemble(task: HubTask, frame: pd.DataFrame, *, cap: int | None, seed: int, 
         frame = frame.assign(split=np.where(test, "test", "train"))
     elif (frame.split == "").any() or not set(frame.split) <= {"train", "test"}:
         raise ValueError(f"task {task.name}: splits must be all native or all held out, got {sorted(set(frame.split))}")
+    frame, counts["near_duplicates_dropped"] = tasks.drop_near_duplicates(frame)
     classes = task.binary or tuple(sorted(frame.label.unique()))
     chosen = classes[1:] if task.binary else evaluated(frame, rng)
     frame = frame.assign(priority=rng.permutation(len(frame)))
@@ -291,8 +293,9 @@ def assemble(task: HubTask, frame: pd.DataFrame, *, cap: int | None, seed: int, 
     train, test = parts["train"], parts["test"]
     y_train, y_test = train.label.map(index).to_numpy(int), test.label.map(index).to_numpy(int)
     auroc = {c: tasks.length_auroc(train.text, y_train == index[c], test.text, y_test == index[c]) for c in chosen}
-    return TaskPool(task.name, tuple(train.text), y_train, tuple(test.text), y_test, classes, tuple(chosen),
+    pool = TaskPool(task.name, tuple(train.text), y_train, tuple(test.text), y_test, classes, tuple(chosen),
                     train.group.to_numpy(str), test.group.to_numpy(str), auroc, source, cap, seed, counts)
+    return replace(pool, cue_auroc=cues.audit_pool(pool))  # the exclusion rule of every task (lib.kstar.cues)
 
 
 def _start(name: str, cap: int | None, seed: int, sources: Sources | None) -> tuple[HubTask, np.random.Generator, str]:

@@ -2,8 +2,7 @@
 
 Three spellings, resolved per model before any extraction:
 
-- ``"grid:N"``: ``N`` blocks evenly spread over depth (:func:`lib.kstar.measure.layer_grid`, the offline
-  notebooks' ``grid_size``);
+- ``"grid:N"``: ``N`` blocks evenly spread over depth (:func:`layer_grid`, the offline profiles' spelling);
 - ``"3,6,9"``: those blocks, sorted (block ℓ is the residual stream after block ℓ, counted from 0);
 - ``"table6"``: the paper's sweep grid of the model, for the models of Table 6 whose grid survives in the
   prose of A.1.9 (:data:`TABLE6`).
@@ -14,22 +13,27 @@ Gemma-2-9B grid is "every fourth block from 5 to 39 together with the Gemma Scop
 literally (5, 9, …, 37 plus 20 and 31) it would put block 21 between 20 and 24 and leave out 24 and 28,
 but the worked window 17, 20, 24, 28 (A.1.7) and the shared layers 13, 17, 20 of the format factorial
 are consecutive grid entries, and the SAE layers 9, 20, 28 and 31 are grid layers (A.1.10 and the
-composition test), so the grid used is 5, 9, 13, 17, 20, 24, 28, 31, 35, 39 (ten layers, as the paper
-profile's ``grid_size``): a reconstruction, exact where those passages pin it. The Gemma-3 grids
+composition test), so the grid used is 5, 9, 13, 17, 20, 24, 28, 31, 35, 39 (ten layers, as the grid:10 of
+the paper profile's Gemma-3 notebooks): a reconstruction, exact where those passages pin it. The Gemma-3 grids
 mix the Gemma Scope 2 layers, which the text does not list, with an even sweep, so they are not
 reconstructed: those models are refused with a pointer to ``grid:N``.
 
-Like :func:`lib.kstar.measure.layer_grid`, a model whose last hidden state comes after the final norm
-(pre-norm decoders in transformers ≥ 5) has no readable residual stream at its last block, so that block
-is refused in a list and dropped from a Table 6 grid.
+A model whose last hidden state comes after the final norm (pre-norm decoders in transformers ≥ 5) has no
+readable residual stream at its last block (:func:`reads_last_block_after_norm`), so that block is left out of
+a grid, refused in a list and dropped from a Table 6 grid.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from lib.kstar import measure
+import numpy as np
+
 from lib.models import loading
+
+#: Attributes under which transformers keeps the final norm of a base model (Llama, Qwen, Gemma: ``norm``;
+#: GPT-2: ``ln_f``; OPT/Falcon: ``final_layer_norm``); BERT-style encoders have none.
+_FINAL_NORMS = ("norm", "ln_f", "final_layer_norm", "final_layernorm")
 
 _EVERY_FOURTH_FROM_3_OF_32 = tuple(range(3, 32, 4))  # 3, 7, …, 31 (32 blocks)
 _GEMMA2_9B = (5, 9, 13, 17, 20, 24, 28, 31, 35, 39)
@@ -96,9 +100,38 @@ def table6_grid(model: str) -> tuple[int, ...]:
     return TABLE6[key]
 
 
+def reads_last_block_after_norm(model: str) -> bool:
+    """True when the model's last hidden state comes after a final norm (pre-norm decoders)."""
+    base, _ = loading.load(model)
+    return any(getattr(base, name, None) is not None for name in _FINAL_NORMS)
+
+
 def _readable_blocks(model: str) -> int:
-    """Blocks whose hidden state is a residual stream: L, or L − 1 after a final norm (:mod:`lib.kstar.measure`)."""
-    return loading.n_layers(model) - (1 if measure.reads_last_block_after_norm(model) else 0)
+    """Blocks whose hidden state is a residual stream: L, or L − 1 after a final norm."""
+    return loading.n_layers(model) - (1 if reads_last_block_after_norm(model) else 0)
+
+
+def layer_grid(model: str, size: int) -> tuple[int, ...]:
+    """``size`` blocks evenly spread over the model's readable blocks (A.1.9, Table 6: "an even sweep over depth").
+
+    Readable: 0 … L − 1, or 0 … L − 2 when the last hidden state is post-norm. A model with fewer
+    readable blocks than ``size`` gives all of them.
+    """
+    if size < 1:
+        raise ValueError(f"size={size!r}; allowed: >= 1")
+    readable = _readable_blocks(model)
+    if readable <= size:
+        return tuple(range(readable))
+    return tuple(sorted({int(round(x)) for x in np.linspace(0, readable - 1, size)}))
+
+
+def check_names(models, spec: str) -> None:
+    """The spec's syntax and, for ``"table6"``, that every model name has a Table 6 grid: a check on names alone,
+    for a parameter schema before any model is read; ValueError naming the spec, the model and what is allowed."""
+    kind, _ = parse(spec)
+    if kind == "table6":
+        for model in models:
+            table6_grid(model)
 
 
 def check(model: str, spec: str) -> None:
@@ -121,7 +154,7 @@ def resolve(model: str, spec: str) -> tuple[int, ...]:
     check(model, spec)
     kind, value = parse(spec)
     if kind == "grid":
-        return measure.layer_grid(model, int(value))
+        return layer_grid(model, int(value))
     readable = _readable_blocks(model)
     if kind == "table6":
         return tuple(b for b in table6_grid(model) if b < readable)

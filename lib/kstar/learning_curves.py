@@ -39,7 +39,7 @@ CURVE = ["student", "task", "source"]
 
 
 #: The parameters of K01 that fix k*_t and the windows (A.1.3–A.1.6): a logged K01 result is reused only when all agree.
-KSTAR_FIELDS = ("tasks", "cap", "max_classes", "pool_seed", "max_tokens", "grid_size", "sweep_poolings", "seeds",
+KSTAR_FIELDS = ("tasks", "cap", "max_classes", "pool_seed", "max_tokens", "layers", "sweep_poolings", "seeds",
                 "subsample", "frac", "min_positives")
 
 

@@ -8,7 +8,8 @@ decides which probes are fitted.
 Layers are *blocks* (A.1.2, "Layer convention"): block ℓ is the residual stream after block ℓ,
 hidden-state index ℓ + 1 of :func:`lib.models.extraction.extract` (index 0 is the embeddings). transformers
 ≥ 5 returns the last index of a pre-norm decoder *after* its final norm, so for such models the
-final block is left out of the grid (:func:`layer_grid`): every probed layer is a residual stream.
+final block is left out of the grid (:func:`lib.kstar.layer_specs.layer_grid`): every probed layer is a residual
+stream. Which blocks are probed is a layer spec (:mod:`lib.kstar.layer_specs`), resolved per model.
 """
 
 from __future__ import annotations
@@ -21,35 +22,12 @@ import numpy as np
 import pandas as pd
 
 from lib import parallel
-from lib.kstar import fitscore, hub_tasks, probe_search, splits
+from lib.kstar import fitscore, hub_tasks, layer_specs, probe_search, splits
 from lib.kstar.catalog import HUB_TASKS
 from lib.kstar.tasks import TaskPool, build_pool
 from lib.models import extraction, loading
 
-#: Attributes under which transformers keeps the final norm of a base model (Llama, Qwen, Gemma: ``norm``;
-#: GPT-2: ``ln_f``; OPT/Falcon: ``final_layer_norm``); BERT-style encoders have none.
-_FINAL_NORMS = ("norm", "ln_f", "final_layer_norm", "final_layernorm")
 SWEEP_SEED = 0  #: the preliminary sweep's one seed (A.1.6 says "one seed"; which one is not stated)
-
-
-def reads_last_block_after_norm(model: str) -> bool:
-    """True when the model's last hidden state comes after a final norm (pre-norm decoders)."""
-    base, _ = loading.load(model)
-    return any(getattr(base, name, None) is not None for name in _FINAL_NORMS)
-
-
-def layer_grid(model: str, size: int) -> tuple[int, ...]:
-    """``size`` blocks evenly spread over the model's readable blocks (A.1.9, Table 6: "an even sweep over depth").
-
-    Readable: 0 … L − 1, or 0 … L − 2 when the last hidden state is post-norm. A model with fewer
-    readable blocks than ``size`` gives all of them.
-    """
-    readable = loading.n_layers(model) - (1 if reads_last_block_after_norm(model) else 0)
-    if size < 1:
-        raise ValueError(f"size={size!r}; allowed: >= 1")
-    if readable <= size:
-        return tuple(range(readable))
-    return tuple(sorted({int(round(x)) for x in np.linspace(0, readable - 1, size)}))
 
 
 def representations(model: str, pool: TaskPool, blocks: Sequence[int], poolings: Sequence[str], *,
@@ -210,13 +188,14 @@ def random_rotation(d: int, seed: int) -> np.ndarray:
 
 
 def sweep_table(model: str, *, tasks: Sequence[str], cap: int, pool_seed: int, max_classes: int,
-                max_tokens: int | None, grid_size: int, poolings: Sequence[str], min_positives: int,
+                max_tokens: int | None, layers: str, poolings: Sequence[str], min_positives: int,
                 chat_template: bool = False, label_seed: int | None = None, n_jobs: int = 1,
                 scheduler: str = "") -> pd.DataFrame:
     """The preliminary sweep of one model over the task pools as tidy rows (A.1.6), supports kept;
-    optionally on the chat-formatted input or on shuffled labels (the shuffled-label control's sweep)."""
+    optionally on the chat-formatted input or on shuffled labels (the shuffled-label control's sweep). ``layers``
+    is a layer spec (:mod:`lib.kstar.layer_specs`: ``"grid:N"``, ``"3,6,9"`` or ``"table6"``)."""
     task_pools = pools(tasks, cap=cap, seed=pool_seed, max_classes=max_classes)
-    items = sweep_items(model, task_pools, layer_grid(model, grid_size), poolings, max_tokens=max_tokens,
+    items = sweep_items(model, task_pools, layer_specs.resolve(model, layers), poolings, max_tokens=max_tokens,
                         min_positives=min_positives, chat_template=chat_template, label_seed=label_seed,
                         extra_labels={"control": "shuffled"} if label_seed is not None else None)
     return run_searches(items, n_jobs, scheduler)

@@ -9,10 +9,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from lib.kstar import layer_specs
 from lib.kstar.catalog import ALL_TASKS, DEFAULT_TASKS
 from lib.parameters import DistributedParams, ParallelParams, param, register
 
 _OFFLINE_MODELS = ("minilm", "smollm2-135m")
+
+
+def _layers(default: str, doc: str) -> Any:
+    """A ``layers`` field: a layer spec of :mod:`lib.kstar.layer_specs` (checked on the model names before any
+    compute by the schema's ``__post_init__``)."""
+    return param(default, doc=doc + ': "grid:N" (N blocks evenly over depth), a list "3,6,9" or "table6" '
+                 "(the paper's Table 6 grid, A.1.9)")
 
 
 @dataclass(frozen=True)
@@ -24,7 +32,7 @@ class KstarProtocolParams(DistributedParams):
     max_classes: int = param(5, ge=1, doc="one-vs-rest decisions per multiclass task (a seeded subset beyond)")
     pool_seed: int = param(0, ge=0, doc="seed of the pools, shared by all models (A.1.3)")
     max_tokens: int = param(128, ge=8, doc="input truncation in tokens (paper: 768)")
-    grid_size: int = param(6, ge=4, doc="probed blocks per model, an even sweep over depth (A.1.9, Table 6)")
+    layers: str = _layers("grid:6", "probed blocks per model")
     sweep_poolings: tuple[str, ...] = param(("mean", "last"), choices=("mean", "last"),
                                             doc="representations of the preliminary sweep (A.1.6)")
     seeds: tuple[int, ...] = param((1, 2, 3, 4, 5), ge=0, doc="five-seed measurement (A.1.6: seeds 1-5)")
@@ -32,12 +40,23 @@ class KstarProtocolParams(DistributedParams):
     frac: float = param(0.95, gt=0, le=1, doc="threshold factor of Eq. 4: τ is ½ + frac·(C − ½)")
     min_positives: int = param(5, ge=1, doc="positives per split a decision needs (A.1.3: 5 for core tasks)")
 
+    def layered_models(self) -> tuple[str, ...]:
+        """The models whose blocks ``layers`` names."""
+        return ()
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        layer_specs.check_names(self.layered_models(), self.layers)
+
 
 @dataclass(frozen=True)
 class KstarParams(KstarProtocolParams):
     """A k* notebook that reads every one of its models."""
 
     models: tuple[str, ...] = param(_OFFLINE_MODELS, doc="registry names, hub ids or local checkpoint folders")
+
+    def layered_models(self) -> tuple[str, ...]:
+        return tuple(self.models)
 
 
 def _readability_gate() -> Any:
@@ -59,6 +78,9 @@ class ReferenceKstarParams(KstarProtocolParams):
 
     model: str = param("smollm2-135m", doc="the reference model: registry name, hub id or local checkpoint folder")
     readable_ceiling: float = _readability_gate()
+
+    def layered_models(self) -> tuple[str, ...]:
+        return (self.model,)
 
 
 @register("K01_kstar")
@@ -155,6 +177,10 @@ class Deployment(ReferenceKstarParams):
     low_count: int = param(8, ge=1, doc="base counts at or below: the group whose ratio the paper finds 1.00 (A.3.1)")
     floor_count: int = param(4, ge=1, doc="reference counts at or below: the floor control, read in octaves (A.3.2)")
 
+    def layered_models(self) -> tuple[str, ...]:
+        tuned = (self.tuned_model,) if self.tuned_model else ()
+        return (self.model, *tuned, *(model for pair in self.extra_pairs for model in pair))
+
 
 @register("K06_sae_correspondence")
 @dataclass(frozen=True)
@@ -173,7 +199,7 @@ class SaeCorrespondence(DistributedParams):
     max_classes: int = param(5, ge=2, doc="one-vs-rest decisions per multiclass task")
     pool_seed: int = param(0, ge=0, doc="seed of the pools, shared by all models (A.1.3)")
     max_tokens: int = param(256, ge=8, doc="input truncation in tokens (paper: 768)")
-    grid_size: int = param(4, ge=2, doc="probed blocks per model (residual and SAE), an even sweep over depth")
+    layers: str = _layers("grid:4", "probed blocks per model (residual and SAE)")
     sweep_poolings: tuple[str, ...] = param(("mean", "last"), choices=("mean", "last"),
                                             doc="residual representations that enter the sweep ceiling (A.1.10)")
     frac: float = param(0.95, gt=0, le=1, doc="threshold factor of Eq. 4: τ is ½ + frac·(C − ½)")
@@ -189,6 +215,10 @@ class SaeCorrespondence(DistributedParams):
     n_nearest: int = param(50, ge=1, doc="candidates per selected feature, nearest in label correlation (A.2.4)")
     null_seed: int = param(0, ge=0, doc="root seed of the null draws (one stream per pair and decision)")
     composition_seeds: tuple[int, ...] = param((0, 1, 2, 3, 4), ge=0, doc="random dictionaries per decision (A.2.5)")
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        layer_specs.check_names(self.models, self.layers)
 
 
 @register("K07_support_interventions")
@@ -234,7 +264,7 @@ class LabelBudget(ReferenceKstarParams):
                   "depend on it",
         "tasks": "K01's pools: k* read with K01's arguments",
         "max_tokens": "the reference model's input truncation in tokens (K01's)",
-        "grid_size": "probed blocks of the reference model",
+        "layers": "probed blocks of the reference model (K01's spelling)",
         "sweep_poolings": "representations of K01's preliminary sweep (A.1.6)",
         "seeds": "K01's five-seed measurement of k*",
         "subsample": "share of each training class kept per k* seed",

@@ -6,13 +6,16 @@ The file becomes the same :class:`lib.kstar.tasks.TaskPool` the catalogue builds
 2. ``split`` given ("train" / "test"): kept as is. Absent: a seeded 20% hold-out (:func:`tasks.grouped_holdout`)
    by ``group`` when the file has one — whole groups (templates, problems, sources) go to one side, so no
    group straddles the split — else by text, which gives an exactly stratified split;
-3. ``cap``: at most that many texts per split, stratified (the catalogue's :func:`tasks.balance_and_cap`; no balancing:
+3. cross-split near-duplicates go, as in every pool (:func:`tasks.drop_near_duplicates`: the test copy of a text at
+   character 5-gram TF-IDF cosine >= 0.9 to a training text);
+4. ``cap``: at most that many texts per split, stratified (the catalogue's :func:`tasks.balance_and_cap`; no balancing:
    the file's class ratio stays, as for harmfulness in A.1.3);
-4. two classes: one decision, the positive class ``positive`` (default: "1", "true" or "yes" when the labels
+5. two classes: one decision, the positive class ``positive`` (default: "1", "true" or "yes" when the labels
    are such a pair, else the second in sorted order); more: one-vs-rest per evaluated class (all, or a seeded
    subset of ``max_classes``), each decision evaluated only with :data:`tasks.MIN_POSITIVES` positives and
    negatives per split (:meth:`TaskPool.decisions`);
-5. the length-only cue check per decision (:func:`tasks.length_auroc`).
+6. the surface-cue audit per decision with the catalogue's one exclusion rule (:mod:`lib.kstar.cues`): a decision
+   a surface cue reads at AUROC >= 0.95 is returned skipped with the cue named.
 
 :func:`check_pool` then refuses, naming the problem, a split with one class and a pool with no measurable
 decision — before any model is loaded.
@@ -20,13 +23,14 @@ decision — before any model is loaded.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from lib import results
-from lib.kstar import tasks
+from lib.kstar import cues, tasks
 from lib.kstar.algorithm import decision_problem
 from lib.kstar.splits import SUBSAMPLE_FRAC
 from lib.kstar.tasks import MAX_CLASSES, MIN_POSITIVES, TEST_FRACTION, TaskPool
@@ -109,6 +113,7 @@ def load_task(path: str | Path, *, seed: int = 0, cap: int | None = None, max_cl
     elif given_group:
         shared = set(frame.group[frame.split == "train"]) & set(frame.group[frame.split == "test"])
         counts["groups_in_both_splits"] = len(shared)
+    frame, counts["near_duplicates_dropped"] = tasks.drop_near_duplicates(frame)
     classes = sorted(frame.label.unique())
     if len(classes) < 2:
         raise ValueError(f"task file {str(path)!r} holds one label ({classes[0]!r}); a task needs at least two")
@@ -135,10 +140,11 @@ def load_task(path: str | Path, *, seed: int = 0, cap: int | None = None, max_cl
     y_train, y_test = train.label.map(index).to_numpy(int), test.label.map(index).to_numpy(int)
     cue = {c: tasks.length_auroc(train.text, y_train == index[c], test.text, y_test == index[c]) for c in evaluated}
     source = f"{path.name} (sha256 {results.sha256_file(path)[:12]})"
-    return TaskPool(name=name or path.stem, texts_train=tuple(train.text), y_train=y_train, texts_test=tuple(test.text),
-                    y_test=y_test, classes=tuple(classes), evaluated=evaluated, groups_train=train.group.to_numpy(str),
-                    groups_test=test.group.to_numpy(str), length_auroc=cue, source=source, cap=cap, seed=seed,
-                    counts=counts)
+    pool = TaskPool(name=name or path.stem, texts_train=tuple(train.text), y_train=y_train,
+                    texts_test=tuple(test.text), y_test=y_test, classes=tuple(classes), evaluated=evaluated,
+                    groups_train=train.group.to_numpy(str), groups_test=test.group.to_numpy(str), length_auroc=cue,
+                    source=source, cap=cap, seed=seed, counts=counts)
+    return replace(pool, cue_auroc=cues.audit_pool(pool))  # the exclusion rule of every task (lib.kstar.cues)
 
 
 def check_pool(pool: TaskPool, min_positives: int = MIN_POSITIVES,

@@ -368,12 +368,14 @@ def template_groups(texts, groups) -> np.ndarray:
 
 
 def near_duplicates(train_texts, test_texts, threshold: float = NEAR_DUPLICATE_COSINE,
-                    chunk: int = 512) -> tuple[np.ndarray, np.ndarray]:
+                    cells: int = 2**24) -> tuple[np.ndarray, np.ndarray]:
     """Per test text: whether a training text lies at character 5-gram TF-IDF cosine >= ``threshold``
     (sklearn ``TfidfVectorizer(analyzer="char", ngram_range=(5, 5))``, fitted on both splits), and the
-    largest such cosine (A.1.3: held-out texts are not copies of training texts)."""
+    largest such cosine (A.1.3: held-out texts are not copies of training texts). Test texts are compared in
+    chunks of at most ``cells`` (test × train) similarities, so a hub pool of 100,000 texts fits in memory."""
     train_texts, test_texts = list(train_texts), list(test_texts)
     best = np.zeros(len(test_texts))
+    chunk = max(1, cells // max(1, len(train_texts)))
     if train_texts and test_texts:
         vectorizer = TfidfVectorizer(analyzer="char", ngram_range=(5, 5), dtype=np.float32)
         matrix = vectorizer.fit_transform(train_texts + test_texts)
@@ -382,6 +384,20 @@ def near_duplicates(train_texts, test_texts, threshold: float = NEAR_DUPLICATE_C
             block = (test[start:start + chunk] @ train).max(axis=1)
             best[start:start + chunk] = block.toarray().ravel()
     return best >= threshold - 1e-6, best
+
+
+def drop_near_duplicates(frame: pd.DataFrame, rounds: int = 3) -> tuple[pd.DataFrame, int]:
+    """``frame`` (text, split) without its test texts that are near-duplicates of a training text
+    (:func:`near_duplicates`), and how many went: the cross-split rule of every pool (A.1.3). Checked again
+    after a drop, at most ``rounds`` times, since the TF-IDF weights move with the texts kept."""
+    dropped = 0
+    for _ in range(rounds):
+        copies, _ = near_duplicates(frame.text[frame.split == "train"], frame.text[frame.split == "test"])
+        frame = frame.drop(index=frame.index[frame.split == "test"][copies])
+        dropped += int(copies.sum())
+        if not copies.any():
+            break
+    return frame, dropped
 
 
 def evaluated_share(splits: dict[str, pd.DataFrame], evaluated: tuple[str, ...], cap: int | None) -> float | None:
@@ -550,13 +566,7 @@ def _construct(name: str, cap: int | None, seed: int, max_classes: int) -> TaskP
     if (frame.split == "").all():
         test = grouped_holdout(frame.label.to_numpy(), frame.group.to_numpy(), rng)
         frame = frame.assign(split=np.where(test, "test", "train"))
-    counts["near_duplicates_dropped"] = 0
-    for _ in range(3):  # again after a drop: the TF-IDF weights move with the texts kept
-        copies, _ = near_duplicates(frame.text[frame.split == "train"], frame.text[frame.split == "test"])
-        frame = frame.drop(index=frame.index[frame.split == "test"][copies])
-        counts["near_duplicates_dropped"] += int(copies.sum())
-        if not copies.any():
-            break
+    frame, counts["near_duplicates_dropped"] = drop_near_duplicates(frame)
     classes = spec.binary or tuple(sorted(frame.label.unique()))
     if spec.binary:
         evaluated = classes[1:]

@@ -20,11 +20,11 @@ def test_a_plain_cell_asks_for_k01s_exact_sweep(monkeypatch):
     p = config.resolve("K01_kstar", "default")
     pool = {"cap": p.cap, "pool_seed": p.pool_seed, "max_classes": p.max_classes, "max_tokens": p.max_tokens,
             "min_positives": p.min_positives}
-    results.shared_table(measure.sweep_table, "smollm2-135m", grid_size=p.grid_size, poolings=p.sweep_poolings,
+    results.shared_table(measure.sweep_table, "smollm2-135m", layers=p.layers, poolings=p.sweep_poolings,
                          n_jobs=p.n_jobs, scheduler=p.scheduler, tasks=p.tasks, **pool)  # K01's call
-    cells.sweeps([cells.Cell("smollm2-135m", False, p.tasks)], grid_size=p.grid_size, poolings=p.sweep_poolings,
+    cells.sweeps([cells.Cell("smollm2-135m", False, p.tasks)], layers=p.layers, poolings=p.sweep_poolings,
                  n_jobs=2, **pool)
-    cells.sweeps([cells.Cell("smollm2-135m", True, p.tasks)], grid_size=p.grid_size, poolings=p.sweep_poolings, **pool)
+    cells.sweeps([cells.Cell("smollm2-135m", True, p.tasks)], layers=p.layers, poolings=p.sweep_poolings, **pool)
     assert keys[0] == keys[1] != keys[2]
 
 
@@ -36,7 +36,7 @@ def test_follower_tasks_are_the_union_of_their_bases_in_task_order():
 
 
 def test_empty_cell_lists_give_empty_tables():
-    assert cells.sweeps([], grid_size=4, poolings=("mean",)).empty
+    assert cells.sweeps([], layers="grid:4", poolings=("mean",)).empty
     assert cells.windows(pd.DataFrame()).empty and cells.task_tables(pd.DataFrame()).empty
     assert cells.window_rows([], pd.DataFrame(), seeds=(1,), subsample=0.85).empty
 

@@ -13,8 +13,11 @@ from lib.kstar import measure
 
 
 def small_csv(path, n_per_class: int = 30, **columns) -> str:
-    texts = [f"the sun is out and the sky is clear, day {i}" for i in range(n_per_class)]
-    texts += [f"the market fell and shares dropped, day {i}" for i in range(n_per_class)]
+    rng = np.random.default_rng(0)  # random word orders: no two texts are near-duplicates, which the pool drops
+    weather = ("sun", "sky", "clear", "warm", "bright", "cloudless")
+    market = ("shares", "fell", "stocks", "bonds", "prices", "dropped")
+    texts = [" ".join(rng.choice(weather, size=6)) + f", day {i}" for i in range(n_per_class)]
+    texts += [" ".join(rng.choice(market, size=6)) + f", day {i}" for i in range(n_per_class)]
     frame = pd.DataFrame({"text": texts, "label": ["sunny"] * n_per_class + ["market"] * n_per_class, **columns})
     file = path / "small.csv"
     frame.to_csv(file, index=False)

@@ -58,6 +58,11 @@ def _words(rng: np.random.Generator, n: int) -> str:
     return " ".join(rng.choice(vocabulary, size=n))
 
 
+def _nonce_words(rng: np.random.Generator, n: int) -> str:
+    """``n`` random six-letter words: texts of them are never near-duplicates of each other."""
+    return " ".join("".join(rng.choice(list("abcdefghijklmnopqrstuvwxyz"), size=6)) for _ in range(n))
+
+
 def _split_counts(pool: tasks.TaskPool, split: str) -> dict[str, int]:
     y = pool.y_train if split == "train" else pool.y_test
     return {c: int((y == i).sum()) for i, c in enumerate(pool.classes)}
@@ -127,7 +132,7 @@ def ag_news(tmp_path: Path) -> dict[str, Path]:
     folder = tmp_path / "ag_news"
     for split, sizes in (("train", (160, 120, 80, 40)), ("test", (40, 30, 20, 10))):
         labels = [k for k, n in enumerate(sizes) for _ in range(n)]
-        texts = [f"{TOPICS[k]} {split} story {i}: {_words(rng, 8)}" for i, k in enumerate(labels)]
+        texts = [f"{split} story {i}: {_words(rng, 8)}" for i, k in enumerate(labels)]  # no cue to the topic
         texts[1] = texts[0]  # a duplicate of the same class: dropped
         _parquet(folder / "data" / f"{split}-00000-of-00001.parquet", {"text": texts, "label": labels}, features)
     return {"fancyzhx/ag_news": folder}
@@ -145,6 +150,24 @@ def test_ag_news_evaluates_every_topic_and_the_cap_subsamples_them_alike(ag_news
     skipped = {d.name: d.skipped for d in pool.decisions(hub_tasks.min_positives("ag_news"))}
     assert skipped["Sci/Tech"].startswith("fewer than 20:")  # an additional task needs 20 positives per split
     assert [skipped[c] for c in ("Business", "Sports", "World")] == [None] * 3
+
+
+def test_a_hub_pool_drops_near_copies_and_excludes_a_planted_cue_by_the_catalogues_rule(tmp_path, cache):
+    rng = np.random.default_rng(5)
+    features = datasets.Features({"text": datasets.Value("string"), "label": datasets.ClassLabel(names=TOPICS)})
+    folder = tmp_path / "ag_news"
+    train_texts = {}
+    for split in ("train", "test"):
+        labels = [k for k in range(4) for _ in range(40)]
+        texts = [_nonce_words(rng, 24 if k == 0 else 8) for k in labels]  # World's texts three times as long
+        if split == "test":
+            texts[-1] = train_texts[-1] + "."  # a near copy of a training text
+        train_texts = texts
+        _parquet(folder / "data" / f"{split}-00000-of-00001.parquet", {"text": texts, "label": labels}, features)
+    pool = hub_tasks.build_ag_news(seed=0, sources={"fancyzhx/ag_news": folder}, cache_dir=cache)
+    assert pool.counts["near_duplicates_dropped"] >= 1 and train_texts[-1] not in pool.texts_test
+    skipped = {d.name: d.skipped for d in pool.decisions(hub_tasks.min_positives("ag_news"))}
+    assert skipped["World"].startswith("surface cue AUROC >= 0.95: length") and pool.cue_auroc["World"]["length"] > 0.95
 
 
 def test_the_same_seed_gives_the_same_pool(ag_news, cache):
@@ -222,7 +245,7 @@ def massive(tmp_path: Path) -> dict[str, Path]:
     for locale in ("en-US", "fr-FR"):
         for split, n in (("train", 25), ("validation", 4), ("test", 21)):
             labels = [k for k in range(30) for _ in range(n)]
-            texts = [f"{locale} {names[k]} {split} {i} {_words(rng, 4)}" for i, k in enumerate(labels)]
+            texts = [f"{locale} {split} {_words(rng, 8)}" for _ in labels]  # nothing in a text names its intent
             _parquet(folder / locale / split / "0000.parquet",
                      {"utt": texts, "intent": labels, "locale": [locale] * len(labels)}, features)
     return {"AmazonScience/massive": folder}
@@ -235,7 +258,7 @@ def test_massive_reads_its_locale_and_samples_twenty_intents(massive, cache):
     train = _split_counts(pool, "train")
     assert sum(train.values()) == 600 and all(train[c] == 25 for c in pool.evaluated)
     decisions = pool.decisions(hub_tasks.min_positives("massive"))
-    assert all(d.skipped is None for d in decisions)  # 25 and 21 positives: above the additional tasks' 20
+    assert [d.skipped for d in decisions] == [None] * 20  # 25 and 21 positives: above the additional tasks' 20
     _disjoint(pool)
 
 

@@ -27,3 +27,22 @@ def test_layer_specs_resolve_against_the_model():
         layer_specs.resolve("tiny-bert", "0,2")
     with pytest.raises(ValueError, match="read after the final norm"):
         layer_specs.resolve("tiny-llama", "1")  # a pre-norm decoder: its last hidden state is post-norm
+
+
+@pytest.mark.models
+def test_layer_grid_skips_a_post_norm_final_block():
+    assert not layer_specs.reads_last_block_after_norm("minilm")  # BERT: every block's output is a residual stream
+    assert layer_specs.layer_grid("minilm", 6) == (0, 1, 2, 3, 4, 5)
+    assert layer_specs.layer_grid("minilm", 3) == (0, 2, 5)
+    assert layer_specs.reads_last_block_after_norm("smollm2-135m")  # the last hidden state is after the final norm
+    grid = layer_specs.layer_grid("smollm2-135m", 6)
+    assert grid[0] == 0 and grid[-1] == 28 and len(grid) == 6  # 30 blocks, block 29 left out
+
+
+def test_a_table6_spec_is_checked_on_the_model_names_alone():
+    layer_specs.check_names(["meta-llama/Llama-3.1-8B", "google/gemma-2-9b"], "table6")
+    layer_specs.check_names(["minilm"], "grid:6")
+    with pytest.raises(ValueError, match="layers 'table6': 'minilm' is not a Table 6 model"):
+        layer_specs.check_names(["google/gemma-2-9b", "minilm"], "table6")
+    with pytest.raises(ValueError, match="layers 'grid:0'"):
+        layer_specs.check_names(["minilm"], "grid:0")

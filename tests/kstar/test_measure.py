@@ -1,19 +1,9 @@
-"""lib.kstar.measure: the layer grid, the rotation control and one real sweep on MiniLM features of a real pool."""
+"""lib.kstar.measure: the rotation control and one real sweep on MiniLM features of a real pool."""
 
 import numpy as np
 import pytest
 
 from lib.kstar import counts, measure
-
-
-@pytest.mark.models
-def test_layer_grid_skips_a_post_norm_final_block():
-    assert not measure.reads_last_block_after_norm("minilm")  # BERT: every block's output is a residual stream
-    assert measure.layer_grid("minilm", 6) == (0, 1, 2, 3, 4, 5)
-    assert measure.layer_grid("minilm", 3) == (0, 2, 5)
-    assert measure.reads_last_block_after_norm("smollm2-135m")  # the last hidden state is after the final norm
-    grid = measure.layer_grid("smollm2-135m", 6)
-    assert grid[0] == 0 and grid[-1] == 28 and len(grid) == 6  # 30 blocks, block 29 left out
 
 
 def test_random_rotation_is_orthogonal_and_seeded():
@@ -26,7 +16,7 @@ def test_random_rotation_is_orthogonal_and_seeded():
 def test_a_real_sweep_and_window_on_minilm(sandbox):
     kwargs = {"tasks": ["rt_sentiment"], "cap": 40, "pool_seed": 0, "max_classes": 2, "max_tokens": 32,
               "min_positives": 5}
-    sweep = measure.sweep_table("minilm", grid_size=4, poolings=("mean",), **kwargs)
+    sweep = measure.sweep_table("minilm", layers="grid:4", poolings=("mean",), **kwargs)
     assert set(sweep.path) == {"dense", "prefix", "l1"} and sweep.block.nunique() == 4
     assert (sweep.n_fits <= 70).all() and sweep.auroc.between(0, 1).all()
     windows = counts.best_blocks(sweep)
@@ -35,12 +25,12 @@ def test_a_real_sweep_and_window_on_minilm(sandbox):
     assert set(plain.seed) == {1, 2} and (plain.groupby(["block", "seed"]).n_test_pos.first() == 20).all()
     shuffled = measure.window_table("minilm", window, seeds=(1,), subsample=0.85, label_seed=0, **kwargs)
     assert set(shuffled.control) == {"shuffled"} and set(shuffled.path) == {"dense", "prefix", "l1"}  # the whole search
-    shuffled_sweep = measure.sweep_table("minilm", grid_size=4, poolings=("mean",), label_seed=0, **kwargs)
+    shuffled_sweep = measure.sweep_table("minilm", layers="grid:4", poolings=("mean",), label_seed=0, **kwargs)
     assert set(shuffled_sweep.control) == {"shuffled"} and not shuffled_sweep.auroc.equals(sweep.auroc)
     again = measure.window_table("minilm", window, seeds=(1,), subsample=0.85, label_seed=0, **kwargs)
     np.testing.assert_array_equal(shuffled.auroc, again.auroc)  # the shuffle is seeded
     with pytest.raises(ValueError, match="not a task pool"):
-        measure.sweep_table("minilm", grid_size=4, poolings=("mean",), **{**kwargs, "tasks": ["nope"]})
+        measure.sweep_table("minilm", layers="grid:4", poolings=("mean",), **{**kwargs, "tasks": ["nope"]})
 
 
 def test_a_task_without_readable_decisions_is_passed_over_and_a_missing_window_named(sandbox):

@@ -7,12 +7,21 @@ import pytest
 from lib.kstar import task_files
 from lib.kstar.tasks import MIN_POSITIVES, TaskPool
 
+VOCABULARY = ("river", "window", "market", "garden", "winter", "letter", "bridge", "silver", "orange", "planet",
+              "candle", "forest", "mirror", "pocket", "ladder", "rocket", "pillow", "tunnel", "violin", "basket")
+
+
+def sentence(rng: np.random.Generator, label: str) -> str:
+    """A text about ``label`` in eight random words: no two texts are near-duplicates (the pools drop those)."""
+    return f"{label}: " + " ".join(rng.choice(VOCABULARY, size=8))
+
 
 def rows(n_per_class: int = 30, classes=("cat", "dog"), groups: int = 0) -> pd.DataFrame:
     out = []
     for label in classes:
+        rng = np.random.default_rng(list(label.encode()))  # each label its own texts, whichever classes are asked for
         for i in range(n_per_class):
-            row = {"text": f"a sentence about a {label}, number {i}", "label": label}
+            row = {"text": sentence(rng, label), "label": label}
             if groups:
                 row["group"] = f"{label}-template-{i % groups}"
             out.append(row)
@@ -118,3 +127,23 @@ def test_a_single_class_split_and_too_few_positives_are_refused(tmp_path):
     few = pd.concat([rows(n_per_class=40, classes=("cat",)), rows(n_per_class=6, classes=("dog",))])
     with pytest.raises(ValueError, match="too few positives: no class decision of 'task' can be measured"):
         task_files.check_pool(task_files.load_task(write(few, tmp_path, ".csv")))
+
+
+def test_a_test_text_near_a_training_text_goes(tmp_path):
+    frame = rows().assign(split=lambda f: np.where(np.arange(len(f)) % 5 == 0, "test", "train"))
+    copy = frame[frame.split == "train"].iloc[0]
+    frame.loc[len(frame)] = {"text": copy.text + "!", "label": copy.label, "split": "test"}  # a changed copy
+    pool = task_files.load_task(write(frame, tmp_path, ".csv"))
+    assert pool.counts["near_duplicates_dropped"] == 1 and copy.text + "!" not in pool.texts_test
+
+
+def test_a_planted_length_cue_excludes_the_decision_by_the_catalogues_rule(tmp_path):
+    frame = rows()
+    longer = frame.label == "dog"
+    frame.loc[longer, "text"] = frame.text[longer] + " and more words" * 6
+    pool = task_files.load_task(write(frame, tmp_path, ".csv"))
+    assert pool.cue_auroc["dog"]["length"] >= 0.95
+    (decision,) = pool.decisions(min_positives=5)
+    assert decision.skipped.startswith("surface cue AUROC >= 0.95: length")
+    with pytest.raises(ValueError, match="no class decision of 'task' can be measured .*surface cue"):
+        task_files.check_pool(pool)
