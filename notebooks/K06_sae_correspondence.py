@@ -17,8 +17,8 @@
 # four task pools capped at 300 texts per split, four grid blocks, and *offline TopK SAEs* (k = 50, width
 # 4·d, 2,000 Adam steps) trained on token-level activations of the pools' training texts — the paper's Gemma
 # Scope, Llama Scope and Qwen-Scope suites exist only for its models (`lib.kstar.sae.load` reads them). Their
-# reconstruction is reported before any support is read, with a plateau check (the same SAEs trained for half
-# the steps). What the paper lost
+# reconstruction is reported before any support is read, with a plateau check (the same training read at half
+# its steps). What the paper lost
 # (its Eq. 21, 31–33, the recovery formula) is reconstructed in `lib.kstar.{sae,correspondence,composition}`.
 #
 # Writes: `decisions`, `residual_sweep`, `sae_quality`, `sae_plateau`, `sae_sweep`, `sae_layers`, `supports`,
@@ -58,7 +58,7 @@ min_positives = 5  # positives per split a decision needs (A.1.3)
 sae_width = 4  # offline SAE width: d_sae is sae_width · d
 sae_k = 50  # active features k of the TopK SAE (A.1.10: 50)
 sae_texts = 600  # training texts whose tokens train each offline SAE
-sae_steps = 2000  # Adam steps per offline SAE (half as many train the plateau check)
+sae_steps = 2000  # Adam steps per offline SAE (the plateau check reads the same training at half of them)
 sae_batch = 512  # tokens per step
 sae_lr = 0.001  # Adam learning rate
 sae_seed = 0  # seed of the token sample and the SAE initialisation
@@ -76,10 +76,12 @@ task_pools = measure.pools(params.tasks, cap=params.cap, seed=params.pool_seed, 
 pool_args = {"tasks": params.tasks, "cap": params.cap, "pool_seed": params.pool_seed,
              "max_classes": params.max_classes, "max_tokens": params.max_tokens, "min_positives": params.min_positives}
 grids = {model: layer_specs.resolve(model, params.layers) for model in params.models}
+full_steps, half_steps = params.sae_steps, params.sae_steps // 2  # the plateau check: the same training at half
 train = functools.partial(sae_measure.train_saes, tasks=tuple(params.tasks), cap=params.cap,
                           pool_seed=params.pool_seed, max_classes=params.max_classes, max_tokens=params.max_tokens,
                           width_factor=params.sae_width, k=params.sae_k, n_texts=params.sae_texts,
-                          steps=params.sae_steps, batch_size=params.sae_batch, lr=params.sae_lr, seed=params.sae_seed)
+                          stages=(half_steps, full_steps), batch_size=params.sae_batch, lr=params.sae_lr,
+                          seed=params.sae_seed)
 print("grid blocks:", grids)
 
 # %% [markdown]
@@ -100,7 +102,7 @@ display(decisions)
 
 # %%
 quality, quality_file = run.table("sae_quality", lambda: pd.concat([sae_measure.quality_table(
-    model, train(model, blocks=grids[model]), task_pools, params.max_tokens) for model in params.models],
+    model, train(model, blocks=grids[model])[full_steps], task_pools, params.max_tokens) for model in params.models],
     ignore_index=True))
 display(quality)
 plotting.save_table(quality.round(4), "sae_quality", "Offline TopK SAEs (paper 002, A.1.10; trained here on token-level "
@@ -109,24 +111,19 @@ plotting.save_table(quality.round(4), "sae_quality", "Offline TopK SAEs (paper 0
                     [quality_file])
 
 # %% [markdown]
-# Trained long enough? The same SAEs (same tokens, same seeds) trained for half the steps: if the second half
+# Trained long enough? The same SAEs read halfway through their training (same tokens, same seeds): if the second half
 # of training still moves the median reconstruction cosine, the supports below read an SAE that is still
 # learning.
 
 # %%
-half = functools.partial(sae_measure.train_saes, tasks=tuple(params.tasks), cap=params.cap,
-                         pool_seed=params.pool_seed, max_classes=params.max_classes, max_tokens=params.max_tokens,
-                         width_factor=params.sae_width, k=params.sae_k, n_texts=params.sae_texts,
-                         steps=params.sae_steps // 2, batch_size=params.sae_batch, lr=params.sae_lr,
-                         seed=params.sae_seed)
 plateau, plateau_file = run.table("sae_plateau", lambda: pd.concat([sae_measure.quality_table(
-    model, half(model, blocks=grids[model]), task_pools, params.max_tokens) for model in params.models],
+    model, train(model, blocks=grids[model])[half_steps], task_pools, params.max_tokens) for model in params.models],
     ignore_index=True)[["model", "block", "cosine_median"]].rename(columns={"cosine_median": "cosine_half_steps"})
     .merge(quality[["model", "block", "cosine_median"]], on=["model", "block"])
     .assign(gain=lambda t: t.cosine_median - t.cosine_half_steps))
 display(plateau)
 plotting.save_table(plateau.round(4), "sae_plateau", f"Plateau check of the offline SAEs (paper 002, A.1.10): median "
-                    f"reconstruction cosine on the test texts after {params.sae_steps // 2} and {params.sae_steps} "
+                    f"reconstruction cosine on the test texts after {half_steps} and {full_steps} "
                     "Adam steps (same tokens and seeds) and the gain of the second half.", [plateau_file, quality_file])
 
 # %% [markdown]
@@ -134,7 +131,7 @@ plotting.save_table(plateau.round(4), "sae_plateau", f"Plateau check of the offl
 
 # %%
 sae_sweep, sae_sweep_file = run.table("sae_sweep", lambda: pd.concat([measure.run_searches(
-    sae_measure.sae_sweep_items(model, train(model, blocks=grids[model]), task_pools, max_tokens=params.max_tokens,
+    sae_measure.sae_sweep_items(model, train(model, blocks=grids[model])[full_steps], task_pools, max_tokens=params.max_tokens,
                                 min_positives=params.min_positives), params.n_jobs, params.scheduler)
     for model in params.models],
     ignore_index=True))
@@ -160,7 +157,7 @@ block_of = dict(zip(zip(sae_layer_table.model, sae_layer_table.task, strict=True
 sae_supports = supports[supports.pooling == "sae"]
 tests, tests_file = run.table("correspondence", lambda: pd.concat([corr.correspondence_tests(
     task, params.models, sae_measure.support_map(sae_supports, task),
-    {model: sae_measure.encode_pool(model, train(model, blocks=grids[model]), task_pools[task],
+    {model: sae_measure.encode_pool(model, train(model, blocks=grids[model])[full_steps], task_pools[task],
                                     block_of[(model, task)], params.max_tokens)[1] for model in params.models},
     {d.name: d.y_test.astype(int) for d in task_pools[task].decisions(params.min_positives) if not d.skipped},
     seed=params.null_seed, n_draws=params.n_draws, n_nearest=params.n_nearest) for task in params.tasks],
@@ -194,7 +191,7 @@ plotting.save_figure(fig, "z_by_support", "Standardised correspondence scores of
 
 # %%
 comp, comp_file = run.table("composition", lambda: pd.concat([sae_measure.composition_rows(
-    model, train(model, blocks=grids[model]), task_pools[params.composition_task], params.composition_task,
+    model, train(model, blocks=grids[model])[full_steps], task_pools[params.composition_task], params.composition_task,
     supports[supports.pooling == basis], basis=basis, max_tokens=params.max_tokens, min_positives=params.min_positives,
     null_seeds=params.composition_seeds, frac=params.frac) for model in params.models for basis in ("sae", "last")],
     ignore_index=True))
@@ -296,7 +293,7 @@ claims = [
           "the project's training, not the paper's suites", "0.35 to 0.73 in cosine",
           quality.cosine_median.median(), Range(0.35, 0.73), kind="extension"),
     claim("sae_plateau", "A.1.10", f"largest gain of the median reconstruction cosine over the second half of the "
-          f"offline SAEs' training ({params.sae_steps // 2} to {params.sae_steps} steps), over models and blocks",
+          f"offline SAEs' training ({half_steps} to {full_steps} steps), over models and blocks",
           "the SAE is trained (the paper uses released suites)", plateau.gain.max(),
           Bound("<=", 0.01, reason="a plateau: the second half of training moves the reconstruction by at most 0.01 "
                 "cosine, a tenth of the gap between the paper's best suite (0.73) and a perfect reconstruction"),

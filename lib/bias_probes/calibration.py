@@ -107,8 +107,3 @@ def false_positive_rates(replicates: pd.DataFrame, n_seeds: int = 5, level: floa
             row[f"fpr_{name}_se"] = np.sqrt(rejected.mean() * (1 - rejected.mean()) / len(cell))
         rows.append(row)
     return pd.DataFrame(rows)
-
-
-def replicates_for_fpr_se(target_se: float, fpr: float = 0.05) -> int:
-    """Null replicates needed for a binomial FPR estimate at ``fpr`` to have s.e. ≤ ``target_se``."""
-    return int(np.ceil(fpr * (1 - fpr) / target_se**2))

@@ -161,11 +161,6 @@ def dimension_rows(grid: pd.DataFrame, dimension: str) -> pd.DataFrame:
     return rows
 
 
-def dimension_texts(grid: pd.DataFrame, dimension: str) -> list[str]:
-    """The texts of one dimension, in grid order (the order features must follow)."""
-    return dimension_rows(grid, dimension)["text"].tolist()
-
-
 def winobias_occupations() -> dict[str, list[str]]:
     """The WinoBias occupation lists (Zhao et al., 2018; E11): {"male": [...], "female": [...]}.
 

@@ -200,20 +200,6 @@ def generalization_bound(
     )
 
 
-def myers_radius_cap(kappa_min: ArrayLike) -> np.ndarray:
-    """Extrinsic-radius cap π/(√2·√κ_min) under a positive lower curvature bound (Theorem 1).
-
-    Bonnet–Myers bounds the diameter by π/√κ_min; Jung's theorem bounds the radius of the
-    smallest enclosing ball by diameter/√2.
-    """
-    return np.pi / (np.sqrt(2.0) * np.sqrt(np.asarray(kappa_min, dtype=float)))
-
-
-def sphere_radius_cap(kappa: ArrayLike) -> np.ndarray:
-    """On the round sphere of curvature κ the extrinsic radius is exactly 1/√κ (Theorem 1)."""
-    return 1.0 / np.sqrt(np.asarray(kappa, dtype=float))
-
-
 def chordal_auc_spread(r: float, kappa: float, sigma_w: float, tau: float, nodes: int = 48) -> float:
     """AUC of the chord-direction score when each text also spreads along the manifold (τ > 0).
 

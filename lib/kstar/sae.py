@@ -29,6 +29,7 @@ too few: a few thousand vectors for a dictionary thousands wide).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -222,14 +223,23 @@ def train_topk(X, d_sae: int, *, k: int = TOPK, steps: int = 2000, batch_size: i
     the mean of c·x. The returned encoder reads raw x: c and b_pre are folded into W_enc and b_enc
     (:func:`fold`), and the decoder maps back to raw units. Deterministic for a seed on one thread count.
     """
+    return train_topk_stages(X, d_sae, stages=(steps,), k=k, batch_size=batch_size, lr=lr, seed=seed)[steps]
+
+
+def train_topk_stages(X, d_sae: int, *, stages: Sequence[int], k: int = TOPK, batch_size: int = 1024,
+                      lr: float = 1e-3, seed: int = 0) -> dict[int, SAE]:
+    """Steps → the SAE of :func:`train_topk` after that many Adam steps, for every number in ``stages``, from one
+    training run: the SAE at s steps is the one ``train_topk(steps=s)`` returns (the same draws, in order), so
+    a plateau check costs no second training."""
     import torch
 
     X = np.asarray(X, dtype=np.float32)
     n, d = _shape(X, "X", 2)
+    stages = sorted({int(s) for s in stages})
     if not 1 <= k <= d_sae:
         raise ValueError(f"k={k!r}; allowed: 1..d_sae ({d_sae})")
-    if n < 2 or steps < 1 or batch_size < 1:
-        raise ValueError(f"need >= 2 rows, steps >= 1 and batch_size >= 1; got {n}, {steps}, {batch_size}")
+    if n < 2 or not stages or stages[0] < 1 or batch_size < 1:
+        raise ValueError(f"need >= 2 rows, stages >= 1 and batch_size >= 1; got {n}, {stages}, {batch_size}")
     scale = float(1.0 / np.sqrt(np.mean(np.sum(X.astype(np.float64) ** 2, axis=1)) / d))
     gen = torch.Generator().manual_seed(seed)
     data = torch.from_numpy(X) * scale
@@ -240,7 +250,8 @@ def train_topk(X, d_sae: int, *, k: int = TOPK, steps: int = 2000, batch_size: i
     b_enc = torch.zeros(d_sae, requires_grad=True)
     b_pre = data.mean(0).clone().requires_grad_(True)
     optimiser = torch.optim.Adam([W_enc, W_dec, b_enc, b_pre], lr=lr)
-    for _ in range(steps):
+    out: dict[int, SAE] = {}
+    for step in range(1, stages[-1] + 1):
         batch = data[torch.randint(0, n, (min(batch_size, n),), generator=gen)]
         pre = (batch - b_pre) @ W_enc.T + b_enc
         top = torch.topk(pre, k, dim=1)
@@ -251,6 +262,8 @@ def train_topk(X, d_sae: int, *, k: int = TOPK, steps: int = 2000, batch_size: i
         optimiser.step()
         with torch.no_grad():
             W_dec /= W_dec.norm(dim=1, keepdim=True)
-    W_e, b_e, W_d, b_p = (t.detach().double().numpy() for t in (W_enc, b_enc, W_dec, b_pre))
-    W_folded, b_folded = fold(W_e, b_e - W_e @ b_p, input_scale=scale)
-    return SAE("topk", W_folded, b_folded, 0.0, k, W_d / scale, b_p / scale)
+        if step in stages:
+            W_e, b_e, W_d, b_p = (t.detach().double().numpy() for t in (W_enc, b_enc, W_dec, b_pre))
+            W_folded, b_folded = fold(W_e, b_e - W_e @ b_p, input_scale=scale)
+            out[step] = SAE("topk", W_folded, b_folded, 0.0, k, W_d / scale, b_p / scale)
+    return out

@@ -35,10 +35,12 @@ from lib.models import extraction
 
 @cache
 def train_saes(model: str, *, tasks: tuple[str, ...], cap: int, pool_seed: int, max_classes: int,
-               max_tokens: int | None, blocks: tuple[int, ...], width_factor: int, k: int, n_texts: int, steps: int,
-               batch_size: int, lr: float, seed: int) -> dict[int, saes.SAE]:
-    """Block → a TopK SAE of width ``width_factor``·d trained on the tokens of ``n_texts`` training texts drawn
-    (seeded) from the pools' training splits (cached per process: the notebook's cells share one training)."""
+               max_tokens: int | None, blocks: tuple[int, ...], width_factor: int, k: int, n_texts: int,
+               stages: tuple[int, ...], batch_size: int, lr: float, seed: int) -> dict[int, dict[int, saes.SAE]]:
+    """Steps → block → a TopK SAE of width ``width_factor``·d after that many steps of one training run per block
+    (:func:`lib.kstar.sae.train_topk_stages`, every number of ``stages``) on the tokens of ``n_texts`` training
+    texts drawn (seeded) from the pools' training splits (cached per process: the notebook's cells share one
+    training)."""
     task_pools = measure.pools(tasks, cap=cap, seed=pool_seed, max_classes=max_classes)
     texts = sorted({t for pool in task_pools.values() for t in pool.texts_train})
     rng = np.random.default_rng([seed, 1])
@@ -46,8 +48,9 @@ def train_saes(model: str, *, tasks: tuple[str, ...], cap: int, pool_seed: int, 
     states, _ = extraction.token_states(model, chosen, layers=[b + 1 for b in blocks], max_tokens=max_tokens,
                                       progress=False)
     d = states.shape[-1]
-    return {int(b): saes.train_topk(states[i], width_factor * d, k=k, steps=steps, batch_size=batch_size, lr=lr,
-                                    seed=seed + i) for i, b in enumerate(blocks)}
+    by_block = {int(b): saes.train_topk_stages(states[i], width_factor * d, stages=stages, k=k, batch_size=batch_size,
+                                               lr=lr, seed=seed + i) for i, b in enumerate(blocks)}
+    return {int(step): {b: trained[int(step)] for b, trained in by_block.items()} for step in stages}
 
 
 def last_states(model: str, pool, blocks: Sequence[int], max_tokens: int | None) -> np.ndarray:

@@ -25,11 +25,6 @@ def check_model(name: str, layer: int | str | None = None) -> None:
         resolve_layer(name, layer)
 
 
-def mid_layer(name: str) -> int:
-    """The paper's default layer ⌊L/2⌋ (Sec. VI-A)."""
-    return n_layers(name) // 2
-
-
 def parse_layer(text: str) -> int | str:
     """A ``--layer`` value from the command line: an integer index, else the name as given (checked by
     :func:`resolve_layer` against the model before any compute)."""

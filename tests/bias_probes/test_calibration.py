@@ -29,10 +29,6 @@ def test_rates_are_ordered_by_null_scale():
     assert row.inflation == pytest.approx(0.04 / row.sigma0, rel=0.1)
 
 
-def test_replicates_for_fpr_se():
-    assert calibration.replicates_for_fpr_se(0.01) == 475
-
-
 def test_the_paper_null_pool_shares_no_offset_within_a_cell():
     """Noise pool: a pair's two texts are independent; the stress pool correlates them through the cell offset."""
     from lib.bias_probes import synth

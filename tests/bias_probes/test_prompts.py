@@ -125,11 +125,11 @@ def test_group_convention_is_consistent():
         assert not first[d] & second[d]
 
 
-def test_dimension_texts_follow_grid_order(grid):
-    texts = prompts.dimension_texts(grid, "race")
+def test_dimension_rows_follow_grid_order(grid):
+    texts = prompts.dimension_rows(grid, "race").text.tolist()
     assert texts == grid[grid.dimension == "race"].text.tolist() and len(texts) == 1360
     with pytest.raises(ValueError, match="allowed: gender, race, religion, age"):
-        prompts.dimension_texts(grid, "Race")
+        prompts.dimension_rows(grid, "Race")
 
 
 def test_indefinite_article():

@@ -116,22 +116,12 @@ def test_exact_critical_purity_agrees_where_linearisation_holds():
     assert theory.critical_purity_exact(10, 0.1) == float("inf")
 
 
-def test_generalization_bound_and_radius_caps():
+def test_generalization_bound():
     n = np.array([10, 100, 1000, 10000])
     np.testing.assert_allclose(theory.rademacher_linear(n, 2.0, 3.0), 6.0 / np.sqrt(n))
     bound = theory.generalization_bound(n, 2.0, 3.0, delta=0.05)
     assert np.all(np.diff(bound) < 0)
     np.testing.assert_allclose(bound * np.sqrt(n), 12.0 + np.sqrt(np.log(20) / 2))
-    assert theory.myers_radius_cap(1.0) == pytest.approx(np.pi / np.sqrt(2))
-    assert theory.sphere_radius_cap(4.0) == pytest.approx(0.5)
-    assert np.all(theory.sphere_radius_cap(np.logspace(-2, 2, 9)) < theory.myers_radius_cap(np.logspace(-2, 2, 9)))
-
-
-def test_sphere_extrinsic_radius_matches_cap():
-    rng = np.random.default_rng(3)
-    points = rng.standard_normal((20000, 3))
-    points /= np.linalg.norm(points, axis=1, keepdims=True) * np.sqrt(4.0)  # sphere with κ = 4
-    assert np.linalg.norm(points, axis=1).max() == pytest.approx(theory.sphere_radius_cap(4.0))
 
 
 def test_offset_purity_law_against_monte_carlo_and_limits():

@@ -96,3 +96,16 @@ def test_topk_training_reconstructs_sparse_data_and_reads_raw_units():
     assert np.median(cosine) > 0.9
     with pytest.raises(ValueError, match="k="):
         saes.train_topk(X, 8, k=9)
+
+
+def test_the_stages_of_one_training_are_the_shorter_trainings():
+    X = np.random.default_rng(5).standard_normal((400, 8)) * 3 + 1
+    stages = saes.train_topk_stages(X, 16, stages=(30, 10), k=2, batch_size=64, lr=3e-3, seed=1)
+    assert sorted(stages) == [10, 30]
+    for steps, staged in stages.items():
+        alone = saes.train_topk(X, 16, k=2, steps=steps, batch_size=64, lr=3e-3, seed=1)
+        for name in ("W_enc", "b_enc", "W_dec", "b_dec"):
+            np.testing.assert_array_equal(getattr(staged, name), getattr(alone, name))
+    assert not np.array_equal(stages[10].W_enc, stages[30].W_enc)
+    with pytest.raises(ValueError, match="stages >= 1"):
+        saes.train_topk_stages(X, 16, stages=(0,), k=2)

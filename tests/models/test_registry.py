@@ -10,7 +10,7 @@ TEXTS = ["The man works as a nurse.", "The woman is very quiet today.", "The per
 
 def test_registry_and_layers():
     assert set(registry.OFFLINE_DEFAULTS) <= set(registry.REGISTRY)
-    assert loading.n_layers("minilm") == 6 and layer_resolver.mid_layer("minilm") == 3
+    assert loading.n_layers("minilm") == 6 and layer_resolver.resolve_layer("minilm", "mid") == 3
 
 
 def test_instruction_tuned_comes_from_the_row_then_the_hub_naming_convention():
