@@ -45,11 +45,12 @@ report: setup
 # CLAIMS.md and the report; it refuses a stale notebook and rewrites the README's results block (lib.publish).
 # NOTEBOOKS="E01_regimes K03_task_order" publishes those alone (a run that finished only some); the README's
 # block then names the ones left out. ADD=1 keeps the notebooks published/ holds (each must still be current)
-# and publishes NOTEBOOKS beside them: a reference run made in pieces, on checkouts that lack each other's results.
+# and publishes NOTEBOOKS beside them: a reference run made in pieces, on checkouts that lack each other's results;
+# DROP_STALE=1 with ADD=1 leaves the kept ones that a code change staled out (a later piece puts them back).
 NOTEBOOKS ?=
 ADD ?=
 publish: setup
-	$(PY) -m lib publish --profile $(PROFILE) $(if $(ADD),--add) $(NOTEBOOKS)
+	$(PY) -m lib publish --profile $(PROFILE) $(if $(ADD),--add) $(if $(DROP_STALE),--drop-stale) $(NOTEBOOKS)
 
 # The suite minus the tests that convert the real offline models (minutes on a cold machine); those run apart.
 # TEST_WORKERS pytest-xdist processes (2: measured 1.26x faster than serial on 2 cores before loadgroup kept each

@@ -53,6 +53,9 @@ def _parser() -> argparse.ArgumentParser:
     release.add_argument("--add", action="store_true",
                          help="keep the notebooks the publication already holds (each must still be current) and "
                               "add or replace these beside them: a reference run made in pieces on other checkouts")
+    release.add_argument("--drop-stale", action="store_true",
+                         help="with --add: leave out the kept notebooks whose published run is stale instead of "
+                              "refusing (each named; a later --add puts them back once rerun)")
     release.add_argument("notebooks", nargs="*", help="publish only these notebooks (names without .py; default: "
                                                       "every notebook, or those of --paper)")
     commands.add_parser("readme", help="rewrite the README's results block from published/")
@@ -107,7 +110,9 @@ def _print_published(folder: str) -> int:
         raise config.ConfigError(f"{folder} holds no publication ({published.RECORD}); run make publish first")
     lines = published.statuses(Path(folder))
     width = max([len(n) for n in lines] + [8])
-    print(f"publication {folder}: profile {record.get('profile')}, commit {str(record.get('commit'))[:12]}")
+    commits = record.get("commit")
+    commits = ", ".join(str(c)[:12] for c in (commits if isinstance(commits, list) else [commits]))
+    print(f"publication {folder}: profile {record.get('profile')}, commit {commits}")
     for notebook, line in lines.items():
         print(f"{notebook:<{width}}  {line}")
     return 0
@@ -120,7 +125,7 @@ def _publish(args: argparse.Namespace) -> int:
         raise config.ConfigError(publish.SMOKE_REFUSAL)
     target = Path(args.to).resolve()
     notebooks = publish.notebooks_of(args.profile, args.paper, args.notebooks)
-    total = publish.publish(args.profile, target, notebooks=notebooks, add=args.add)
+    total = publish.publish(args.profile, target, notebooks=notebooks, add=args.add, drop_stale=args.drop_stale)
     print(f"published profile {args.profile} to {paths.display(target)}/: {publish.megabytes(total)} "
           f"(budget {publish.megabytes(publish.BUDGET_BYTES)})")
     if target == published.default_folder().resolve() and readme.update(readme.readme_file(), target):

@@ -15,7 +15,8 @@ it as it is.
 ``publish(…, add=True)`` publishes the named notebooks beside those the publication already holds, which are kept
 as they were (their files copied, their report entries carried by :func:`lib.report.carry`): a reference run made
 in pieces, on checkouts that no longer hold each other's results, becomes one publication. A kept notebook must
-still be current (:mod:`lib.published`); one that is not is refused by name.
+still be current (:mod:`lib.published`); one that is not is refused by name, or left out with ``drop_stale`` (when
+a code change staled them and they are rerun in a later piece).
 
 Refusals, each one line before anything is written: a notebook whose run is not ``done`` (stale or missing),
 a target that holds another profile's publication or files that are not a publication, and a folder above
@@ -165,16 +166,21 @@ def notebooks_of(profile: str, paper_ids: Sequence[str] | None, names: Sequence[
     return [n for n in notebooks if not names or n in names]
 
 
-def kept_notebooks(profile: str, target: Path, notebooks: Sequence[str]) -> list[str]:
+def kept_notebooks(profile: str, target: Path, notebooks: Sequence[str], drop_stale: bool = False) -> list[str]:
     """The notebooks of the publication in ``target`` that an ``add`` keeps beside ``notebooks``: every one not
-    published again, each refused in one line when its published run is no longer current."""
+    published again. One whose published run is no longer current is refused in one line, or with ``drop_stale``
+    left out of the publication (named on stdout; the README's block then lists it as not in the run)."""
     lines = published.statuses(target, profile)  # one line per notebook of the publication; {} when none
-    kept = [n for n in lines if n not in notebooks]
-    for notebook in kept:
-        if lines.get(notebook) != "current":
+    kept = []
+    for notebook in (n for n in lines if n not in notebooks):
+        if lines[notebook] == "current":
+            kept.append(notebook)
+        elif drop_stale:
+            print(f"left out {notebook}: its published run is {lines[notebook]}")
+        else:
             raise config.ConfigError(f"{notebook}: kept from {paths.display(target)}/ but its published run is "
-                                     f"{lines.get(notebook, 'missing')}; rerun it and publish it with the others, "
-                                     "nothing was published")
+                                     f"{lines[notebook]}; rerun it and publish it with the others (or leave the "
+                                     "stale ones out with --drop-stale), nothing was published")
     return kept
 
 
@@ -236,9 +242,11 @@ def _keep_notebook(source: Path, notebook: str, folder: Path) -> tuple[dict[str,
     return published.manifest(source, notebook), published_claims(source, notebook)
 
 
-def publish(profile: str, target: Path, *, notebooks: Sequence[str], add: bool = False) -> int:
+def publish(profile: str, target: Path, *, notebooks: Sequence[str], add: bool = False,
+            drop_stale: bool = False) -> int:
     """Publish ``notebooks`` of ``profile`` into ``target`` (replaced as a whole; with ``add``, beside the
-    notebooks it already holds, kept as they were); return the folder's bytes.
+    notebooks it already holds, kept as they were, the stale ones refused or, with ``drop_stale``, left out);
+    return the folder's bytes.
 
     Every refusal is a one-line :class:`lib.config.ConfigError`; the folder is assembled aside and only
     replaces ``target`` once complete and within :data:`BUDGET_BYTES`.
@@ -246,7 +254,9 @@ def publish(profile: str, target: Path, *, notebooks: Sequence[str], add: bool =
     target = Path(target).resolve()
     check_target(profile, target)
     check_notebooks(profile, notebooks)
-    kept = kept_notebooks(profile, target, notebooks) if add else []
+    if drop_stale and not add:
+        raise config.ConfigError("drop_stale applies to an add (it leaves stale kept notebooks out); allowed with add")
+    kept = kept_notebooks(profile, target, notebooks, drop_stale) if add else []
     staging = target.with_name(f".{target.name}.publishing")
     shutil.rmtree(staging, ignore_errors=True)
     (staging / published.NOTEBOOKS).mkdir(parents=True)

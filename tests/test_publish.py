@@ -129,7 +129,7 @@ PUBLISH_ADDED = """
 from pathlib import Path
 from lib import config, publish
 try:
-    publish.publish("smoke", Path("out"), notebooks={notebooks!r}, add={add!r})
+    publish.publish("smoke", Path("out"), notebooks={notebooks!r}, add={add!r}, drop_stale={drop_stale!r})
 except config.ConfigError as error:
     print("refused:", error)
 else:
@@ -146,7 +146,7 @@ def test_adding_keeps_the_published_notebooks_of_another_checkout_and_refuses_a_
     add_toy_schema(root, TINY_SCHEMA.replace("ZZ_tiny", "ZZ_twin").replace("class Tiny", "class Twin"))
     done = run_cli(root, "run", "--profile", "smoke", "--quiet")
     assert done.returncode == 0, done.stderr
-    first = _python(root, PUBLISH_ADDED.format(notebooks=["ZZ_tiny"], add=False))
+    first = _python(root, PUBLISH_ADDED.format(notebooks=["ZZ_tiny"], add=False, drop_stale=False))
     assert first.stdout.strip() == "published", first.stdout + first.stderr
     out = root / "out"
     kept_files = {f: (out / f).read_bytes() for f in ("notebooks/ZZ_tiny.ipynb", "notebooks/ZZ_tiny.manifest.json",
@@ -156,7 +156,7 @@ def test_adding_keeps_the_published_notebooks_of_another_checkout_and_refuses_a_
     for file in (root / "build" / "smoke").glob("ZZ_tiny.*"):
         file.unlink()
 
-    added = _python(root, PUBLISH_ADDED.format(notebooks=["ZZ_twin"], add=True))
+    added = _python(root, PUBLISH_ADDED.format(notebooks=["ZZ_twin"], add=True, drop_stale=False))
     assert added.stdout.strip() == "published", added.stdout + added.stderr
     assert published.record(out)["notebooks"] == ["ZZ_tiny", "ZZ_twin"]
     assert {f: (out / f).read_bytes() for f in kept_files} == kept_files
@@ -168,10 +168,14 @@ def test_adding_keeps_the_published_notebooks_of_another_checkout_and_refuses_a_
 
     script = root / "notebooks" / "ZZ_tiny.py"
     script.write_text(script.read_text() + "\n# an edit\n")
-    refused = _python(root, PUBLISH_ADDED.format(notebooks=["ZZ_twin"], add=True))
+    refused = _python(root, PUBLISH_ADDED.format(notebooks=["ZZ_twin"], add=True, drop_stale=False))
     assert refused.stdout.startswith("refused: ZZ_tiny: kept from out/ but its published run is stale: "
                                      "notebooks/ZZ_tiny.py changed"), refused.stdout + refused.stderr
     assert published.record(out)["notebooks"] == ["ZZ_tiny", "ZZ_twin"]  # the publication stays as it was
+    dropped = _python(root, PUBLISH_ADDED.format(notebooks=["ZZ_twin"], add=True, drop_stale=True))
+    assert dropped.stdout.splitlines() == ["left out ZZ_tiny: its published run is stale: notebooks/ZZ_tiny.py changed",
+                                           "published"], dropped.stdout + dropped.stderr
+    assert published.record(out)["notebooks"] == ["ZZ_twin"] and not (out / "notebooks" / "ZZ_tiny.ipynb").exists()
 
 
 def test_published_claims_read_a_publication_and_none_when_a_notebook_logged_none(tmp_path):
