@@ -207,7 +207,8 @@ class SaeCorrespondence(DistributedParams):
     sae_width: int = param(4, ge=1, doc="offline SAE width: d_sae is sae_width · d")
     sae_k: int = param(50, ge=1, doc="active features k of the TopK SAE (A.1.10: 50)")
     sae_texts: int = param(600, ge=10, doc="training texts whose tokens train each offline SAE")
-    sae_steps: int = param(2000, ge=2, doc="Adam steps per offline SAE (the plateau check reads the same training at half of them)")
+    sae_steps: int = param(2000, ge=2, doc="Adam steps per offline SAE (the plateau check reads the same training "
+                           "at half of them)")
     sae_batch: int = param(512, ge=1, doc="tokens per step")
     sae_lr: float = param(0.001, gt=0, doc="Adam learning rate")
     sae_seed: int = param(0, ge=0, doc="seed of the token sample and the SAE initialisation")
