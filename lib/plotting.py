@@ -2,17 +2,22 @@
 
 ``save_figure`` and ``save_table`` derive ``figures/<profile>/<notebook>/`` from the
 result files they were drawn from (``results/<profile>/<notebook>/…``), so a caption's
-``Source:`` lines always point at files that exist and carry a manifest.
+``Source:`` lines always point at files that exist and carry a manifest. Every saved figure is laid
+out by a layout engine and checked for texts that overlap or leave the canvas (:func:`text_collisions`).
 """
 
 from __future__ import annotations
 
 import io
-from collections.abc import Sequence
+import warnings
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import matplotlib
+import numpy as np
 import pandas as pd
+from matplotlib.path import Path as Outline
+from matplotlib.text import Text
 
 from lib import paths, results
 
@@ -20,13 +25,14 @@ _INLINE = "module://matplotlib_inline.backend_inline"
 
 
 def use_style() -> None:
-    """The companion's style: seaborn whitegrid, paper context; Agg unless shown inline."""
+    """The companion's style: seaborn whitegrid, paper context, constrained layout; Agg unless shown inline."""
     if matplotlib.get_backend() != _INLINE:
         matplotlib.use("Agg")
     import seaborn as sns
 
     sns.set_theme(context="paper", style="whitegrid", palette="colorblind")
-    matplotlib.rcParams.update({"figure.dpi": 110, "savefig.dpi": 200, "savefig.bbox": "tight"})
+    matplotlib.rcParams.update({"figure.dpi": 110, "savefig.dpi": 200, "savefig.bbox": "tight",
+                                 "figure.constrained_layout.use": True})
 
 
 def _destination(sources: Sequence[Path]) -> tuple[str, str]:
@@ -66,10 +72,136 @@ def hide_empty_panels(fig) -> list:
     return empty
 
 
+#: How far (display pixels at the figure's dpi) two texts may overlap, or a text pass the canvas edge, unreported:
+#: glyph boxes include their leading, so texts that merely touch are not a collision.
+TOUCH_PX = 1.0
+
+
+class FigureLayoutWarning(UserWarning):
+    """Texts of a saved figure overlap each other or another panel, or leave its canvas (:func:`text_collisions`)."""
+
+
+def _axis_texts(axis, panel: str, letter: str) -> Iterator[tuple[Text, str]]:
+    """The label, offset text and drawn tick labels of one axis (ticks outside the view are not drawn)."""
+    yield axis.label, f"{letter} label ({panel})"
+    yield axis.offsetText, f"{letter} offset ({panel})"
+    low, high = sorted(axis.get_view_interval())
+    slack = 1e-9 * (high - low)
+    for tick in [*axis.get_major_ticks(), *axis.get_minor_ticks()]:
+        if low - slack <= tick.get_loc() <= high + slack:
+            yield tick.label1, f"{letter} tick label ({panel})"
+            yield tick.label2, f"{letter} tick label ({panel})"
+
+
+def _texts(fig) -> Iterator[tuple[object, str, object]]:
+    """Every text ``fig`` draws that a reader reads, with its role and its panel (None: the figure's own); a legend
+    counts as one box."""
+    for text in fig.texts:
+        yield text, "figure text", None
+    for legend in fig.legends:
+        yield legend, "figure legend", None
+    for number, ax in enumerate(fig.axes, start=1):
+        if not ax.get_visible():
+            continue
+        panel = f"panel {number}"
+        for child in ax.get_children():  # the three titles and the panel's own texts
+            if isinstance(child, Text):
+                yield child, f"text ({panel})" if child in ax.texts else f"title ({panel})", ax
+        if ax.get_legend() is not None:
+            yield ax.get_legend(), f"legend ({panel})", ax
+        if ax.axison:
+            for text, role in [*_axis_texts(ax.xaxis, panel, "x"), *_axis_texts(ax.yaxis, panel, "y")]:
+                yield text, role, ax
+
+
+def _box(center, width: float, height: float, degrees: float = 0.0) -> Outline:
+    """A closed ``width`` × ``height`` rectangle turned by ``degrees`` about ``center``, shrunk by :data:`TOUCH_PX`."""
+    half = np.maximum(np.array([width, height]) / 2 - TOUCH_PX, 0)
+    corners = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1], [-1, -1]]) * half
+    theta = np.deg2rad(degrees)
+    turn = np.array([[np.cos(theta), -np.sin(theta)], [np.sin(theta), np.cos(theta)]])
+    return Outline(corners @ turn.T + center, closed=True)
+
+
+def _outline(artist) -> Outline | None:
+    """The drawn outline of a visible, non-empty text (its rotated box) or legend; None when nothing is drawn."""
+    if not artist.get_visible() or (isinstance(artist, Text) and not artist.get_text().strip()):
+        return None
+    if not isinstance(artist, Text):
+        box = artist.get_window_extent()
+        return _box(box.p0 + box.size / 2, *box.size)
+    box = Text.get_window_extent(artist)  # an annotation's text alone, without its arrow
+    degrees = artist.get_rotation()
+    if degrees % 90 == 0:
+        return _box(box.p0 + box.size / 2, *box.size)
+    artist.set_rotation(0)  # the rotated box shares its centre with the axis-aligned extent matplotlib reports
+    flat = Text.get_window_extent(artist)
+    artist.set_rotation(degrees)
+    return _box(box.p0 + box.size / 2, *flat.size, degrees)
+
+
+def _quote(artist, role: str) -> str:
+    words = " ".join(artist.get_text().split()) if isinstance(artist, Text) else ""
+    return f"{role} {words[:40]!r}" if words else role
+
+
+def _overlapping_pairs(outlines: Sequence[Outline], others: Sequence[Outline]) -> Iterator[tuple[int, int]]:
+    """Index pairs (i, j) whose outlines overlap: bounding boxes first, then the polygons themselves."""
+    if not outlines or not others:
+        return
+    first = np.array([[*o.vertices.min(axis=0), *o.vertices.max(axis=0)] for o in outlines])
+    second = np.array([[*o.vertices.min(axis=0), *o.vertices.max(axis=0)] for o in others])
+    near = ((first[:, None, 0] < second[None, :, 2]) & (second[None, :, 0] < first[:, None, 2])
+            & (first[:, None, 1] < second[None, :, 3]) & (second[None, :, 1] < first[:, None, 3]))
+    for i, j in zip(*np.nonzero(near), strict=True):
+        if outlines[i].intersects_path(others[j], filled=True):
+            yield int(i), int(j)
+
+
+def text_collisions(fig) -> list[str]:
+    """One line per pair of drawn texts of ``fig`` that overlap by more than :data:`TOUCH_PX`, per text that runs
+    into another panel's plotting area, and per text that leaves the canvas. Texts: titles, axis and tick labels,
+    offset texts, annotations, figure texts and legends (a legend is one box).
+
+    Draws ``fig`` without rendering (its layout engine runs) and measures matplotlib's own extents.
+    """
+    fig.draw_without_rendering()
+    drawn = [(outline, artist, role, ax) for artist, role, ax in _texts(fig)
+             if (outline := _outline(artist)) is not None]
+    outlines = [outline for outline, *_ in drawn]
+    found = []
+    canvas = fig.bbox
+    for outline, artist, role, _ in drawn:
+        (x0, y0), (x1, y1) = outline.vertices.min(axis=0), outline.vertices.max(axis=0)
+        if x0 < canvas.x0 or y0 < canvas.y0 or x1 > canvas.x1 or y1 > canvas.y1:
+            found.append(f"{_quote(artist, role)} leaves the canvas")
+    for i, j in _overlapping_pairs(outlines, outlines):
+        if i < j:
+            (_, a, role_a, _), (_, b, role_b, _) = drawn[i], drawn[j]
+            found.append(f"{_quote(a, role_a)} overlaps {_quote(b, role_b)}")
+    panels = [(number, ax) for number, ax in enumerate(fig.axes, start=1) if ax.get_visible() and ax.axison]
+    areas = [_box(ax.bbox.p0 + ax.bbox.size / 2, *ax.bbox.size) for _, ax in panels]
+    for i, j in _overlapping_pairs(outlines, areas):
+        (_, artist, role, owner), (number, ax) = drawn[i], panels[j]
+        if owner is None or ax.bbox.bounds != owner.bbox.bounds:  # twins share their host's area
+            found.append(f"{_quote(artist, role)} runs into panel {number}")
+    return found
+
+
 def save_figure(fig, name: str, caption: str, sources: Sequence[Path]) -> None:
-    """Write ``<name>.pdf``, ``<name>.png`` and ``<name>.caption.md``, empty panels hidden; refresh the index."""
+    """Write ``<name>.pdf``, ``<name>.png`` and ``<name>.caption.md``, empty panels hidden; refresh the index.
+
+    A figure drawn without :func:`use_style`'s constrained layout gets the tight one (constrained layout cannot
+    be switched on once a colorbar exists); texts that still collide (:func:`text_collisions`) are reported as a
+    :class:`FigureLayoutWarning`, which the notebooks' smoke tests fail on.
+    """
     profile, notebook = _destination(sources)
     hide_empty_panels(fig)
+    if fig.get_layout_engine() is None:
+        fig.set_layout_engine("tight")
+    collisions = text_collisions(fig)
+    if collisions:
+        warnings.warn(f"figure {name!r}: " + "; ".join(collisions), FigureLayoutWarning, stacklevel=2)
     directory = paths.figures_dir(profile, notebook)
     for fmt in ("pdf", "png"):
         buffer = io.BytesIO()

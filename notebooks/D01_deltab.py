@@ -213,10 +213,10 @@ if params.table1_csv:
 drawn_scorers = list(drawn.scorer.unique())
 methods = {c: n for c, n in evaluation.METHODS.items() if c in drawn}
 colours = dict(zip(spectra, plt.rcParams["axes.prop_cycle"].by_key()["color"], strict=False))
-fig, axes = plt.subplots(len(drawn_scorers), len(methods), figsize=(3.2 * len(methods), 3 * len(drawn_scorers)),
-                         squeeze=False)
+fig, axes = plt.subplots(len(drawn_scorers), len(methods), figsize=(2.6 * len(methods), 2.2 * len(drawn_scorers) + 0.6),
+                         sharex="col", sharey="row", squeeze=False)
 for row, scorer in zip(axes, drawn_scorers, strict=True):
-    for ax, (column, name) in zip(row, methods.items(), strict=True):
+    for ax, column in zip(row, methods, strict=True):
         for (family, regime), frame in drawn[drawn.scorer == scorer].groupby(setting, sort=False):
             colour = colours.get((family, regime))
             ax.scatter(frame[column], frame.delta_bias_score, s=8, alpha=0.6, color=colour, label=f"{family}, {regime}")
@@ -224,16 +224,22 @@ for row, scorer in zip(axes, drawn_scorers, strict=True):
                 slope, intercept = np.polyfit(frame[column], frame.delta_bias_score, 1)
                 grid = np.linspace(frame[column].min(), frame[column].max(), 10)
                 ax.plot(grid, intercept + slope * grid, "-", color=colour, lw=1)
-        ax.set(xlabel=f"{name} shift", ylabel=f"ΔBiasScore ({scorer})", title=name)
-axes[0, 0].legend(fontsize=6)
+        ax.locator_params(axis="x", nbins=4)
+        ax.ticklabel_format(axis="x", style="sci", scilimits=(-2, 3))
+    row[0].set_ylabel(f"ΔBiasScore\n({scorer})")
+for ax, name in zip(axes[0], methods.values(), strict=True):
+    ax.set_title(name)
+for ax, name in zip(axes[-1], methods.values(), strict=True):
+    ax.set_xlabel(f"{name} shift")
+fig.legend(*axes[0, 0].get_legend_handles_labels(), loc="outside lower center", ncols=min(len(spectra), 4), fontsize=7)
 plotting.save_figure(fig, "delta_b_vs_bias",
                      f"ΔBiasScore against each method's shift per checkpoint × group, one row per scorer, one colour "
                      f"per setting (family, regime), {main_pooling} pooling, with a linear fit per setting (paper 001, "
                      "Figure 2 and Appendix G style).", [shifts_file, scores_file])
 
 # %%
-fig, axes = plt.subplots(len(spectra), len(drawn_scorers), figsize=(4.5 * len(drawn_scorers), 4 * len(spectra)),
-                         squeeze=False)
+fig, axes = plt.subplots(len(spectra), len(drawn_scorers), figsize=(4 * len(drawn_scorers), 3.6 * len(spectra) + 0.4),
+                         sharex=True, sharey=True, squeeze=False)
 for row, (family, regime) in zip(axes, spectra, strict=True):
     for ax, scorer in zip(row, drawn_scorers, strict=True):
         frame = drawn[(drawn.scorer == scorer) & (drawn.family == family) & (drawn.regime == regime)]
@@ -246,8 +252,12 @@ for row, (family, regime) in zip(axes, spectra, strict=True):
                 ax.plot(fpr, tpr, label=f"{name} ({aucs.roc_auc[name]:.2f})")
             ax.legend(fontsize=7)
         ax.plot([0, 1], [0, 1], "k:", lw=1)
-        ax.set(xlabel="false-positive rate", ylabel="true-positive rate",
-               title=f"{family}, {regime}: {scorer}, ΔBiasScore > {params.label_threshold:g}")
+    row[0].set_ylabel(f"{family}, {regime}\ntrue-positive rate")
+for ax, scorer in zip(axes[0], drawn_scorers, strict=True):
+    ax.set_title(scorer)
+for ax in axes[-1]:
+    ax.set_xlabel("false-positive rate")
+fig.suptitle(f"Detecting ΔBiasScore > {params.label_threshold:g}")
 plotting.save_figure(fig, "roc", f"ROC curves of each method's detection score against increased output-level bias, "
                      f"one row per setting (family, regime), one column per scorer, {main_pooling} pooling (paper 001, "
                      "Figure 3 style).", [evaluation_file, shifts_file, scores_file])

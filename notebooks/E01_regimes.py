@@ -59,16 +59,21 @@ plotting.save_table(
 )
 
 # %%
-fig, ax = plt.subplots(figsize=(8, 3.6))
-labels = [f"{m}\n{d}" for m, d in regimes[regimes.regime == "mixed"][["model", "dimension"]].itertuples(index=False)]
-x = np.arange(len(labels))
-for offset, (regime, rows) in zip((-0.2, 0.2), regimes.groupby("regime", sort=True), strict=True):
-    ax.bar(x + offset, rows.auc_mean, width=0.38, yerr=rows.auc_sd, label=f"{regime} (measured)")
-    ax.plot(x + offset, rows.predicted_auc, "k_", ms=14, mew=2)
-ax.axhline(0.5, color="grey", lw=1)
-ax.set_xticks(x, labels, fontsize=7)
-ax.set(ylabel="AUC", ylim=(0.45, 1.02), title="bars: measured; black ticks: Eq. 8 at the cross-fitted ŝ")
-ax.legend(fontsize=7, loc="lower right")
+models = list(dict.fromkeys(regimes.model))
+fig, axes = plt.subplots(1, len(models), figsize=(max(5.0, 0.45 * len(regimes) + 1), 3.6), sharey=True, squeeze=False)
+for ax, model in zip(axes[0], models, strict=True):
+    cells = regimes[regimes.model == model]
+    x = np.arange(len(cells[cells.regime == "mixed"]))
+    for offset, (regime, rows) in zip((-0.2, 0.2), cells.groupby("regime", sort=True), strict=True):
+        ax.bar(x + offset, rows.auc_mean, width=0.38, yerr=rows.auc_sd, label=f"{regime} (measured)")
+        ax.plot(x + offset, rows.predicted_auc, "k_", ms=14, mew=2, label="Eq. 8 at the cross-fitted ŝ")
+    ax.axhline(0.5, color="grey", lw=1)
+    ax.set_xticks(x, cells[cells.regime == "mixed"].dimension)
+    ax.set(title=model, ylim=(0.45, 1.02))
+axes[0, 0].set_ylabel("AUC")
+handles, labels = axes[0, 0].get_legend_handles_labels()
+legend = dict(zip(labels, handles, strict=True))  # one entry per label
+fig.legend(legend.values(), legend.keys(), loc="outside lower center", ncols=3, fontsize=7)
 plotting.save_figure(
     fig, "regimes",
     "Counterfactual vs mixed regime AUC per model and dimension (paper 000, E1), with the purity-law prediction "

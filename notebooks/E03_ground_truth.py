@@ -200,6 +200,9 @@ for (noise, fit), cell in curvature.groupby(["noise", "fit"]):
                   label=f"σ = {noise:g}, {fit} fit")
 ax_k.plot(curvature.kappa, curvature.kappa, "k--", lw=1, label="truth")
 ax_k.set(xscale="log", yscale="log", xlabel="κ", ylabel="κ̂ (sagitta)", title=f"spheres, d_B = {params.kappa_intrinsic_dim}")
+kappas = sorted(curvature.kappa.unique())
+ax_k.set_xticks(kappas, [f"{k:g}" for k in kappas])
+ax_k.tick_params(axis="x", which="minor", labelbottom=False)
 ax_k.legend(fontsize=7)
 for manifold, cell in dimension.groupby("manifold"):
     for column, marker in (("mle", "o"), ("twonn", "s")):

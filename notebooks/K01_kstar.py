@@ -113,25 +113,30 @@ kstar, kstar_file = run.table("kstar", lambda: counts.window_counts(window, para
 # %%
 first_seed = params.seeds[0]
 shown = windows.merge(kstar, on=["model", "task"]).groupby("model", sort=False).head(4)
-fig, axes = plt.subplots(len(params.models), 4, figsize=(12, 3 * len(params.models)), squeeze=False)
-for ax, row in zip(axes.ravel(), shown.itertuples(), strict=False):
-    cell = window[(window.model == row.model) & (window.task == row.task) & (window.block == row.best_block)
-                  & (window.seed == first_seed)]
-    decision = cell.decision.iloc[0]
-    cell = cell[cell.decision == decision]
-    tau = ceilings.set_index(["model", "task", "decision"]).tau[(row.model, row.task, decision)]
-    prefix, l1 = cell[cell.path == "prefix"], cell[cell.path == "l1"]
-    ax.plot(prefix["size"], prefix.auroc, "o-", ms=3, label="ranked prefixes")
-    ax.plot(l1["size"], l1.auroc, "s", ms=4, label="ℓ1 supports")
-    ax.axhline(tau, color="k", ls="--", lw=1, label="τ")
-    ax.set(xscale="log", title=f"{row.model}: {row.task} ({decision}), block {row.best_block}", xlabel="features",
-           ylabel="test AUROC")
-    ax.title.set_fontsize(8)
-axes.ravel()[0].legend(fontsize=7)
+by_model = shown.groupby("model", sort=False)
+columns = by_model.size().max()
+fig, axes = plt.subplots(by_model.ngroups, columns, figsize=(max(3 * columns, 5), 2.8 * by_model.ngroups + 0.6),
+                         squeeze=False)
+for row_axes, (model, tasks) in zip(axes, by_model, strict=True):
+    row_axes[0].set_ylabel(f"{model}\ntest AUROC")
+    for ax, row in zip(row_axes, tasks.itertuples(), strict=False):
+        cell = window[(window.model == model) & (window.task == row.task) & (window.block == row.best_block)
+                      & (window.seed == first_seed)]
+        decision = cell.decision.iloc[0]
+        cell = cell[cell.decision == decision]
+        tau = ceilings.set_index(["model", "task", "decision"]).tau[(model, row.task, decision)]
+        prefix, l1 = cell[cell.path == "prefix"], cell[cell.path == "l1"]
+        ax.plot(prefix["size"], prefix.auroc, "o-", ms=3, label="ranked prefixes")
+        ax.plot(l1["size"], l1.auroc, "s", ms=4, label="ℓ1 supports")
+        ax.axhline(tau, color="k", ls="--", lw=1, label="τ")
+        ax.set(xscale="log", xlabel="features")
+        ax.set_title(f"{row.task} ({decision})\nblock {row.best_block}", fontsize=8)
+fig.suptitle(f"Candidate curves at the best block, seed {first_seed}")
+fig.legend(*axes[0, 0].get_legend_handles_labels(), loc="outside lower center", ncols=3, fontsize=8)
 plotting.save_figure(fig, "candidate_curves", "Recorded candidate curves of Algorithm 1 (paper 002, A.1.5, Fig. 6): "
                      "test AUROC of each ranked prefix and each ℓ1 support against its size, at the sweep's best block "
-                     "and seed 1, first class decision of four tasks per model; dashed: the common threshold τ.",
-                     [window_file, windows_file])
+                     "and seed 1, first class decision of four tasks per model (one row per model); dashed: the common "
+                     "threshold τ.", [window_file, windows_file])
 
 # %% [markdown]
 # ## Sweep profile, window and seed values (Fig. 7)

@@ -166,6 +166,8 @@ for ax, student in zip(axes.ravel(), params.students, strict=True):
             if source == "ground_truth" and len(need) and math.isfinite(need.n_star.iloc[0]):
                 ax.axvline(need.n_star.iloc[0], color=f"C{colour}", lw=0.8, alpha=0.6)
     ax.set(xscale="log", xlabel="labels n (realized)", ylabel="test AUROC (ground truth)", title=student)
+    ax.set_xticks(params.budgets, [str(b) for b in params.budgets])
+    ax.tick_params(axis="x", which="minor", labelbottom=False)
 axes.ravel()[0].legend(fontsize=6)
 plotting.save_figure(fig, "learning_curves", "Learning curves of the LoRA students (paper 002, A.4.1): mean test "
                      "AUROC over decisions and seeds against the realized label budget; solid ground truth, dashed "

@@ -6,6 +6,7 @@ import json
 import re
 from pathlib import Path
 
+import nbformat
 import pytest
 from conftest import run_cli
 
@@ -49,3 +50,14 @@ def test_every_caption_names_existing_sources_with_the_parameters_used(repo_copy
             assert manifest["params_hash"] == config.params_hash(config.validate(notebook, manifest["params"]))
     index = (repo_copy / "figures" / "smoke" / "INDEX.md").read_text()
     assert all(c.name.removesuffix(".caption.md") in index for c in captions)
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOK_CASES)
+def test_no_figure_has_colliding_texts(repo_copy, notebook):
+    """``save_figure`` warns of each figure whose texts overlap or leave the canvas; the executed notebook keeps it."""
+    assert smoke_run(repo_copy, notebook).returncode == 0
+    executed = nbformat.read(repo_copy / "build" / "smoke" / f"{notebook}.ipynb", as_version=4)
+    streams = [output.text for cell in executed.cells for output in cell.get("outputs", [])
+               if output.get("name") == "stderr"]
+    collisions = [line for text in streams for line in text.splitlines() if "FigureLayoutWarning" in line]
+    assert not collisions, "\n".join(collisions)

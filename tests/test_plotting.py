@@ -1,5 +1,7 @@
 """lib.plotting: figures and tables land beside captions that name their logged sources."""
 
+import warnings
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -109,3 +111,69 @@ def test_an_empty_table_keeps_its_header_and_says_why(sandbox, logged):
     assert (folder / "none.csv").read_text().strip() == "model,auc"
     assert "No rows: no model reached the threshold" in (folder / "none.caption.md").read_text()
     assert "model" in (folder / "none.md").read_text()
+
+
+def test_text_collisions_name_overlapping_texts_and_texts_off_the_canvas():
+    fig, axes = plt.subplots(1, 2, figsize=(4, 2), layout="constrained")
+    for ax in axes:
+        ax.plot([0, 1], [0, 1])
+        ax.set_title("a rather long panel title that runs on")
+    found = plotting.text_collisions(fig)
+    assert ("title (panel 1) 'a rather long panel title that runs on' overlaps title (panel 2) 'a rather long panel "
+            "title that runs on'") in found
+    assert "title (panel 1) 'a rather long panel title that runs on' leaves the canvas" in found
+    fig, ax = plt.subplots(figsize=(3, 2), layout="constrained")
+    ax.bar(range(6), range(6))
+    ax.set_xticks(range(6), ["smollm2-135m"] * 6)
+    assert "x tick label (panel 1) 'smollm2-135m' overlaps x tick label (panel 1) 'smollm2-135m'" in \
+        plotting.text_collisions(fig)
+    fig, axes = plt.subplots(1, 2, figsize=(5, 3), layout="none", gridspec_kw={"wspace": 0.05})
+    for ax in axes:
+        ax.plot([0, 1], [0.5, 0.9])
+        ax.set_ylabel("test AUROC")
+    assert "y label (panel 2) 'test AUROC' runs into panel 1" in plotting.text_collisions(fig)
+    plt.close("all")
+
+
+def test_a_clean_grid_has_no_collisions_and_a_legend_is_one_box():
+    fig, axes = plt.subplots(2, 3, figsize=(7, 4), layout="constrained")
+    for ax in axes.flat:
+        ax.plot([1, 100], [0.5, 0.9], label="ranked prefixes")
+        ax.plot([1, 100], [0.9, 0.5], label="ℓ1 supports")
+        ax.set(xscale="log", title="short title", xlabel="features", ylabel="test AUROC")
+    axes[0, 0].legend(fontsize=7)
+    fig.suptitle("the rest of the title in one line above the grid")
+    assert plotting.text_collisions(fig) == []
+    axes[0, 0].text(0.5, 0.5, "note", transform=axes[0, 0].transAxes, ha="center", va="center")
+    axes[0, 0].legend(loc="center")
+    assert plotting.text_collisions(fig) == ["text (panel 1) 'note' overlaps legend (panel 1)"]
+    plt.close(fig)
+
+
+def test_rotated_tick_labels_are_measured_as_rotated_boxes():
+    fig, ax = plt.subplots(figsize=(4, 3), layout="constrained")
+    ax.bar(range(8), range(8))
+    ax.set_xticks(range(8), ["a long tick label"] * 8, rotation=45, ha="right")
+    assert plotting.text_collisions(fig) == []  # their axis-aligned extents overlap, the labels do not
+    ax.set_xticks(range(8), ["a long tick label"] * 8, rotation=5, ha="right")
+    assert any("x tick label" in line for line in plotting.text_collisions(fig))
+    plt.close(fig)
+
+
+def test_save_figure_lays_out_and_warns_of_collisions(sandbox, logged):
+    plotting.use_style()
+    assert plt.figure().get_layout_engine() is not None  # the style's constrained layout
+    fig, axes = plt.subplots(1, 2, figsize=(6, 2.5), layout="none")
+    fig.subplots_adjust(wspace=0.05)
+    for ax in axes:
+        ax.plot([0, 1], [0.5, 0.9])
+        ax.set(xlabel="x", ylabel="AUC", title="panel")
+    assert plotting.text_collisions(fig)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        plotting.save_figure(fig, "clean", "Two panels.", [logged])  # a figure without a layout engine gets one
+    assert plotting.text_collisions(fig) == []
+    axes[1].set_title("a title long enough to run into the panel beside it " * 2)
+    with pytest.warns(plotting.FigureLayoutWarning, match="figure 'clean': title .panel 2. .* leaves the canvas"):
+        plotting.save_figure(fig, "clean", "Two panels.", [logged])
+    plt.close("all")
