@@ -5,13 +5,21 @@ else: logged results and their manifests (``results/``), figures and tables with
 (``figures/``), and executed notebooks (``build/<profile>/*.ipynb``). It never imports a paper and
 never computes. Pages:
 
-- ``index.html``: paper → experiment → figure, with each experiment's claims count;
-- ``notebooks/<nb>.html``: the executed notebook with its outputs;
+- ``index.html``: paper → experiment → figure or table preview, with each experiment's claims count linked to
+  its claims page;
+- ``notebooks/<nb>.html``: the executed notebook with its outputs (consecutive stream outputs joined as a terminal
+  shows them; stderr's progress bars and empty streams left out);
 - ``gallery.html``: every figure and table, its caption, its ``Source:`` files linked;
 - ``sources/<nb>/<file>.html``: a source's run manifest (commit, parameters, seeds, packages, wall time)
   and a preview, beside a copy of the file under ``files/``;
-- ``claims.html``: the per-paper scoreboard (:mod:`lib.scoreboard`), then every claim by kind (paper,
-  extension, sanity): the paper's words beside the measured value, comparison, outcome and reason.
+- ``claims.html``: the per-paper scoreboard (:mod:`lib.scoreboard`) and each notebook's counts, linked to its
+  page;
+- ``claims/<nb>.html``: a notebook's claims by kind (paper, extension, sanity), failing and unmeasured ones first:
+  the paper's words beside the measured value, comparison, outcome and reason.
+
+The papers' ``$…$`` mathematics (in claims, captions, tables and notebook cells) is rendered as MathML
+(:mod:`lib.mathml`), which browsers draw natively. No page scrolls sideways at 1,280 px: wide tables scroll
+inside their own box, and claims tables wrap their cells.
 
 Notebooks are rendered with markdown-it-py (a jupytext dependency) and Pygments rather than
 nbconvert, whose page templates load require.js and MathJax from a CDN: offline, those are console
@@ -46,7 +54,7 @@ from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
 
-from lib import claims, papers, paths, plotting, published, results, scoreboard
+from lib import captions, claims, mathml, papers, paths, plotting, published, results, scoreboard
 
 _T = TypeVar("_T")
 
@@ -56,29 +64,43 @@ SMOKE_BANNER = (
 )
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 _SOURCE_LINE = re.compile(r"^Source: (\S+)\s*$", flags=re.M)
-_MARKDOWN = MarkdownIt("commonmark", {"html": False}).enable("table")
+_MARKDOWN = mathml.use_in_markdown(MarkdownIt("commonmark", {"html": False}).enable("table"))
+#: A tqdm progress bar's line: "extract:  45%|████▌     | 10/22 [01:09<01:24,  7.06s/batch]".
+_PROGRESS = re.compile(r"^[^|]*\d+%\|.*\|.*$")
 _PREVIEW_ROWS = 50
+_THUMB_ROWS = 6
+_THUMB_CELL = 40
 _CSS = """
 body { font: 15px/1.5 system-ui, sans-serif; margin: 0 auto; max-width: 70rem; padding: 0 1.5rem 3rem; color: #222; }
 nav { padding: .8rem 0; border-bottom: 1px solid #ddd; margin-bottom: 1rem; }
 nav a { margin-right: 1.2rem; }
 .banner { background: #fff3cd; border: 1px solid #e0b000; padding: .6rem 1rem; margin: 1rem 0; font-weight: 600; }
 figure { margin: 1.5rem 0; padding: 1rem; border: 1px solid #e5e5e5; }
-figure img { max-width: 100%; }
+img { max-width: 100%; }
 figcaption { white-space: pre-wrap; }
-table { border-collapse: collapse; margin: .5rem 0; font-size: 13px; }
-th, td { border: 1px solid #ccc; padding: .2rem .5rem; text-align: left; vertical-align: top; }
+table { border-collapse: collapse; margin: .5rem 0; font-size: 13px; display: block; max-width: 100%;
+  overflow-x: auto; }
+th, td { border: 1px solid #ccc; padding: .2rem .5rem; text-align: left; vertical-align: top;
+  overflow-wrap: break-word; }
+table.claims { display: table; table-layout: fixed; width: 100%; }
+table.claims td { overflow-x: auto; } math { font-size: 1.15em; }
+code { overflow-wrap: anywhere; } .html-output { overflow-x: auto; }
 .holds { color: #176b1c; font-weight: 600; } .fails { color: #b00020; font-weight: 600; }
 .not-measured { color: #7a5c00; font-weight: 600; }
 .cell { margin: 1rem 0; } .prompt { color: #888; font: 12px monospace; }
-pre { background: #f6f8fa; padding: .6rem; overflow-x: auto; font-size: 13px; }
+pre { background: #f6f8fa; padding: .6rem; overflow-x: auto; font-size: 13px; max-width: 100%; box-sizing: border-box; }
 pre.stderr { background: #fff5f5; } pre.error { background: #fdd; }
 .meta { color: #555; font-size: 13px; }
 .experiment { margin: 1rem 0 1.8rem; } .experiment h3 { margin: 0 0 .2rem; font-size: 16px; }
 .problem { color: #b00020; margin: .2rem 0; }
 .grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(13rem, 1fr)); gap: .8rem; margin-top: .6rem; }
-figure.thumb { margin: 0; padding: .4rem; border: 1px solid #e5e5e5; display: flex; flex-direction: column; }
-.thumb .box { height: 10rem; display: flex; align-items: center; justify-content: center; background: #fafafa; }
+figure.thumb { margin: 0; padding: .4rem; border: 1px solid #e5e5e5; display: flex; flex-direction: column;
+  min-width: 0; }
+.thumb .box { height: 10rem; display: flex; align-items: center; justify-content: center; background: #fafafa;
+  overflow: hidden; color: inherit; text-decoration: none; }
+.thumb .box.preview { align-items: flex-start; justify-content: flex-start; }
+.thumb .box table { display: table; font-size: 10px; margin: 0; }
+.thumb .box th, .thumb .box td { padding: 0 .25rem; white-space: nowrap; }
 .thumb .box img { max-width: 100%; max-height: 10rem; object-fit: contain; }
 .thumb .box span { color: #555; font-size: 13px; }
 .thumb figcaption { white-space: normal; font-size: 12px; margin-top: .3rem; color: #333; }
@@ -280,15 +302,18 @@ def _no_rows_reason(caption: str) -> str:
     return found[0] if found else "no reason recorded"
 
 
-def _table_file_html(table: Path, caption: str = "") -> str:
-    """A figure table's CSV as written (read as text), its numbers rounded for reading; an empty one says so."""
+def _table_file_html(table: Path, caption: str = "", rows: int | None = None) -> str:
+    """A figure table's CSV as written (read as text), its numbers rounded for reading and its ``$…$`` as
+    MathML; an empty one says so. With ``rows``, a preview: the first rows, each cell cut at a word."""
     try:
-        frame = pd.read_csv(table, dtype=str, keep_default_na=False)
+        frame = pd.read_csv(table, dtype=str, keep_default_na=False, nrows=rows)
     except pd.errors.EmptyDataError:
         return "<p>(an empty table: no rows or columns)</p>"
     if frame.empty:
         return f'{_frame_html(frame)}<p class="meta">no rows: {_e(_no_rows_reason(caption))}</p>'
-    return _frame_html(frame)
+    if rows is not None:
+        frame = frame.map(lambda cell: captions.shorten(cell, _THUMB_CELL))
+    return mathml.in_html(_frame_html(frame))
 
 
 def _source_page(site: Path, source: str) -> Path:
@@ -319,10 +344,29 @@ def _stream_text(text: str) -> str:
     return "\n".join(line.rsplit("\r", 1)[-1] for line in _ANSI.sub("", text).split("\n"))
 
 
+def _joined_streams(outputs: list[nbformat.NotebookNode]) -> list[nbformat.NotebookNode]:
+    """``outputs`` with each run of one stream's consecutive outputs joined into one, as a terminal shows them (a
+    progress bar's every update is an output of its own)."""
+    joined: list[nbformat.NotebookNode] = []
+    for output in outputs:
+        previous = joined[-1] if joined else None
+        if (output.output_type == "stream" and previous is not None and previous.output_type == "stream"
+                and previous.name == output.name):
+            joined[-1] = nbformat.NotebookNode({**previous, "text": previous.text + output.text})
+        else:
+            joined.append(output)
+    return joined
+
+
 def _output_html(output: nbformat.NotebookNode) -> str:
+    """One output as HTML; a stream without text, once stderr's progress bars are dropped, as nothing."""
     kind = output.output_type
     if kind == "stream":
-        return f'<pre class="{_e(output.name)}">{_e(_stream_text(output.text))}</pre>'
+        lines = _stream_text(output.text).split("\n")
+        if output.name == "stderr":
+            lines = [line for line in lines if not _PROGRESS.match(line)]
+        text = "\n".join(lines).strip("\n")
+        return f'<pre class="{_e(output.name)}">{_e(text)}</pre>' if text.strip() else ""
     if kind == "error":
         return f'<pre class="error">{_e(_ANSI.sub("", chr(10).join(output.traceback)))}</pre>'
     data = output.get("data", {})
@@ -332,7 +376,7 @@ def _output_html(output: nbformat.NotebookNode) -> str:
         encoded = base64.b64encode(data["image/svg+xml"].encode()).decode()
         return f'<img alt="figure output" src="data:image/svg+xml;base64,{encoded}">'
     if "text/html" in data and "<script" not in data["text/html"]:
-        return f'<div class="html-output">{data["text/html"]}</div>'
+        return f'<div class="html-output">{mathml.in_html(data["text/html"])}</div>'
     if "text/markdown" in data:
         return _MARKDOWN.render(data["text/markdown"])
     if "text/plain" in data:
@@ -349,7 +393,7 @@ def render_notebook(executed: Path) -> str:
         elif cell.cell_type == "code":
             count = cell.get("execution_count") or " "
             code = highlight(cell.source, PythonLexer(), HtmlFormatter())
-            outputs = "".join(_output_html(o) for o in cell.get("outputs", []))
+            outputs = "".join(_output_html(o) for o in _joined_streams(cell.get("outputs", [])))
             parts.append(f'<div class="cell code"><div class="prompt">In [{count}]:</div>{code}{outputs}</div>')
     return "\n".join(parts)
 
@@ -362,21 +406,34 @@ def _claims_source(profile: str, notebook: str) -> str:
 
 
 _OUTCOME_CLASS = {claims.HOLDS: "holds", claims.FAILS: "fails", claims.NOT_MEASURED: "not-measured"}
+#: A notebook's claims page lists what to look at first: failing, then unmeasured, then holding claims.
+_OUTCOME_ORDER = {claims.FAILS: 0, claims.NOT_MEASURED: 1, claims.HOLDS: 2}
+#: The columns of a notebook's claims table and their share of the page's width (it wraps, never scrolls).
+_CLAIM_COLUMNS = {"id": 11, "section": 9, "statement": 22, "paper_value": 16, "measured": 9, "comparison": 11,
+                  "outcome": 8, "reason": 14}
 
 
-def _claims_table(site: Path, page: Path, profile: str, table: pd.DataFrame) -> str:
-    columns = ["paper", "section", "statement", "paper_value", "measured", "comparison"]
-    head = "".join(f"<th>{_e(c.replace('_', ' '))}</th>" for c in ["notebook", *columns, "outcome", "reason"])
+def claims_page(site: Path, notebook: str) -> Path:
+    """The page of one notebook's claims."""
+    return site / "claims" / f"{notebook}.html"
+
+
+def _claims_table(table: pd.DataFrame) -> str:
+    """One kind's claims of one notebook, failing and unmeasured ones first, each with its reason; the paper's
+    words with their ``$…$`` as MathML."""
+    table = table.iloc[table.outcome.map(_OUTCOME_ORDER).fillna(0).to_numpy().argsort(kind="stable")]
+    widths = "".join(f'<col style="width: {w}%">' for w in _CLAIM_COLUMNS.values())
+    head = "".join(f"<th>{_e(c.replace('_', ' '))}</th>" for c in _CLAIM_COLUMNS)
     reasons = claims.readable_table(table)["reason"].tolist()
     rows = []
     for claim, reason in zip(table.itertuples(index=False), reasons, strict=True):
-        source = _href(_source_page(site, _claims_source(profile, claim.notebook)), page)
-        cells = f'<td><a href="{source}">{_e(claim.notebook)}</a></td>' + "".join(
-            f"<td>{_e(results.readable_number(claim.measured) if c == 'measured' else getattr(claim, c))}</td>"
-            for c in columns)
+        cells = "".join(f"<td>{mathml.text_html(getattr(claim, c))}</td>"
+                        for c in ("id", "section", "statement", "paper_value"))
+        cells += f"<td>{_e(results.readable_number(claim.measured))}</td><td>{mathml.text_html(claim.comparison)}</td>"
         verdict = f'<td class="{_OUTCOME_CLASS.get(claim.outcome, "fails")}">{_e(claim.outcome)}</td>'
-        rows.append(f"<tr>{cells}{verdict}<td>{_e(reason)}</td></tr>")
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+        rows.append(f'<tr id="{_e(claim.id)}">{cells}{verdict}<td>{mathml.text_html(reason)}</td></tr>')
+    return (f'<table class="claims"><colgroup>{widths}</colgroup><thead><tr>{head}</tr></thead>'
+            f"<tbody>{''.join(rows)}</tbody></table>")
 
 
 def _summary(table: pd.DataFrame) -> str:
@@ -403,17 +460,44 @@ _KIND_HEADINGS = {
 }
 
 
+def _write_notebook_claims(site: Path, profile: str, experiment: Experiment) -> None:
+    """``claims/<nb>.html``: one notebook's claims by kind, what fails or went unmeasured first."""
+    page = claims_page(site, experiment.notebook)
+    links = []
+    if (site / "notebooks" / f"{experiment.notebook}.html").is_file():
+        links.append(f'<a href="{_href(site / "notebooks" / f"{experiment.notebook}.html", page)}">notebook</a>')
+    source = _source_page(site, _claims_source(profile, experiment.notebook))
+    if source.is_file():
+        links.append(f'<a href="{_href(source, page)}">claims.json</a>')
+    links.append(f'<a href="{_href(site / "claims.html", page)}">every notebook\'s claims</a>')
+    body = [f'<p class="meta">{" · ".join(links)}</p>', _summary(experiment.claims)]
+    for kind in claims.KINDS:
+        cell = experiment.claims[experiment.claims.kind == kind]
+        if len(cell):
+            body.append(f'<h2 id="{kind}">{_e(_KIND_HEADINGS[kind])}</h2>{_claims_table(cell)}')
+    _page(site, page, profile, f"Claims of {experiment.notebook} — {experiment.title}", "\n".join(body))
+
+
 def _write_claims(site: Path, profile: str, experiments: list[Experiment]) -> None:
+    """``claims.html`` (the summary, the scoreboard, each notebook's counts linked to its claims page) and the
+    notebooks' claims pages."""
     page = site / "claims.html"
     table = _all_claims(experiments)
     body = [_summary(table)]
     if len(table):
         body.append(f"<h2>Scoreboard</h2>{_frame_html(scoreboard.scoreboard(table))}")
-    for kind in claims.KINDS:
-        cell = table[table.kind == kind]
-        if len(cell):
-            body.append(f'<h2 id="{kind}">{_e(_KIND_HEADINGS[kind])}</h2>{_claims_table(site, page, profile, cell)}')
+    for paper in sorted({e.paper for e in experiments}):
+        rows = "".join(
+            f'<tr><td><a href="{_href(claims_page(site, e.notebook), page)}">{_e(e.notebook)}</a></td>'
+            f"<td>{mathml.text_html(e.title)}</td><td>{_e(_claims_count(e.claims))}</td></tr>"
+            for e in experiments if e.paper == paper)
+        body.append(f'<h2 id="paper-{_e(paper)}">Paper {_e(paper)}: claims by notebook</h2><table class="claims">'
+                    '<colgroup><col style="width: 22%"><col style="width: 48%"><col style="width: 30%"></colgroup>'
+                    f"<thead><tr><th>notebook</th><th>what it reproduces</th><th>claims</th></tr></thead>"
+                    f"<tbody>{rows}</tbody></table>")
     _page(site, page, profile, f"Claims — profile {profile}", "\n".join(body))
+    for experiment in experiments:
+        _write_notebook_claims(site, profile, experiment)
 
 
 def _write_gallery(site: Path, profile: str, experiments: list[Experiment]) -> None:
@@ -432,7 +516,7 @@ def _write_gallery(site: Path, profile: str, experiments: list[Experiment]) -> N
             manifests = "<br>".join(_manifest_line(s) for s in output.sources[:1])
             body.append(
                 f'<figure id="{_e(output.notebook)}-{_e(output.stem)}">{shown}'
-                f"<figcaption><strong>{_e(output.stem)}</strong>. {_e(output.caption)}</figcaption>"
+                f"<figcaption><strong>{_e(output.stem)}</strong>. {mathml.text_html(output.caption)}</figcaption>"
                 f"<p>{_source_links(site, page, output.sources)}<br>{manifests}</p></figure>"
             )
     _page(site, page, profile, f"Figures and tables — profile {profile}",
@@ -490,15 +574,23 @@ def _write_source(site: Path, profile: str, source: str) -> None:
 
 
 def _thumb(site: Path, page: Path, output: Output) -> str:
-    """One captioned box of an experiment's grid: the image (or a table's name), the caption's first sentence."""
+    """One captioned box of an experiment's grid: the image or the table's first rows, the caption's first
+    sentence (:func:`lib.captions.first_sentence`)."""
     anchor = f"gallery.html#{_e(output.notebook)}-{_e(output.stem)}"
     image = site / "files" / paths.relative_to_root(output.image) if output.image is not None else None
-    inner = (f'<img alt="{_e(output.stem)}" loading="lazy" src="{_href(image, page)}">'
-             if image is not None and image.is_file() else f"<span>table: {_e(output.stem)}</span>")
-    sentence = re.split(r"(?<=[.;])\s+(?=[A-Z])", output.caption.strip(), maxsplit=1)[0]
-    sentence = sentence if len(sentence) <= 160 else sentence[:159].rstrip() + "…"
-    return (f'<figure class="thumb"><a class="box" href="{anchor}">{inner}</a>'
-            f"<figcaption><strong>{_e(output.stem)}</strong> · {_e(sentence)}</figcaption></figure>")
+    box = "box"
+    if image is not None and image.is_file():
+        inner = f'<img alt="{_e(output.stem)}" loading="lazy" src="{_href(image, page)}">'
+    elif output.table is not None:
+        # an unreadable table is already named among its notebook's problems by the gallery
+        inner = _guarded([], "", lambda: _table_file_html(output.table, output.caption, rows=_THUMB_ROWS),
+                         f"<span>{_e(output.stem)}: unreadable</span>")
+        box = "box preview"
+    else:
+        inner = f"<span>{_e(output.stem)}: no image or table</span>"
+    sentence = captions.first_sentence(output.caption)
+    return (f'<figure class="thumb"><a class="{box}" href="{anchor}">{inner}</a>'
+            f"<figcaption><strong>{_e(output.stem)}</strong> · {mathml.text_html(sentence)}</figcaption></figure>")
 
 
 def _published_mark(line: str | None) -> str:
@@ -516,8 +608,9 @@ def _write_index(site: Path, profile: str, experiments: list[Experiment], marks:
         title = f" · <i>{_e(record.title)}</i>" if record is not None else ""
         body.append(f"<h2>Paper {_e(paper)}{title}</h2>")
         for experiment in (e for e in experiments if e.paper == paper):
+            counts = _href(claims_page(site, experiment.notebook), page)
             if experiment.carried_from is not None:
-                body.append(experiment.carried["index"])
+                body.append(experiment.carried["index"].replace('href="claims.html"', f'href="{counts}"'))
                 continue
             link = (f'<a href="{_href(site / "notebooks" / f"{experiment.notebook}.html", page)}">notebook</a>'
                     if experiment.executed else "not executed")
@@ -525,7 +618,7 @@ def _write_index(site: Path, profile: str, experiments: list[Experiment], marks:
             grid = "".join(_thumb(site, page, o) for o in experiment.outputs)
             body.append(
                 f'<section class="experiment" id="{_e(experiment.notebook)}"><h3>{_e(experiment.notebook)} — '
-                f'{_e(experiment.title)}</h3><p class="meta">{link} · <a href="claims.html">'
+                f'{_e(experiment.title)}</h3><p class="meta">{link} · <a href="{counts}">'
                 f"{_e(_claims_count(experiment.claims))}</a>{_published_mark(marks.get(experiment.notebook))}</p>"
                 f'{problems}{f"<div class=grid>{grid}</div>" if grid else ""}</section>'
             )
@@ -539,7 +632,10 @@ def _write_notebook(site: Path, profile: str, experiment: Experiment) -> None:
     if body is None:
         experiment.executed = None
         return
-    _page(site, page, profile, f"Notebook {experiment.notebook} (executed)", body)
+    counts = _href(claims_page(site, experiment.notebook), page)
+    counts = f'<a href="{counts}">{_e(_claims_count(experiment.claims))}</a>'
+    _page(site, page, profile, f"Notebook {experiment.notebook} (executed)",
+          f'<p class="meta">Claims of this notebook: {counts}</p>{body}')
 
 
 def _write_source_guarded(site: Path, profile: str, source: str, experiments: list[Experiment]) -> None:

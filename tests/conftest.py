@@ -174,3 +174,26 @@ def claims_table(*found, paper: str = "000", notebook: str = "00_theory_checks")
     from lib import claims
 
     return claims.frame(claims.records(found, paper)).assign(notebook=notebook)
+
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMEDRIVER = Path("/usr/bin/chromedriver")
+#: Headless, and none of Chromium's background connections (this machine's network refuses them).
+CHROMIUM_FLAGS = ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run")
+
+
+def headless_chromium(*arguments: str, browser_log: bool = False):
+    """Debian's Chromium driven by Selenium with ``arguments`` beside :data:`CHROMIUM_FLAGS`, or a skip naming what
+    is missing (`.ci/run` installs both)."""
+    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed (pip install -e '.[dev]')")
+    for binary in (CHROMIUM, CHROMEDRIVER):
+        if not binary.is_file():
+            pytest.skip(f"{binary} is missing: apt-get install chromium chromium-driver (.ci/run does)")
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for argument in (*CHROMIUM_FLAGS, *arguments):
+        options.add_argument(argument)
+    if browser_log:
+        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    return webdriver.Chrome(service=webdriver.ChromeService(executable_path=str(CHROMEDRIVER)), options=options)

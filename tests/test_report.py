@@ -1,14 +1,16 @@
 """lib.report: the static site built from logged results, figures, manifests and executed notebooks.
 
 The site is built from a small sandboxed companion (one logged result, a figure, a table whose
-cells hold ``|``, paper, extension and sanity claims, an executed notebook); the end-to-end test opens every
-page in headless Chromium.
+cells hold ``|`` and TeX, a table too wide for the page, paper, extension and sanity claims quoting TeX, an
+executed notebook with progress bars on stderr); the end-to-end tests open every page in headless Chromium at
+1,280 px: nothing scrolls sideways, the TeX is laid out as MathML.
 """
 
 from __future__ import annotations
 
 import base64
 import io
+import re
 import time
 from html.parser import HTMLParser
 from pathlib import Path
@@ -20,13 +22,18 @@ matplotlib.use("Agg")
 import nbformat  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
+from conftest import headless_chromium  # noqa: E402
 from matplotlib import pyplot as plt  # noqa: E402
 
 from lib import claims, config, paths, plotting, report, results  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMEDRIVER = Path("/usr/bin/chromedriver")
+
+
+#: The paper's words as the claims quote them.
+_TEX = "$\\alpha^{2}\\Phi(\\frac{s}{\\sqrt{2}})$"
+#: A notebook's table output wider than the page, quoting TeX.
+_WIDE_OUTPUT = pd.DataFrame({"a": ["$\\beta_{B}$"], **{f"c{i}": ["a_long_unbroken_value"] for i in range(30)}})
 
 
 def _png() -> str:
@@ -44,22 +51,33 @@ def _companion(profile: str) -> None:
     curve = run.save_table("curve", pd.DataFrame({"x": [0, 1], "y": [0.5, 0.9]}))
     fig, ax = plt.subplots()
     ax.plot([0, 1], [0.5, 0.9])
-    plotting.save_figure(fig, "curve", "A rising curve.", [curve])
+    plotting.save_figure(fig, "curve", "A rising curve (paper 000, Sec. 4.2). It rises.", [curve])
     plt.close(fig)
-    plotting.save_table(pd.DataFrame({"check": ["max |error|"], "paper": ["000"]}), "errors", "Errors.", [curve])
+    plotting.save_table(pd.DataFrame({"check": ["max |error| of $\\alpha^{*}$"], "paper": ["000"]}), "errors",
+                        "Errors.", [curve])
+    wide = pd.DataFrame({f"column_{i}": [f"a_rather_long_value_{i}"] for i in range(40)})
+    plotting.save_table(wide, "wide", "A table wider than the page.", [curve])
     run.record_claims([
         claims.claim("C1", "Thm 1", "the gap closes", "0.00", 0.01, claims.Point(0, tol=0.05, reason="a chosen 0.05")),
+        claims.claim("C3", "Eq. 8", "the ceiling " + "is never reached " * 20, _TEX, 0.5,
+                     claims.Point(0.9, tol=0.05, reason="a chosen 0.05")),
         claims.claim("C2", "Eq. 2", "AUC is a probability", "[0, 1]", 1.5, claims.Range(0, 1), kind="sanity"),
         claims.claim("C4", "Sec. 5", "a setting the profile lacks", "> 0", float("nan"), claims.Bound(">", 0),
                      kind="extension", not_measured="no such model offline"),
     ])
     notebook = nbformat.v4.new_notebook(cells=[
         nbformat.v4.new_markdown_cell("# 00 — Theory checks\n\nThe purity law, $\\alpha$ and all."),
+        nbformat.v4.new_code_cell("load()", execution_count=1, outputs=[  # a progress bar alone: no output
+            nbformat.v4.new_output("stream", name="stderr", text="\rLoading weights:   0%|          | 0/272"),
+            nbformat.v4.new_output("stream", name="stderr", text="\rLoading weights: 100%|##########| 272/272"),
+            nbformat.v4.new_output("stream", name="stderr", text="\n"),
+        ]),
         nbformat.v4.new_code_cell("print('hi')", execution_count=1, outputs=[
-            nbformat.v4.new_output("stream", name="stderr", text="extract:  10%|#\rextract: 100%|##########|\n"),
+            nbformat.v4.new_output("stream", name="stderr", text="UserWarning: careful\nextract:  10%|#"),
+            nbformat.v4.new_output("stream", name="stderr", text="\rextract: 100%|##########|\n"),
             nbformat.v4.new_output("display_data", data={"image/png": _png(), "text/plain": "<Figure>"}),
             nbformat.v4.new_output("execute_result", execution_count=1,
-                                   data={"text/html": pd.DataFrame({"a": [1]}).to_html(), "text/plain": "a"}),
+                                   data={"text/html": _WIDE_OUTPUT.to_html(), "text/plain": "a"}),
         ]),
     ])
     executed = paths.executed_notebook(profile, "00_theory_checks")
@@ -100,36 +118,62 @@ def test_pages_links_and_banner(smoke_site):
     site = smoke_site.parent
     pages = sorted(site.rglob("*.html"))
     names = {p.relative_to(site).as_posix() for p in pages}
-    assert {"index.html", "gallery.html", "claims.html", "notebooks/00_theory_checks.html",
-            "sources/00_theory_checks/curve.parquet.html", "sources/00_theory_checks/claims.json.html"} <= names
+    assert {"index.html", "gallery.html", "claims.html", "claims/00_theory_checks.html",
+            "notebooks/00_theory_checks.html", "sources/00_theory_checks/curve.parquet.html",
+            "sources/00_theory_checks/claims.json.html"} <= names
     for page in pages:
         assert report.SMOKE_BANNER in page.read_text(), page
         for target in _local_references(page):
             assert target.is_file(), f"{page.relative_to(site)} links to a missing {target}"
     index = (site / "index.html").read_text()
     assert "00 — Theory checks" in index  # the experiment's title, from the notebook's first heading
-    assert "Paper 000" in index and "paper: 1/1 hold" in index and "sanity: 0/1 hold" in index
+    assert "Paper 000" in index and "paper: 1/2 hold" in index and "sanity: 0/1 hold" in index
     assert "extension: 0/0 hold (1 not measured)" in index
 
 
-def test_notebook_gallery_source_and_claims_content(smoke_site):
+def test_notebook_gallery_and_source_content(smoke_site):
     site = smoke_site.parent
     notebook = (site / "notebooks" / "00_theory_checks.html").read_text()
     assert "<h1>00 — Theory checks</h1>" in notebook and "<em>and all</em>" not in notebook  # Markdown rendered
-    assert "extract: 100%" in notebook and "extract:  10%" not in notebook  # what the terminal showed last
     assert notebook.count("data:image/png;base64,") == 1 and "<table" in notebook
     gallery = (site / "gallery.html").read_text()
-    assert "A rising curve." in gallery and "<td>max |error|</td>" in gallery and "<td>000</td>" in gallery
+    assert "A rising curve (paper 000, Sec. 4.2). It rises." in gallery and "<td>000</td>" in gallery
+    assert "<td>max |error| of <math" in gallery and "$" not in gallery.split("<h1>")[1]  # the table's TeX as MathML
     assert 'href="sources/00_theory_checks/curve.parquet.html"' in gallery
     source = (site / "sources" / "00_theory_checks" / "curve.parquet.html").read_text()
     assert "wall_time_s" in source and "numpy" in source and "n_jobs" in source  # manifest, packages, params
-    page = (site / "claims.html").read_text()
-    board, paper, extension, sanity = (page.index(key) for key in (
-        "Scoreboard", 'id="paper"', 'id="extension"', 'id="sanity"'))
-    assert board < paper < page.index("the gap closes") < extension < page.index("the profile lacks") < sanity
-    assert sanity < page.index("AUC is a probability")
+
+
+def test_a_notebook_page_drops_progress_bars_and_joins_its_streams(smoke_site):
+    notebook = (smoke_site.parent / "notebooks" / "00_theory_checks.html").read_text()
+    assert "Loading weights" not in notebook and "extract:" not in notebook
+    assert notebook.count('<pre class="stderr">') == 1 and '<pre class="stderr">UserWarning: careful</pre>' in notebook
+
+
+def test_each_notebook_has_a_claims_page_failures_first(smoke_site):
+    site = smoke_site.parent
+    page = (site / "claims" / "00_theory_checks.html").read_text()
+    paper, extension, sanity = (page.index(f'<h2 id="{kind}">') for kind in ("paper", "extension", "sanity"))
+    assert paper < page.index('<tr id="C3">') < page.index('<tr id="C1">') < extension  # the failing claim first
+    assert extension < page.index("the profile lacks") < sanity < page.index("AUC is a probability")
     assert '<td class="fails">fails</td><td>1.5 is above 1</td>' in page[sanity:]
     assert '<td class="not-measured">not measured</td><td>no such model offline</td>' in page[extension:sanity]
+    assert "<mfrac>" in page[paper:extension] and "\\Phi" not in page  # the paper's TeX as MathML
+    assert 'href="../notebooks/00_theory_checks.html"' in page
+    assert 'href="../sources/00_theory_checks/claims.json.html"' in page
+    overview = (site / "claims.html").read_text()
+    assert "Scoreboard" in overview and "the gap closes" not in overview  # counts only, the claims on their page
+    assert '<a href="claims/00_theory_checks.html">00_theory_checks</a>' in overview
+    counts = 'href="claims/00_theory_checks.html">paper: 1/2 hold'
+    assert counts in (site / "index.html").read_text()
+    assert f"../{counts[6:]}" in (site / "notebooks" / "00_theory_checks.html").read_text()
+
+
+def test_index_captions_end_at_a_sentence_and_tables_show_their_rows(smoke_site):
+    index = smoke_site.read_text()
+    assert "<figcaption><strong>curve</strong> · A rising curve (paper 000, Sec. 4.2).</figcaption>" in index
+    assert "table: " not in index and "<td>max |error| of <math" in index  # the table's first rows, its TeX drawn
+    assert index.count('class="box preview"') == 2
 
 
 def test_gallery_and_claims_pages_round_for_reading(sandbox):
@@ -140,7 +184,7 @@ def test_gallery_and_claims_pages_round_for_reading(sandbox):
     run.record_claims([claims.claim("C3", "Thm 4", "power", "<= 0.05", 0.07999999999999996, claims.Bound("<=", 0.05))])
     site = report.build("smoke").parent
     assert "(an empty table: no rows or columns)" in (site / "gallery.html").read_text()
-    pages = {name: (site / name).read_text() for name in ("gallery.html", "claims.html",
+    pages = {name: (site / name).read_text() for name in ("gallery.html", "claims/00_theory_checks.html",
                                                            "sources/00_theory_checks/curve.parquet.html")}
     for name, page in pages.items():
         assert "<td>0.08</td>" in page and "0.0799" not in page, name
@@ -166,18 +210,8 @@ def test_an_incomplete_source_is_reported_not_hidden(sandbox):
 
 
 def _browser():
-    """A headless Chromium driven by Selenium, or a skip naming what is missing."""
-    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed (pip install -e '.[dev]')")
-    for binary in (CHROMIUM, CHROMEDRIVER):
-        if not binary.is_file():
-            pytest.skip(f"{binary} is missing: apt-get install chromium chromium-driver (.ci/run does)")
-    options = webdriver.ChromeOptions()
-    options.binary_location = str(CHROMIUM)
-    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                     "--window-size=1280,1600"):
-        options.add_argument(argument)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    return webdriver.Chrome(service=webdriver.ChromeService(executable_path=str(CHROMEDRIVER)), options=options)
+    """Headless Chromium at the 1,280 px the site is read at, keeping the console log."""
+    return headless_chromium("--window-size=1280,1600", browser_log=True)
 
 
 def _check_every_page(driver, site: Path) -> None:
@@ -229,6 +263,37 @@ def test_every_page_loads_in_headless_chromium(smoke_site):
         driver.quit()
 
 
+#: Text a reader sees, less code (a notebook's source quotes TeX as written) and style sheets.
+_VISIBLE_TEXT = """const body = document.body.cloneNode(true);
+body.querySelectorAll('pre, code, .highlight, style').forEach(e => e.remove());
+return body.textContent;"""
+#: Per ``<math>`` element: its CSS display, and whether each fraction's numerator sits above its denominator.
+_MATH_LAYOUT = """return Array.from(document.querySelectorAll('math')).map(m => [getComputedStyle(m).display,
+  Array.from(m.querySelectorAll('mfrac')).every(f => f.children[0].getBoundingClientRect().bottom
+                                                    <= f.children[1].getBoundingClientRect().top)]);"""
+
+
+def test_no_page_scrolls_sideways_and_tex_is_drawn_as_math_in_chromium(smoke_site):
+    driver = _browser()
+    site = smoke_site.parent
+    try:
+        driver.set_window_size(1280, 1000)
+        for page in sorted(site.rglob("*.html")):
+            driver.get(page.as_uri())
+            width, viewport = driver.execute_script(
+                "return [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+            assert width <= viewport, f"{page.relative_to(site)} is {width} px wide in a {viewport} px viewport"
+            if page.parent.name != "sources":  # a source page shows its file as written
+                text = driver.execute_script(_VISIBLE_TEXT)
+                assert "$\\" not in text and not re.search(r"\\[A-Za-z]+", text), page.relative_to(site)
+        for name in ("claims/00_theory_checks.html", "notebooks/00_theory_checks.html", "gallery.html", "index.html"):
+            driver.get((site / name).as_uri())
+            layout = driver.execute_script(_MATH_LAYOUT)
+            assert layout and all(display in ("math", "block math") and stacked for display, stacked in layout), name
+    finally:
+        driver.quit()
+
+
 def test_report_command_writes_the_site(sandbox, capsys):
     from lib.__main__ import main
 
@@ -241,9 +306,8 @@ def test_report_command_writes_the_site(sandbox, capsys):
 def test_index_is_a_captioned_grid_with_one_claims_line_per_notebook(smoke_site):
     index = smoke_site.read_text()
     assert index.count('<section class="experiment"') == 1 and '<div class=grid>' in index
-    assert index.count('<figure class="thumb">') == 2  # the curve and the errors table
-    assert "<figcaption><strong>curve</strong> · A rising curve.</figcaption>" in index
-    assert "paper: 1/1 hold" in index
+    assert index.count('<figure class="thumb">') == 3  # the curve, the errors table and the wide table
+    assert "paper: 1/2 hold" in index
 
 
 def test_a_corrupted_output_marks_its_notebook_and_the_build_goes_on(sandbox):
@@ -261,7 +325,7 @@ def test_a_corrupted_output_marks_its_notebook_and_the_build_goes_on(sandbox):
     assert not (site / "notebooks" / "E01_regimes.html").exists()
     assert (site / "notebooks" / "00_theory_checks.html").is_file()
     gallery = (site / "gallery.html").read_text()
-    assert "errors: unreadable" in gallery and "A rising curve." in gallery
+    assert "errors: unreadable" in gallery and "A rising curve" in gallery
     assert "<th>model</th>" in gallery and "no rows: no model reached the threshold" in gallery
 
 
@@ -274,3 +338,14 @@ def test_the_index_marks_a_stale_publication(sandbox):
         '{"notebook": "00_theory_checks", "profile": "smoke", "script_sha256": "0", "sources": {}, "params": {}}')
     index = report.build("smoke").read_text()
     assert "published run stale: notebooks/00_theory_checks.py removed" in index
+
+
+def test_a_carried_notebook_links_its_counts_to_its_claims_page(smoke_site):
+    earlier = smoke_site.parent
+    index = earlier / "index.html"  # as a build before claims pages wrote it: the counts link the one claims page
+    index.write_text(index.read_text().replace('href="claims/00_theory_checks.html"', 'href="claims.html"'))
+    table = report.gather("smoke")[0].claims
+    kept = report.carry(earlier, "00_theory_checks", "00 — Theory checks", table)
+    site = report.build("smoke", earlier.parent / "later", notebooks=[], carried=[kept]).parent
+    assert 'href="claims/00_theory_checks.html">paper: 1/2 hold' in (site / "index.html").read_text()
+    assert '<tr id="C3">' in (site / "claims" / "00_theory_checks.html").read_text()
