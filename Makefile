@@ -65,17 +65,23 @@ test-models: setup
 bench: setup
 	$(PY) benchmarks/run_all.py
 
-# The lab extras are installed once (a stamp, like .installed). The server runs from the repository root, where
-# jupytext.toml lives, so saving pairs .py ↔ .ipynb and leaves the script's bytes alone (the scripts carry no
-# header for the kernel to rewrite); as root (most containers) it needs --allow-root.
-# lab/overrides.json changes two of JupyterLab's defaults for this project: a .py opens with jupytext's notebook
-# viewer ("Jupytext Notebook") on double-click or by URL, and a notebook that names no kernel (a script before its
-# paired .ipynb exists) starts the default one, Python 3 (ipykernel), without asking. It is installed as the
-# venv's own overrides.json, JupyterLab's file for default settings (<sys.prefix>/share/jupyter/lab/settings), so
-# it holds for this venv's Lab only; settings you change in the Lab (~/.jupyter) still win. The viewer is chosen
-# by file type, not folder, so lib/*.py opens as a notebook too (Open With → Editor for the text): saved from that
-# view it gets no pair and keeps its bytes (jupytext.toml). tests/test_lab.py checks all of this.
+# The lab extras are installed once (a stamp, like .installed). `python -m lib.lab` first writes the working copies
+# lab/<profile>/<name>.ipynb (gitignored): each notebook with that profile's parameters injected, as `lib run`
+# injects them, so a notebook runs under any profile in the Lab while notebooks/*.py, the source, stays as it is
+# (lib/lab.py). The Lab opens on lab/$(PROFILE)/; another profile is another folder there. The server runs from the
+# repository root, where jupytext.toml lives, so saving a script pairs .py ↔ .ipynb and leaves the script's bytes
+# alone (the scripts carry no header for the kernel to rewrite); lab/jupytext.toml pairs no working copy. Its
+# contents manager, lib.lab.ContentsManager, is jupytext's serving a notebook that names no kernel (a script before
+# its pair exists) with the default one, Python 3 (ipykernel), so the Lab starts it without asking. As root (most
+# containers) the server needs --allow-root.
+# lab/overrides.json opens a .py with jupytext's notebook viewer ("Jupytext Notebook") on double-click or by URL.
+# It is installed as the venv's own overrides.json, JupyterLab's file for default settings
+# (<sys.prefix>/share/jupyter/lab/settings), so it holds for this venv's Lab only; settings you change in the Lab
+# (~/.jupyter) still win. The viewer is chosen by file type, not folder, so lib/*.py opens as a notebook too (Open
+# With → Editor for the text): saved from that view it gets no pair and keeps its bytes (jupytext.toml).
+# tests/test_lab.py checks all of this, in headless Chromium too.
 LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings/overrides.json
+LAB_SERVER   := --ServerApp.root_dir=. --ServerApp.contents_manager_class=lib.lab.ContentsManager
 
 $(VENV)/.lab-installed: $(VENV)/.installed
 	$(PY) -m pip install --quiet $(TORCH_SPEC) -e ".[lab]"
@@ -86,7 +92,8 @@ $(LAB_SETTINGS): lab/overrides.json $(VENV)/.lab-installed
 	cp $< $@
 
 lab: $(VENV)/.lab-installed $(LAB_SETTINGS)
-	$(PY) -m jupyter lab --ServerApp.root_dir=. --LabApp.default_url=/lab/tree/notebooks $(if $(filter 0,$(shell id -u)),--allow-root)
+	$(PY) -m lib.lab
+	$(PY) -m jupyter lab $(LAB_SERVER) --LabApp.default_url=/lab/tree/lab/$(PROFILE) $(if $(filter 0,$(shell id -u)),--allow-root)
 
 lint: setup
 	$(PY) -m ruff check lib tests benchmarks notebooks
