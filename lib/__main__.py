@@ -5,6 +5,8 @@ writes the static site of what they left behind (:mod:`lib.report`); ``publish``
 ``published/`` (:mod:`lib.publish`) and ``readme`` regenerates the README's results block from it
 (:mod:`lib.readme`). Each paper adds its own commands
 through its plugin record (:mod:`lib.papers`): paper 000's ``power`` calculator, paper 001's ``deltab`` audit.
+Where this checkout has logged nothing yet (a fresh clone), ``list``, ``claims``, ``report`` and ``figures`` say
+where the published reference run is and how to open it (:func:`lib.published.pointer`).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from lib import config, papers, paths, progress, publish, published, readme, report, runner, scoreboard
+from lib import config, papers, paths, progress, publish, published, readme, report, results, runner, scoreboard
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -85,20 +87,40 @@ def _list_cell(profile: str, name: str, problems: list[str]) -> str:
     return runner.status(profile, name)
 
 
+def _nothing_logged(*profiles: str) -> bool:
+    """No notebook has logged a result under any of ``profiles`` in this checkout (a fresh clone)."""
+    return not any(any(paths.RESULTS_DIR.joinpath(p).glob("*/*.manifest.json")) for p in profiles)
+
+
+def _print_pointer(lead: str) -> None:
+    """``lead``, then where the published reference run is and how to open it (when ``published/`` holds one)."""
+    found = published.pointer()
+    if found is not None:
+        print(f"{lead}; {found}")
+
+
 def _print_list() -> int:
-    """Print every notebook's status per profile, then the variants; a bad YAML is one ``error:`` line (exit 2)."""
+    """Print every notebook's status per profile, each corrupt result, then the variants; a bad YAML is one
+    ``error:`` line (exit 2). Where nothing has run yet, say where the published run is."""
     names = sorted({p.stem for p in paths.NOTEBOOKS_DIR.glob("*.py")})
     width = max([len(n) for n in names] + [8])
     problems: list[str] = []
+    corrupt: list[str] = []
     print(f"{'notebook':<{width}}  " + "  ".join(f"{p:<8}" for p in paths.PROFILES))
     for name in names:
         cells = [_list_cell(p, name, problems) for p in paths.PROFILES]
         print(f"{name:<{width}}  " + "  ".join(f"{c:<8}" for c in cells))
+        corrupt += [line for p, c in zip(paths.PROFILES, cells, strict=True) if c == "corrupt"
+                    for line in results.corrupt_results(p, name)]
+    for line in corrupt:
+        print(f"corrupt: {line}; the next run computes it again")
     found = [(p, n, v) for p in paths.PROFILES for n, v in runner.variants(p)]
     if found:
         print("\nvariants (parameters differ from params/<profile>/; results/<profile>/<notebook>@<overrides>/):")
         for profile, name, variant in found:
             print(f"  {profile:<8}  {paths.run_name(name, variant)}  {runner.status(profile, name, variant)}")
+    if _nothing_logged(*paths.PROFILES):
+        _print_pointer("\nnothing has run in this checkout yet")
     _print_errors("\n".join(problems))
     return 2 if problems else 0
 
@@ -158,6 +180,8 @@ def _run_notebooks(args: argparse.Namespace) -> int:
         cell_timeout_s=args.timeout, log_output=not args.quiet,
     )
     print(progress.batch_table(outcomes, args.profile))
+    if args.command == "figures" and _nothing_logged(args.profile):
+        _print_pointer(f"\nno results under results/{args.profile}/ to draw from")
     failed = [o for o in outcomes if o.status == "failed"]
     for outcome in failed:
         print(f"FAILED {outcome.message}", file=sys.stderr)
@@ -179,9 +203,13 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "report":
         index = report.build(args.profile)
         print(f"wrote {paths.relative_to_root(index)} (open it in a browser)")
+        if _nothing_logged(args.profile):
+            _print_pointer(f"it is empty: nothing has run under profile {args.profile} in this checkout")
         return 0
     if args.command == "claims":
         print(scoreboard.text(args.profile))
+        if _nothing_logged(args.profile):
+            _print_pointer(f"nothing has run under profile {args.profile} in this checkout")
         return 0
     return _run_notebooks(args)
 

@@ -26,6 +26,21 @@ def default_folder() -> Path:
     return paths.REPO_ROOT / "published"
 
 
+def pointer(folder: Path | None = None) -> str | None:
+    """Where a finished reference run is and how to open it, in two lines; None when ``folder`` (default
+    ``published/``) holds no publication. The commands that find nothing local print it (a fresh clone)."""
+    folder = default_folder() if folder is None else Path(folder)
+    found = record(folder)
+    if found is None:
+        return None
+    where = paths.display(folder)
+    return (f"a finished reference run is in {where}/ (profile {found.get('profile')}, "
+            f"{len(found.get('notebooks', []))} notebooks, finished {str(found.get('finished', '?'))[:10]}): "
+            f"open {where}/report/index.html in a browser\n"
+            f"  its scoreboard: {where}/CLAIMS.md; which of its notebooks still match the code: "
+            "python -m lib list --published")
+
+
 def record(folder: Path) -> dict[str, Any] | None:
     """The publication record of ``folder``, or None when it holds none (absent or unreadable)."""
     try:

@@ -18,6 +18,7 @@ import os
 import platform
 import re
 import subprocess
+import sys
 import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
@@ -39,6 +40,11 @@ _TRACKED_PACKAGES = (
 
 class IncompleteResultError(RuntimeError):
     """A result is missing, has no manifest, or its bytes do not match its manifest."""
+
+
+class CorruptResultError(IncompleteResultError):
+    """A result and its manifest are both there, yet the manifest is not JSON or the bytes do not match its
+    checksum: written in full once (the manifest lands last), then damaged (a truncated or edited file)."""
 
 
 # --------------------------------------------------------------------------- JSON
@@ -155,9 +161,13 @@ class Run:
         return self._commit(self.path(f"{name}.parquet"), buffer.getvalue())
 
     def is_current(self, result: Path) -> bool:
-        """True when ``result`` is complete and was computed with these parameters and this ``lib`` code."""
+        """True when ``result`` is complete and was computed with these parameters and this ``lib`` code; a corrupt
+        one (:class:`CorruptResultError`) is reported in one line and is not."""
         try:
             manifest = read_manifest(result)
+        except CorruptResultError as error:
+            print(f"warning: {error}; not reused", file=sys.stderr)
+            return False
         except IncompleteResultError:
             return False
         return manifest["params_hash"] == self.params_hash and manifest.get("code_hash") == self.code_hash
@@ -184,7 +194,7 @@ class Run:
     def _require_recompute(self, result: Path) -> None:
         if not self.params.recompute:
             raise IncompleteResultError(
-                f"{paths.relative_to_root(result)} is missing or stale and recompute is false; "
+                f"{paths.relative_to_root(result)} is missing, stale or corrupt and recompute is false; "
                 f"run the notebook with recompute: true first"
             )
 
@@ -229,7 +239,8 @@ def shared_table(func: Callable[..., pd.DataFrame], *args: Any, **kwargs: Any) -
 
 
 def read_manifest(result: Path) -> dict[str, Any]:
-    """The manifest of a complete result; raises :class:`IncompleteResultError` otherwise."""
+    """The manifest of a complete result; raises :class:`IncompleteResultError` otherwise
+    (:class:`CorruptResultError` when both files are there but do not agree)."""
     result = Path(result)
     manifest = manifest_path(result)
     if not result.is_file() or not manifest.is_file():
@@ -237,9 +248,9 @@ def read_manifest(result: Path) -> dict[str, Any]:
     try:
         content = json.loads(manifest.read_text())
     except json.JSONDecodeError as err:
-        raise IncompleteResultError(f"{manifest} is not valid JSON: {err}") from None
-    if content.get("sha256") != sha256_file(result):
-        raise IncompleteResultError(f"{result} does not match the checksum in its manifest")
+        raise CorruptResultError(f"{paths.display(manifest)} is not valid JSON ({err}): corrupt") from None
+    if not isinstance(content, dict) or content.get("sha256") != sha256_file(result):
+        raise CorruptResultError(f"{paths.display(result)} does not match the checksum in its manifest: corrupt")
     return content
 
 
@@ -310,6 +321,19 @@ def complete_results(profile: str, notebook: str, variant: str = "") -> list[Pat
         except IncompleteResultError:
             continue
         found.append(result)
+    return found
+
+
+def corrupt_results(profile: str, notebook: str, variant: str = "") -> list[str]:
+    """One line per corrupt result of a notebook's folder (:class:`CorruptResultError`), in name order."""
+    found = []
+    for manifest in sorted(paths.results_dir(profile, notebook, variant).glob("*.manifest.json")):
+        try:
+            read_manifest(manifest.with_name(manifest.name.removesuffix(".manifest.json")))
+        except CorruptResultError as error:
+            found.append(str(error))
+        except IncompleteResultError:
+            continue
     return found
 
 

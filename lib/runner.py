@@ -11,12 +11,21 @@ the runner records which script wrote a folder's results (``build/<profile>/<not
 discards them before a run of a changed script (the simulations shared through ``cache/tables`` stay).
 ``force`` reruns and recomputes every result; with ``reuse`` it reruns but keeps the current ones.
 
+One run of a notebook at a time: :func:`run_one` holds ``build/<profile>/<notebook>.lock`` (an OS lock, ``flock``)
+while it runs, so a second run of the same notebook, from another terminal or batch, waits for the first, saying
+once which process it waits for, then skips the notebook if the first left it done. The OS releases the lock when
+its process ends, so a crashed or killed run never leaves one behind. (A notebook opened in Jupyter takes no lock.)
+A notebook with no logged result is skipped, in one line, when ``recompute`` is off (``figures``: nothing to
+draw from).
+
 Parameters that differ from the profile's YAML (``--set``) make a variant: its results, figures,
 executed notebook and stamp are named ``<notebook>@<overrides>`` and never touch the canonical ones.
 """
 
 from __future__ import annotations
 
+import difflib
+import fcntl
 import hashlib
 import json
 import logging
@@ -28,7 +37,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, fields
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from lib import config, parallel, parameters, paths, plotting, progress, results, sources
 from lib.models import layer_resolver, registry
@@ -128,11 +137,18 @@ def _foreign_results(params: parameters.NotebookParams) -> list[str]:
 
 
 def status(profile: str, notebook: str, variant: str = "") -> str:
-    """``done`` (stamp matches and results complete), ``stale`` (run before, not current) or ``missing``.
+    """``done`` (stamp matches and results complete), ``corrupt`` (not done, and a logged result no longer matches
+    its manifest: :func:`lib.results.corrupt_results`), ``stale`` (run before, not current) or ``missing``.
 
     A canonical folder holding a result computed with other parameters is stale whatever its stamp says;
     a variant is judged by the parameters its stamp records.
     """
+    found = _status(profile, notebook, variant)
+    return "corrupt" if found != "done" and results.corrupt_results(profile, notebook, variant) else found
+
+
+def _status(profile: str, notebook: str, variant: str) -> str:
+    """:func:`status` without the corruption check."""
     stamp = _stamp(profile, notebook, variant)
     if stamp is None:
         return "missing"
@@ -311,21 +327,80 @@ def execute(params: parameters.NotebookParams, *, cell_timeout_s: int, log_outpu
         )
 
 
+def lock_file(profile: str, label: str) -> Path:
+    """``build/<profile>/<run>.lock``: held by the one run of that notebook (or variant) in progress."""
+    return paths.build_dir(profile) / f"{label}.lock"
+
+
+def _hold_lock(profile: str, label: str) -> IO[str]:
+    """The run's :func:`lock_file`, open and locked (``flock``) until closed, with this process's id in it; while
+    another process holds it, say once which one, then wait for it."""
+    path = lock_file(profile, label)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle = open(path, "a+")  # the caller closes it, which releases the lock
+    try:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.seek(0)
+            holder = handle.read().strip() or "unknown"
+            _log.warning("%s: another run of this notebook is in progress (pid %s, %s); waiting for it to finish",
+                         label, holder, paths.display(path))
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"{os.getpid()}\n")
+        handle.flush()
+    except BaseException:
+        handle.close()
+        raise
+    return handle
+
+
+def _nothing_to_draw(params: parameters.NotebookParams, label: str) -> Outcome | None:
+    """With ``recompute`` off (``figures``): a skipped outcome, in one line, when the run logged no result yet."""
+    folder = paths.results_dir(params.profile, params.notebook, config.variant(params))
+    if params.recompute or any(folder.glob("*.manifest.json")):
+        return None
+    command = f"python -m lib run {params.notebook} --profile {params.profile}"
+    return Outcome(label, "skipped", 0.0, f"no results to draw from; run it first: {command}"
+                                          f"{' with the same --set' if config.variant(params) else ''}")
+
+
 def run_one(
     params: parameters.NotebookParams, *, force: bool, cell_timeout_s: int, log_output: bool, reuse: bool = False
 ) -> Outcome:
-    """Run one validated notebook unless it is already done; never raises on notebook failure.
+    """Run one validated notebook unless it is already done, holding its lock (:func:`lock_file`: a second run of it
+    waits); never raises on notebook failure.
 
     ``force``: run even when up to date, recomputing every result (``reuse`` too: keep the current ones).
     """
     name, profile, variant = params.notebook, params.profile, config.variant(params)
     label = paths.run_name(name, variant)
-    target = fingerprint(params)
     if not force and _is_done(params, _stamp(profile, name, variant)):
         return Outcome(label, "skipped", 0.0, "up to date")
-    refused = _unwritable_outcome(params, label)
+    refused = _nothing_to_draw(params, label) or _unwritable_outcome(params, label)
     if refused is not None:
         return refused
+    try:
+        lock = _hold_lock(profile, label)
+    except OSError as error:
+        return Outcome(label, "failed", 0.0, _write_failure(label, error, "cannot take the notebook's lock"))
+    with lock:
+        if not force and _is_done(params, _stamp(profile, name, variant)):
+            return Outcome(label, "skipped", 0.0, "up to date (run by another process meanwhile)")
+        for line in results.corrupt_results(profile, name, variant):
+            _log.warning("%s: %s; not reused", label, line)
+        return _run_locked(params, label, force=force, reuse=reuse, cell_timeout_s=cell_timeout_s,
+                           log_output=log_output)
+
+
+def _run_locked(
+    params: parameters.NotebookParams, label: str, *, force: bool, reuse: bool, cell_timeout_s: int, log_output: bool
+) -> Outcome:
+    """:func:`run_one`'s work once it holds the lock: clear the previous run, execute, then stamp."""
+    name, profile, variant = params.notebook, params.profile, config.variant(params)
+    target = fingerprint(params)
     try:
         paths.run_stamp(profile, name, variant).unlink(missing_ok=True)
         if (force or _written_by_another_script(params)) and not reuse:
@@ -388,10 +463,7 @@ def run_batch(
     available = discover(profile)
     unknown = [n for n in notebooks if n not in available]
     if unknown:
-        raise config.ConfigError(
-            f"no notebook {', '.join(map(repr, unknown))} under profile {profile!r}; "
-            f"available: {', '.join(available) or 'none'}"
-        )
+        raise config.ConfigError("\n".join(unknown_notebook(name, profile, available) for name in unknown))
     resolved = validated(notebooks or available, profile, overrides)
     outcomes: list[Outcome] = []
     with (
@@ -414,6 +486,13 @@ def run_batch(
             _log.warning("warning: %s not rewritten: [Errno %s] %s", paths.display(paths.figures_index(profile)),
                          error.errno, error.strerror)
     return outcomes
+
+
+def unknown_notebook(name: str, profile: str, available: Sequence[str]) -> str:
+    """One line for a notebook name that is not under ``profile``: the closest name, then every available one."""
+    close = difflib.get_close_matches(name, available, n=1)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    return f"no notebook {name!r} under profile {profile!r}{hint} (available: {', '.join(available) or 'none'})"
 
 
 #: At most this many problems are listed one per line before a batch refuses to start; the rest are counted.

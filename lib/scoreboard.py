@@ -110,7 +110,8 @@ def text(profile: str) -> str:
     table = results.gather_claims(profile)
     written = paths.relative_to_root(write(profile, table))
     if not len(table):
-        return f"no claims under {profile}\nwrote {written}"
+        return (f"no claims under profile {profile}: no notebook has logged its claims in results/{profile}/ "
+                f"(python -m lib run --profile {profile} runs them)\nwrote {written}")
     lines = [f"claims under profile {profile}"] + ([claims.SMOKE_NOTE] if profile == "smoke" else [])
     lines += ["", *_paper_lines(table), ""]
     lines += [f"citation of a claim not logged under {profile}: {line}" for line in dangling(table)]

@@ -20,3 +20,13 @@ def test_a_target_holding_another_profile_or_other_files_is_refused(tmp_path):
     with pytest.raises(config.ConfigError, match="not a publication"):
         publish.check_target("default", tmp_path / "notes")
     publish.check_target("default", other)  # its own profile: replaced
+
+
+def test_the_pointer_says_where_a_finished_run_is_and_how_to_open_it(tmp_path):
+    assert published.pointer(tmp_path) is None  # no publication: nothing to point to
+    (tmp_path / published.RECORD).write_text(json.dumps(
+        {"profile": "default", "notebooks": ["E01_regimes", "K01_kstar"], "finished": "2026-12-04T03:14:58+00:00"}))
+    found = published.pointer(tmp_path)
+    assert f"is in {tmp_path}/ (profile default, 2 notebooks, finished 2026-12-04)" in found
+    assert f"open {tmp_path}/report/index.html in a browser" in found and f"{tmp_path}/CLAIMS.md" in found
+    assert "python -m lib list --published" in found and len(found.splitlines()) == 2

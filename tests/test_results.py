@@ -54,6 +54,27 @@ def test_truncated_or_unmanifested_results_are_incomplete(sandbox):
     assert results.complete_results("smoke", "00_theory_checks") == []
 
 
+def test_a_damaged_result_is_named_corrupt_and_an_interrupted_write_only_incomplete(sandbox, capsys):
+    run = results.start(_params())
+    path = run.save_json("numbers", {"a": 1})
+    path.write_bytes(path.read_bytes()[:5])  # truncated after its manifest was written
+    expected = "results/smoke/00_theory_checks/numbers.json does not match the checksum in its manifest: corrupt"
+    with pytest.raises(results.CorruptResultError, match=expected):
+        results.read_manifest(path)
+    assert results.corrupt_results("smoke", "00_theory_checks") == [expected]
+    assert not run.is_current(path)
+    assert capsys.readouterr().err == f"warning: {expected}; not reused\n"
+    results.manifest_path(path).write_text('{"sha256": ')  # a manifest cut short
+    with pytest.raises(results.CorruptResultError, match="numbers.json.manifest.json is not valid JSON"):
+        results.read_manifest(path)
+    results.manifest_path(path).unlink()  # data without its manifest: a write interrupted, not a damaged file
+    with pytest.raises(results.IncompleteResultError) as caught:
+        results.read_manifest(path)
+    assert not isinstance(caught.value, results.CorruptResultError)
+    assert results.corrupt_results("smoke", "00_theory_checks") == []
+    assert run.json("numbers", lambda: {"a": 2})[0] == {"a": 2} and "corrupt" not in capsys.readouterr().err
+
+
 def test_cached_table_is_reused_then_recomputed_when_parameters_change(sandbox):
     calls = []
 

@@ -6,6 +6,7 @@ Covers skipping, ``--set``, failures that name the notebook and cell while the b
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import signal
@@ -149,7 +150,10 @@ def test_failing_notebook_is_named_and_the_batch_goes_on(repo):
 
 def test_figures_command_never_recomputes(repo):
     missing = run_cli(repo, "figures", "--profile", "smoke", "--quiet")
-    assert missing.returncode == 1 and "recompute is false" in missing.stderr
+    assert missing.returncode == 0, missing.stderr
+    assert "skipped  ZZ_tiny" in missing.stdout and "no results to draw from; run it first: python -m lib run " \
+        "ZZ_tiny --profile smoke" in missing.stdout
+    assert not (repo / "results").exists() and not _stamp(repo).exists()
     assert run_cli(repo, "run", "--profile", "smoke", "--quiet").returncode == 0
     manifest = repo / "results/smoke/ZZ_tiny/first.json.manifest.json"
     before = manifest.read_text()
@@ -339,3 +343,48 @@ def test_a_read_only_results_folder_with_force_keeps_the_run_done(repo):
     assert "nothing was run or removed" in lines[0] and "failed  ZZ_tiny" in result.stdout
     assert {p: p.read_bytes() for p in kept} == kept
     assert "ZZ_tiny   done" in run_cli(repo, "list").stdout and not _half_written(repo)
+
+
+def test_a_second_run_of_a_notebook_waits_for_the_first_and_a_dead_holder_blocks_nothing(repo):
+    lock_path = repo / "build" / "smoke" / "ZZ_tiny.lock"
+    lock_path.parent.mkdir(parents=True)
+    with open(lock_path, "a+") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)  # this test process is the first run
+        held.write(f"{os.getpid()}\n")
+        held.flush()
+        second = subprocess.Popen(
+            [sys.executable, "-m", "lib", "run", "--profile", "smoke", "--quiet"], cwd=repo, text=True,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, "HF_HUB_OFFLINE": "1"},
+        )
+        said = second.stderr.readline()
+        assert f"ZZ_tiny: another run of this notebook is in progress (pid {os.getpid()}, " \
+               "build/smoke/ZZ_tiny.lock); waiting for it to finish" in said
+        assert second.poll() is None and not _stamp(repo).exists()  # still waiting: nothing ran
+    stdout, stderr = second.communicate(timeout=300)
+    assert second.returncode == 0 and "ran  ZZ_tiny" in stdout, stderr
+    assert lock_path.read_text() == f"{second.pid}\n"  # left behind by a finished process: it holds nothing
+    again = run_cli(repo, "run", "--profile", "smoke", "--quiet", "--force")
+    assert again.returncode == 0 and "ran  ZZ_tiny" in again.stdout and "in progress" not in again.stderr
+
+
+def test_a_damaged_result_is_listed_corrupt_and_said_so_when_recomputed(repo):
+    assert run_cli(repo, "run", "--profile", "smoke", "--quiet").returncode == 0
+    result = repo / "results" / "smoke" / "ZZ_tiny" / "first.json"
+    result.write_bytes(result.read_bytes()[:3])
+    listed = run_cli(repo, "list").stdout
+    assert "ZZ_tiny" in listed and " corrupt " in listed.split("ZZ_tiny", 1)[1].splitlines()[0]
+    assert "corrupt: results/smoke/ZZ_tiny/first.json does not match the checksum in its manifest: corrupt; the " \
+           "next run computes it again" in listed
+    rerun = run_cli(repo, "run", "--profile", "smoke", "--quiet")
+    assert rerun.returncode == 0 and "ran  ZZ_tiny" in rerun.stdout
+    assert "ZZ_tiny: results/smoke/ZZ_tiny/first.json does not match the checksum in its manifest: corrupt; not " \
+           "reused" in rerun.stderr
+    assert "done" in run_cli(repo, "list").stdout.split("ZZ_tiny", 1)[1].splitlines()[0]
+
+
+def test_a_mistyped_notebook_name_gets_the_closest_one(repo):
+    result = run_cli(repo, "run", "ZZ_tiyn", "--profile", "smoke")
+    assert result.returncode == 2 and result.stderr.count("\n") == 1
+    assert "error: no notebook 'ZZ_tiyn' under profile 'smoke'; did you mean 'ZZ_tiny'? (available: ZZ_tiny)" \
+        in result.stderr
+    assert "did you mean" not in run_cli(repo, "figures", "nothing_alike", "--profile", "smoke").stderr

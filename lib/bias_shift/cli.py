@@ -28,8 +28,10 @@ def run(args: argparse.Namespace) -> int:
     group's own shift, warn when the control outweighs the median |ΔB|, and write them as JSON."""
     try:
         audit.check_groups(args.groups)
+        for model in (args.reference, args.audited):  # both exist (config.json only), before converting either
+            layer_resolver.check_model(model, args.layer)
         for model in (args.reference, args.audited):
-            layer_resolver.resolve_layer(model, args.layer)  # the model exists and has that layer, before any compute
+            layer_resolver.resolve_layer(model, args.layer)  # the layer, once a converted model has its config
         table = audit.audit(args.reference, args.audited, groups=args.groups, layer=args.layer, pooling=args.pooling)
     except (ValueError, registry.ModelUnavailableError) as error:
         print(f"error: {error}", file=sys.stderr)

