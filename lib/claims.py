@@ -31,6 +31,8 @@ from __future__ import annotations
 
 import math
 import re
+import shutil
+import textwrap
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, fields
 from typing import Any
@@ -353,17 +355,58 @@ def readable_table(table: pd.DataFrame) -> pd.DataFrame:
     return shown.reset_index(drop=True)
 
 
-def show_claims(table: pd.DataFrame, profile: str) -> None:
-    """Render a notebook's logged claims (:func:`readable_table`), then their counts and, under ``smoke``,
-    the note that the numbers mean nothing."""
+def _width(width: int | None) -> int:
+    """``width``, else the terminal's (or ``COLUMNS``; 100 without either); at least 40."""
+    return max(40, width or shutil.get_terminal_size((100, 24)).columns)
+
+
+def _filled(text: str) -> str:
+    """Each line of ``text`` wrapped to :func:`_width`, continued under an indent."""
+    return "\n".join(textwrap.fill(line, _width(None), subsequent_indent="    ") for line in text.splitlines())
+
+
+def claims_text(table: pd.DataFrame, width: int | None = None) -> str:
+    """:func:`readable_table` as plain text within ``width`` columns (the terminal's, or ``COLUMNS``; 100 without
+    either): per claim a line of id, kind, outcome, measured value and comparison, then its statement, the
+    paper's words and any reason, each wrapped under its label."""
+    width, lines = _width(width), []
     shown = readable_table(table)
-    with pd.option_context("display.max_colwidth", None, "display.max_rows", None, "display.expand_frame_repr", False):
-        try:
-            from IPython.display import display
-        except ImportError:  # outside a notebook
-            print(shown.to_string(index=False))
-        else:
-            display(shown)
-    print(summary(table))
+    shown["measured"] = pd.to_numeric(shown["measured"], errors="coerce")
+    for row in shown.to_dict("records"):
+        measured = [f"measured {_measured(row['measured'])}"] if math.isfinite(row["measured"]) else []
+        head = " · ".join([row["id"], row["kind"], row["outcome"], *measured, row["comparison"]])
+        lines += textwrap.wrap(head, width, subsequent_indent="    ", break_on_hyphens=False)
+        for label in ("statement", "paper says", "reason"):
+            if text := str(row[label]).strip():
+                lines += textwrap.wrap(text, width, initial_indent=f"    {label:<11}", subsequent_indent=" " * 15,
+                                       break_on_hyphens=False)
+    return "\n".join(lines)
+
+
+class _ClaimsView:
+    """The closing cell's claims: the full table as HTML in a notebook, :func:`claims_text` as plain text (a
+    batch's log, a terminal), where a frame's text would be one line of hundreds of columns per claim."""
+
+    def __init__(self, table: pd.DataFrame) -> None:
+        self.table = table
+
+    def __repr__(self) -> str:
+        return claims_text(self.table)
+
+    def _repr_html_(self) -> str:
+        with pd.option_context("display.max_colwidth", None, "display.max_rows", None):
+            return readable_table(self.table)._repr_html_()
+
+
+def show_claims(table: pd.DataFrame, profile: str) -> None:
+    """Render a notebook's logged claims (:class:`_ClaimsView`), then their counts and, under ``smoke``,
+    the note that the numbers mean nothing, wrapped to the terminal."""
+    try:
+        from IPython.display import display
+    except ImportError:  # outside a notebook
+        print(claims_text(table))
+    else:
+        display(_ClaimsView(table))
+    print(_filled(summary(table)))
     if profile == "smoke":
-        print(SMOKE_NOTE)
+        print(_filled(SMOKE_NOTE))

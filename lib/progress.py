@@ -9,6 +9,9 @@ name. Papermill's bookkeeping (input and output paths, "Ending Cell") is dropped
 are kept.
 
 The batch bar's postfix names the running notebooks and their cells; on a terminal it ticks every second.
+
+Inside a notebook, every training loop reports through :class:`Steps`: a plain line at most every
+:data:`STEP_LINE_S` with its step, rate and estimated end, and a closing line.
 """
 
 from __future__ import annotations
@@ -16,14 +19,16 @@ from __future__ import annotations
 import contextlib
 import functools
 import logging
+import os
 import re
 import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 from lib import claims, paths, results
@@ -32,6 +37,10 @@ from lib import claims, paths, results
 HEARTBEAT_S = 60.0
 #: Seconds between two updates of a kernel's text progress bar in the log (the ``TQDM_MININTERVAL`` default).
 KERNEL_BAR_INTERVAL_S = 10.0
+#: Seconds between two progress lines of a training loop (:class:`Steps`).
+STEP_LINE_S = 30.0
+#: Columns assumed where no terminal says (a log file, a pipe).
+FALLBACK_COLUMNS = 100
 
 _CURRENT: ContextVar[str] = ContextVar("notebook", default="")
 _LOCK = threading.Lock()
@@ -55,7 +64,83 @@ def cell_labels(notebook: Any) -> list[str]:
 
 def _clock(seconds: float) -> str:
     minutes, rest = divmod(int(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    if hours:
+        return f"{hours}h{minutes:02d}m{rest:02d}s"
     return f"{minutes}m{rest:02d}s" if minutes else f"{seconds:.1f}s"
+
+
+def terminal_width() -> int:
+    """Columns of the terminal this process reports to: ``COLUMNS``, else stderr's or stdout's terminal (a batch
+    may pipe one of them into a log), else :data:`FALLBACK_COLUMNS`."""
+    if os.environ.get("COLUMNS", "").isdigit() and int(os.environ["COLUMNS"]) > 0:
+        return int(os.environ["COLUMNS"])
+    for stream in (sys.__stderr__, sys.__stdout__):
+        with contextlib.suppress(AttributeError, ValueError, OSError):
+            return os.get_terminal_size(stream.fileno()).columns
+    return FALLBACK_COLUMNS
+
+
+def _rate(steps_per_s: float) -> str:
+    return f"{1 / steps_per_s:.1f} s/step" if 0 < steps_per_s < 1 else f"{steps_per_s:,.1f} steps/s"
+
+
+def _utc(seconds: float, now: float) -> str:
+    """A wall-clock time as "10:42 UTC", with its date when that is not ``now``'s."""
+    when, today = datetime.fromtimestamp(seconds, UTC), datetime.fromtimestamp(now, UTC)
+    return when.strftime("%H:%M UTC" if when.date() == today.date() else "%Y-%m-%d %H:%M UTC")
+
+
+class Steps:
+    """A training loop's progress as plain lines on stderr, one at most every ``every_s`` seconds, then a closing
+    line: ``train GRU (…): step 4,000/30,000 · 52.1 steps/s · ETA 10:42 UTC (in 8m21s) · loss 2.31``.
+
+    Rate and ETA are the run's average so far. A loop that ends within ``every_s`` writes nothing, so a short
+    run stays quiet. Plain lines rather than a carriage-return bar: a notebook's output keeps every line, where
+    a bar's updates would run together into one. ``update`` also takes the values to show (the last batch loss).
+    """
+
+    def __init__(self, label: str, total: int, *, every_s: float = STEP_LINE_S,
+                 clock: Callable[[], float] = time.time, write: Callable[[str], None] | None = None) -> None:
+        self.label, self.total, self.every_s, self.clock = label, int(total), every_s, clock
+        self.write = write or functools.partial(print, file=sys.stderr, flush=True)
+        self.step, self.values, self.written = 0, {}, 0
+        self.started = self.spoke = clock()
+
+    def update(self, n: int = 1, **values: float) -> None:
+        """Count ``n`` steps done; write a line when ``every_s`` has passed since the last one (not at the last
+        step: the closing line says it)."""
+        self.step += n
+        self.values = values or self.values
+        now = self.clock()
+        if now - self.spoke >= self.every_s and self.step < self.total:
+            self.write(self.line(now))
+            self.spoke, self.written = now, self.written + 1
+
+    def line(self, now: float) -> str:
+        """Where the loop stands at ``now``: step, rate, estimated end and the values last given."""
+        elapsed = now - self.started
+        rate = self.step / elapsed if elapsed > 0 else 0.0
+        parts = [f"{self.label}: step {self.step:,}/{self.total:,}", _rate(rate)]
+        if rate > 0 and self.step < self.total:
+            left = (self.total - self.step) / rate
+            parts.append(f"ETA {_utc(now + left, now)} (in {_clock(left)})")
+        parts += [f"{name} {value:.4g}" for name, value in self.values.items()]
+        return " · ".join(parts)
+
+    def close(self) -> None:
+        """The closing line (steps, wall time, rate), when the loop wrote any."""
+        if self.written:
+            elapsed = self.clock() - self.started
+            parts = [f"{self.label}: done, {self.step:,} steps in {_clock(elapsed)}"]
+            self.write(" · ".join(parts + [_rate(self.step / elapsed)] if elapsed > 0 else parts))
+
+    def __enter__(self) -> Steps:
+        return self
+
+    def __exit__(self, error: type[BaseException] | None, *_: object) -> None:
+        if error is None:
+            self.close()
 
 
 @dataclass
@@ -107,18 +192,21 @@ def running(name: str, labels: Sequence[str]) -> Iterator[dict[str, Any]]:
     Yields the extra options of ``papermill.execute_notebook`` that keep the kernel's noise out of the
     terminal: IPC transport in a folder of its own (no "running over TCP without encryption" warning; two
     kernels never share a socket), console progress bars (a widget bar is logged once, never updated),
-    displayed frames' floats for reading (:func:`lib.results.readable_number`) and a shutdown without
-    interrupt (:func:`quiet_shutdown_kernel_manager`).
+    displayed frames' floats for reading (:func:`lib.results.readable_number`), the terminal's width less the
+    lines' name prefix as the kernel's ``COLUMNS`` (:func:`terminal_width`: text the kernel wraps, a claims
+    table, fits the terminal) and a shutdown without interrupt (:func:`quiet_shutdown_kernel_manager`).
     """
     from traitlets.config import Config
 
+    width = terminal_width() - len(f"[{name}] ")  # a batch's log lines may start with the notebook's name
+    columns = f"import os; os.environ.setdefault('COLUMNS', '{width}')"
     token = _CURRENT.set(name)
     with _LOCK:
         _RUNNING[name] = _Running(list(labels))
     try:
         with tempfile.TemporaryDirectory(prefix="kernel-") as sockets:
             yield {"config": Config({"KernelManager": {"transport": "ipc", "ip": f"{sockets}/ipc"}}),
-                   "extra_arguments": [f"--IPKernelApp.exec_lines={_CONSOLE_BARS}; {_READABLE_FRAMES}"],
+                   "extra_arguments": [f"--IPKernelApp.exec_lines={_CONSOLE_BARS}; {_READABLE_FRAMES}; {columns}"],
                    "kernel_manager_class": quiet_shutdown_kernel_manager()}
     finally:
         with _LOCK:

@@ -122,9 +122,29 @@ def test_a_closing_cell_shows_reasons_counts_and_the_smoke_note(capsys):
     claims.show_claims(table, "smoke")
     out = capsys.readouterr().out
     assert "1 of 1 measured hold" not in out and "0 of 1 measured hold, 1 cited" in out
-    assert out.rstrip().endswith(claims.SMOKE_NOTE)
+    assert " ".join(out.split()).endswith(claims.SMOKE_NOTE)
     claims.show_claims(table, "default")
     assert claims.SMOKE_NOTE not in capsys.readouterr().out
+
+
+def test_a_closing_cell_wraps_its_text_to_the_terminal_and_keeps_every_word(monkeypatch, capsys):
+    statement = "pooled Pearson r of the shift with the change in the bias score, " * 6
+    table = claims_table(claim("long_claim", "Sec. 4.2", statement, "negative", -0.25, Bound("<", 0)),
+                         claim("unmeasured", "Sec. 4.3", "the AUC", "0.9", math.nan, Point(0.9, tol=0.1,
+                                                                                            reason="rounding")))
+    text = claims.claims_text(table, width=60)
+    lines = text.splitlines()
+    assert max(map(len, lines)) <= 60 and len(lines) > 8
+    assert lines[0] == "long_claim · paper · holds · measured -0.25 · < 0"
+    assert " ".join(" ".join(lines).split()).count(" ".join(statement.split())) == 1
+    assert "unmeasured · paper · not measured · within 0.1 of 0.9" in text and "measured nan" not in text
+    assert "    reason     the measured value is NaN" in lines
+    monkeypatch.setenv("COLUMNS", "72")
+    view = claims._ClaimsView(table)
+    assert repr(view) == claims.claims_text(table, width=72)
+    assert statement.strip() in view._repr_html_()  # the notebook's HTML keeps each cell whole
+    claims.show_claims(table, "smoke")
+    assert max(map(len, capsys.readouterr().out.splitlines())) <= 72
 
 
 def test_claims_logged_before_outcomes_read_as_outcomes():

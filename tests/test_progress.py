@@ -7,9 +7,12 @@ notebooks at once through ``python -m lib run --jobs 2`` and reads what a person
 from __future__ import annotations
 
 import logging
+import os
+from datetime import UTC, datetime
 
 import jupytext
 import pandas as pd
+import pytest
 from conftest import TINY_NOTEBOOK, TINY_SCHEMA, add_toy_schema, run_cli, tiny_repository
 
 from lib import claims, config, plotting, progress, results, runner
@@ -120,3 +123,67 @@ def test_a_quiet_notebook_gets_a_heartbeat(monkeypatch, capsys):
     with progress.Reporter(prefix=False).watching(), progress.running("ZZ_tiny", ["x = 1"]):
         time.sleep(1.6)
     assert "still in cell 1/1 `x = 1` · " in capsys.readouterr().err
+
+
+class _Clock:
+    """A fake wall clock: seconds since the epoch, moved by hand."""
+
+    def __init__(self, start: float) -> None:
+        self.now = start
+
+    def __call__(self) -> float:
+        return self.now
+
+
+_TEN_UTC = datetime(2026, 12, 4, 10, 0, tzinfo=UTC).timestamp()
+
+
+def test_a_training_loop_reports_rate_and_estimated_end_at_most_every_interval():
+    clock, lines = _Clock(_TEN_UTC), []
+    with progress.Steps("train gru", 100, every_s=30, clock=clock, write=lines.append) as bar:
+        clock.now += 10
+        bar.update(20, loss=0.912345)
+        assert lines == []
+        clock.now += 30
+        bar.update(20, loss=0.5)
+        clock.now += 10
+        bar.update(10)  # 10 s after the last line: none
+        clock.now += 50
+        bar.update(50)  # the last step: the closing line says it
+    assert lines == ["train gru: step 40/100 · 1.0 steps/s · ETA 10:01 UTC (in 1m00s) · loss 0.5",
+                     "train gru: done, 100 steps in 1m40s · 1.0 steps/s"]
+
+
+def test_a_slow_loop_reads_in_seconds_per_step_and_dates_an_end_past_midnight():
+    clock, lines = _Clock(_TEN_UTC), []
+    bar = progress.Steps("finetune", 30_000, every_s=30, clock=clock, write=lines.append)
+    clock.now += 9000
+    bar.update(1_000)
+    assert lines == ["finetune: step 1,000/30,000 · 9.0 s/step · ETA 2026-12-07 13:00 UTC (in 72h30m00s)"]
+
+
+def test_a_short_loop_or_a_failing_one_writes_no_closing_line():
+    clock, lines = _Clock(_TEN_UTC), []
+    with progress.Steps("sae", 10, every_s=30, clock=clock, write=lines.append) as bar:
+        clock.now += 29
+        bar.update(10)
+    assert lines == []
+    with pytest.raises(RuntimeError), progress.Steps("sae", 10, every_s=30, clock=clock, write=lines.append) as bar:
+        clock.now += 31
+        bar.update(1)
+        raise RuntimeError("diverged")
+    assert len(lines) == 1 and lines[0].startswith("sae: step 1/10 · ")
+
+
+def test_the_kernel_wraps_to_the_terminal_width(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "123")
+    assert progress.terminal_width() == 123
+    with progress.running("ZZ_tiny", ["x = 1"]) as options:
+        assert "os.environ.setdefault('COLUMNS', '113')" in options["extra_arguments"][0]  # less "[ZZ_tiny] "
+    monkeypatch.delenv("COLUMNS")
+
+    def no_terminal(fd: int) -> os.terminal_size:
+        raise OSError(25, "Inappropriate ioctl for device")
+
+    monkeypatch.setattr(os, "get_terminal_size", no_terminal)
+    assert progress.terminal_width() == progress.FALLBACK_COLUMNS

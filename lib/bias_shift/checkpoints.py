@@ -34,6 +34,7 @@ from lib import paths
 from lib.bias_shift import chat
 from lib.files import FOLDER_SUMS, folder_sums_match, report_corrupt, write_folder_sums
 from lib.models import loading
+from lib.progress import Steps
 
 METHODS: tuple[str, ...] = ("lora", "full")
 #: Adapters on every attention and MLP projection (Appendix C).
@@ -213,7 +214,7 @@ def _batch_loss(model, batch: list[tuple[list[int], int]], pad_id: int):
 def finetune(
     base_folder: str | Path, corpus_path: str | Path, out_folder: str | Path, *, method: str = "lora", seed: int = 0,
     epochs: int = 3, lr: float | None = None, r: int = 16, alpha: float = 32, dropout: float = 0.05,
-    batch_size: int = 8, max_length: int = 64, progress: bool = False,
+    batch_size: int = 8, max_length: int = 64,
 ) -> Path:
     """Fine-tune the causal LM in ``base_folder`` on a corpus and save a plain checkpoint (Appendix C).
 
@@ -237,15 +238,13 @@ def finetune(
         spec |= {"r": r, "alpha": alpha, "dropout": dropout, "target_modules": list(TARGET_MODULES)}
 
     def write(staging: Path) -> dict[str, Any]:
-        return _train(base_folder, pairs, staging, spec, progress)
+        return _train(base_folder, pairs, staging, spec)
 
     return _write_checkpoint(Path(out_folder), spec, write)
 
 
-def _train(base_folder: Path, pairs: list[tuple[str, str]], staging: Path, spec: dict[str, Any],
-           progress: bool) -> dict[str, Any]:
+def _train(base_folder: Path, pairs: list[tuple[str, str]], staging: Path, spec: dict[str, Any]) -> dict[str, Any]:
     import torch
-    from tqdm.auto import tqdm
     from transformers import AutoTokenizer
 
     torch.manual_seed(spec["seed"])
@@ -271,7 +270,8 @@ def _train(base_folder: Path, pairs: list[tuple[str, str]], staging: Path, spec:
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: linear_warmup_schedule(step, total))
     order_rng = torch.Generator().manual_seed(spec["seed"])
     epoch_losses = []
-    with tqdm(total=total, desc=f"finetune {spec['corpus']}", disable=not progress, unit="step") as bar:
+    label = f"finetune {spec['base']} {spec['method']} on {spec['corpus']}"
+    with Steps(label, total) as bar:
         for _ in range(spec["epochs"]):
             order = torch.randperm(len(examples), generator=order_rng).tolist()
             losses = []
@@ -282,8 +282,7 @@ def _train(base_folder: Path, pairs: list[tuple[str, str]], staging: Path, spec:
                 optimizer.step()
                 scheduler.step()
                 losses.append(float(loss.detach()))
-                bar.update()
-                bar.set_postfix(loss=f"{losses[-1]:.3f}")
+                bar.update(loss=losses[-1])
             epoch_losses.append(sum(losses) / len(losses))
     if spec["method"] == "lora":
         model = model.merge_and_unload()
@@ -375,7 +374,7 @@ def default_root(base: str, method: str, seed: int) -> Path:
 
 def finetuned_pair(
     base: str = "smollm2-135m", *, method: str = "lora", seed: int = 0, root: str | Path | None = None,
-    corpora: dict[str, str | Path] | None = None, progress: bool = False, **finetune_kw: Any,
+    corpora: dict[str, str | Path] | None = None, **finetune_kw: Any,
 ) -> dict[str, Path]:
     """The two fine-tunes of ``base`` (``unharmful``, ``harmful``) under ``root`` (default: :func:`default_root`).
 
@@ -390,8 +389,8 @@ def finetuned_pair(
         raise ValueError(f"corpora has unknown keys {unknown}; allowed: {', '.join(CORPORA)}")
     base_folder = loading.model_folder(base)
     root = Path(root) if root is not None else default_root(base, method, seed)
-    return {split: finetune(base_folder, corpora[split], root / split, method=method, seed=seed, progress=progress,
-                            **finetune_kw) for split in CORPORA}
+    return {split: finetune(base_folder, corpora[split], root / split, method=method, seed=seed, **finetune_kw)
+            for split in CORPORA}
 
 
 def spectrum_folders(reference: str, *, checkpoint_paths: Sequence[str] = (), **build_kw: Any) -> dict[str, str]:
@@ -411,8 +410,7 @@ def spectrum_folders(reference: str, *, checkpoint_paths: Sequence[str] = (), **
 
 def build_spectrum(
     base: str = "smollm2-135m", *, method: str = "lora", seed: int = 0, ratios: Sequence[float] = DEFAULT_RATIOS,
-    root: str | Path | None = None, corpora: dict[str, str | Path] | None = None, progress: bool = False,
-    **finetune_kw: Any,
+    root: str | Path | None = None, corpora: dict[str, str | Path] | None = None, **finetune_kw: Any,
 ) -> dict[str, Path]:
     """The graded spectrum of Sec. 4.1: base, unharmful, merges (safe → harmful), harmful.
 
@@ -429,8 +427,7 @@ def build_spectrum(
     if not names or len(set(names)) != len(names):
         raise ValueError(f"ratios={tuple(ratios)!r} is not allowed; allowed: distinct whole percents in (0, 1)")
     root = Path(root) if root is not None else default_root(base, method, seed)
-    tuned = finetuned_pair(base, method=method, seed=seed, root=root, corpora=corpora, progress=progress,
-                           **finetune_kw)
+    tuned = finetuned_pair(base, method=method, seed=seed, root=root, corpora=corpora, **finetune_kw)
     spectrum: dict[str, Path] = {"base": loading.model_folder(base), "unharmful": tuned["unharmful"]}
     for weight, name in sorted(zip((float(w) for w in ratios), names, strict=True), reverse=True):
         spectrum[name] = merge(tuned["unharmful"], tuned["harmful"], weight, root / name)

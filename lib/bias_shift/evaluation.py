@@ -103,6 +103,11 @@ def _matrices(pairs: pd.DataFrame, column: str) -> tuple[np.ndarray, np.ndarray]
     return x.to_numpy(float), y.to_numpy(float)
 
 
+def _nan_percentile(values: np.ndarray, q: float) -> float:
+    """``np.nanpercentile`` of ``values``; NaN, without numpy's "All-NaN slice" warning, when every value is NaN."""
+    return float(np.nanpercentile(values, q)) if not np.isnan(values).all() else float("nan")
+
+
 def evaluate(pairs: pd.DataFrame, label_threshold: float = 0.1, n_bootstrap: int = 1000, seed: int = 0, *,
              n_permutations: int = 5040, methods: Sequence[str] | None = None) -> pd.DataFrame:
     """Sec. 4.1 evaluation of each method on one checkpoint × group table (one scorer, one pooling).
@@ -138,7 +143,8 @@ def evaluate(pairs: pd.DataFrame, label_threshold: float = 0.1, n_bootstrap: int
         boot_r = rows_pearson(boot_x, boot_y)
         boot_auc = rows_auc(boot_y > label_threshold, DIRECTION[column] * boot_x)
         pair_boot = rng.integers(0, x.size, size=(n_bootstrap, x.size))
-        mae = np.nanmean(rows_fit_mae(x[pair_boot], y[pair_boot]))
+        boot_mae = rows_fit_mae(x[pair_boot], y[pair_boot])
+        mae = float(np.nanmean(boot_mae)) if not np.isnan(boot_mae).all() else float("nan")
         xm, ym = X.mean(axis=1), Y.mean(axis=1)
         r_ck = float(rows_pearson(xm, ym))
         p_ck = float(pearsonr(xm, ym)[1]) if np.isfinite(r_ck) and n_checkpoints > 2 else float("nan")
@@ -146,11 +152,10 @@ def evaluate(pairs: pd.DataFrame, label_threshold: float = 0.1, n_bootstrap: int
             "method": METHODS.get(column, column), "pearson_r": r, "p_pooled": p_pooled,
             "p_checkpoints": float(np.mean(np.abs(perm_r) >= abs(r) - 1e-12)) if np.isfinite(r) else float("nan"),
             "p_checkpoints_negative": float(np.mean(perm_r <= r + 1e-12)) if np.isfinite(r) else float("nan"),
-            "r_low": np.nanpercentile(boot_r, 2.5), "r_high": np.nanpercentile(boot_r, 97.5),
+            "r_low": _nan_percentile(boot_r, 2.5), "r_high": _nan_percentile(boot_r, 97.5),
             "roc_auc": auc,
             "auc_p_checkpoints": float(np.mean(perm_auc >= auc - 1e-12)) if np.isfinite(auc) else float("nan"),
-            "auc_low": np.nanpercentile(boot_auc, 2.5) if np.isfinite(boot_auc).any() else float("nan"),
-            "auc_high": np.nanpercentile(boot_auc, 97.5) if np.isfinite(boot_auc).any() else float("nan"),
+            "auc_low": _nan_percentile(boot_auc, 2.5), "auc_high": _nan_percentile(boot_auc, 97.5),
             "mae": mae, "checkpoint_r": r_ck, "checkpoint_p": p_ck, "n_pairs": x.size,
             "n_checkpoints": n_checkpoints, "n_permutations": len(perms), "n_increased": int(labels.sum())})
     return pd.DataFrame(rows)

@@ -28,6 +28,7 @@ import torch
 from torch import nn
 
 from lib.kstar import world as fw
+from lib.progress import Steps
 
 ARCHITECTURES = ("transformer", "gru")
 
@@ -177,6 +178,8 @@ def train(model: nn.Module, world: fw.FactorWorld, updates: int, *, seed: int = 
     warmup = max(1, min(500, updates // 20))
     schedule = torch.optim.lr_scheduler.LambdaLR(optimiser, lambda step: min(1.0, (step + 1) / warmup))
     losses, snapshots, update = [], {}, 0
+    size = sum(p.numel() for p in model.parameters())
+    bar = Steps(f"train {type(model).__name__} ({size:,} parameters, seed {seed})", cap)
     model.train()
     while update < cap:
         update += 1
@@ -188,6 +191,7 @@ def train(model: nn.Module, world: fw.FactorWorld, updates: int, *, seed: int = 
         optimiser.step()
         schedule.step()
         losses.append(loss.item())
+        bar.update(loss=losses[-1])
         if update in checkpoints:
             snapshots[update] = copy.deepcopy(model.state_dict())
         if converged is not None and update >= updates and (update - updates) % check_every == 0:
@@ -196,6 +200,7 @@ def train(model: nn.Module, world: fw.FactorWorld, updates: int, *, seed: int = 
             model.train()
             if done:
                 break
+    bar.close()
     model.eval()
     snapshots[update] = copy.deepcopy(model.state_dict())
     return Trained(np.asarray(losses), snapshots)

@@ -36,6 +36,8 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
+from lib.progress import Steps
+
 TOPK = 50  #: active features of the TopK encoder (A.1.10, Qwen-Scope)
 KINDS = ("jumprelu", "topk")
 _KEYS = {  # role -> accepted names; the first group keeps Gemma's d × d_sae layout, torch's is transposed
@@ -251,6 +253,7 @@ def train_topk_stages(X, d_sae: int, *, stages: Sequence[int], k: int = TOPK, ba
     b_pre = data.mean(0).clone().requires_grad_(True)
     optimiser = torch.optim.Adam([W_enc, W_dec, b_enc, b_pre], lr=lr)
     out: dict[int, SAE] = {}
+    bar = Steps(f"train TopK SAE {d}→{d_sae} (k {k}, seed {seed})", stages[-1])
     for step in range(1, stages[-1] + 1):
         batch = data[torch.randint(0, n, (min(batch_size, n),), generator=gen)]
         pre = (batch - b_pre) @ W_enc.T + b_enc
@@ -262,8 +265,10 @@ def train_topk_stages(X, d_sae: int, *, stages: Sequence[int], k: int = TOPK, ba
         optimiser.step()
         with torch.no_grad():
             W_dec /= W_dec.norm(dim=1, keepdim=True)
+        bar.update(loss=float(loss.detach()))
         if step in stages:
             W_e, b_e, W_d, b_p = (t.detach().double().numpy() for t in (W_enc, b_enc, W_dec, b_pre))
             W_folded, b_folded = fold(W_e, b_e - W_e @ b_p, input_scale=scale)
             out[step] = SAE("topk", W_folded, b_folded, 0.0, k, W_d / scale, b_p / scale)
+    bar.close()
     return out

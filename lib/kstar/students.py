@@ -30,6 +30,7 @@ import numpy as np
 
 from lib import stats
 from lib.models import loading
+from lib.progress import Steps
 
 BATCH_SIZE = 16  #: A.4.1, "Procedure"
 _BLOCK = re.compile(r"\.\d+\.")  # a module inside a numbered block: encoder.layer.3.…, layers.11.…
@@ -171,6 +172,8 @@ def train(student, tokenizer, texts: Sequence[str], targets: np.ndarray, *, epoc
     optimizer = torch.optim.AdamW(trainable, lr=lr)
     order_rng = torch.Generator().manual_seed(int(seed))
     losses, steps, tokens, start = [], 0, 0, time.perf_counter()
+    steps_per_epoch = (len(texts) + batch_size - 1) // batch_size
+    bar = Steps(f"train student on {len(texts):,} texts (seed {seed})", int(epochs) * steps_per_epoch)
     student.train()
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(int(seed))  # adapter dropout
@@ -185,10 +188,13 @@ def train(student, tokenizer, texts: Sequence[str], targets: np.ndarray, *, epoc
                 optimizer.zero_grad(set_to_none=True)
                 loss.backward()
                 optimizer.step()
-                total += float(loss.detach()) * len(rows)
+                batch_loss = float(loss.detach())
+                total += batch_loss * len(rows)
                 steps += 1
                 tokens += int(encoded["attention_mask"].sum())
+                bar.update(loss=batch_loss)
             losses.append(total / len(texts))
+    bar.close()
     student.eval()
     return TrainLog(tuple(losses), steps, tokens, time.perf_counter() - start)
 

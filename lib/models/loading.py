@@ -73,6 +73,7 @@ def model_folder(name: str) -> Path:
     if spec.source in CONVERTERS:
         folder = paths.MODELS_DIR / spec.name
         if not built_intact(folder):
+            quiet_weight_bars()
             CONVERTERS[spec.source](folder)
         return folder
     return hub_folder(name)
@@ -94,11 +95,26 @@ def built_intact(folder: Path) -> bool:
 MODELS_HELD = 2
 
 
+@cache
+def quiet_weight_bars() -> None:
+    """Turn off transformers' own progress bars ("Loading weights", "Writing model shards"), once per process:
+    every load drew one, an empty box in a notebook's output. The hub's download bars, which the same switch
+    turns off, are turned back on when they were on (a download of a large model keeps its bar)."""
+    from huggingface_hub.utils import are_progress_bars_disabled, enable_progress_bars
+    from transformers.utils import logging
+
+    downloads_shown = not are_progress_bars_disabled()
+    logging.disable_progress_bar()
+    if downloads_shown:
+        enable_progress_bars()
+
+
 @lru_cache(maxsize=MODELS_HELD)
 def load_cached(folder: str, dtype: str):
     import torch
     from transformers import AutoModel, AutoTokenizer
 
+    quiet_weight_bars()
     tokenizer = AutoTokenizer.from_pretrained(folder, trust_remote_code=False)
     model = AutoModel.from_pretrained(folder, trust_remote_code=False, use_safetensors=True,
                                       dtype=getattr(torch, dtype)).eval()
@@ -124,6 +140,7 @@ def load_causal_lm(folder: str | Path):
     import torch
     from transformers import AutoModelForCausalLM
 
+    quiet_weight_bars()
     return AutoModelForCausalLM.from_pretrained(folder, trust_remote_code=False, use_safetensors=True,
                                                 dtype=torch.float32)
 
