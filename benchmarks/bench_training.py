@@ -1,0 +1,269 @@
+"""Share of this machine's matmul peak that each training loop of the companion reaches (float32, CPU).
+
+Is a slow notebook slow because the machine is slow or because its loop leaves the machine idle? Each loop
+runs a fixed number of steps after a warm-up at the default profile's shapes, through the repository's own
+step code; its FLOP/s, counted from the shapes, is divided by the peak: a 2,048² float32 product timed in
+the same run (best of five before the loops and five after: on a shared machine a slowed product would
+flatter every share). Every loop trains in float32 here (``lib.bias_shift.checkpoints`` on a CPU,
+``lib.kstar.students`` autocasts only on CUDA), so the float32 product is each loop's peak. One line per
+loop (steps/s, GFLOP/s, share of peak), the last ``training: worst share of peak X.XX``.
+
+FLOPs per step. B rows of S tokens (T = B·S, padded), P_f frozen weights of the projections inside the blocks,
+P_a LoRA weights (r·(in + out) per adapted projection), L blocks of attention width a (the hidden size), d
+hidden size, V vocabulary; a frozen product costs 4·P·T (forward and the input gradient), a trained one 6·P·T
+(and the weight gradient), attention scores and mixing 12·B·S²·a per block (forward 4, backward 8; counted
+in full under the causal mask). Checked against torch.utils.flop_counter on one step of each loop: within 1 %
+(the count includes the first block's input gradient, which autograd skips; the counter does not see the fused
+attention kernels of SmolLM2 and the K04 transformer, which are added here):
+
+- D01 LoRA fine-tune, SmolLM2-135M (r 16 on q,k,v,o,gate,up,down; batch 8 of chat examples cut at 64 tokens):
+  4·P_f·T + 6·P_a·T + 12·B·S²·a·L + 4·V·d·K, the last for the tied output layer on the K = B·(S − first)
+  positions ``logits_to_keep`` keeps. A faithful copy of ``checkpoints._train``'s loop (which also loads and
+  saves a model) around its own loss, ``checkpoints._batch_loss``, on batches of the unharmful corpus.
+- K08 LoRA student, MiniLM and SmolLM2-135M (r 8 on every block projection, batch 16 × 32 tokens):
+  4·P_f·T + 6·P_a·T + 12·B·S²·a·L (the new d × 2 head is left out); ``students.train`` on texts long enough
+  that every row is cut at 32 tokens.
+- K06 TopK SAE, at the hidden size d of each default model and width W = 4·d, batch B = 512 tokens:
+  12·B·d·W: six dense B × d × W products, forward encoder and decoder, and in the backward pass for each
+  the weight gradient and the input gradient (``b_pre`` trains, so the encoder's input gradient is computed
+  too). The decoder multiplies the scattered codes as a dense matrix: the code exploits no TopK sparsity, so
+  the count does not either. ``sae.train_topk`` on random rows (its set-up and final fold are in the time).
+- K04 transformer (d, L blocks, MLP 4·d, B = 256 sequences of S = 58 tokens): 6·12·d²·L·T + 12·B·S²·d·L +
+  6·d·V·12·B (the output layer at the 12 query positions); K04 GRU: 6·6·d²·L·T + 6·d·V·12·B.
+  ``networks.train``, which draws each batch from the factor world (in the time, not in the count).
+
+Not counted: embeddings, norms, softmax, top-k, Adam and the data; they take time, not matmul FLOPs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import math
+import time
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from transformers.utils import logging as transformers_logging
+
+from lib import config, parallel
+from lib.bias_shift import checkpoints
+from lib.kstar import networks, sae, students
+from lib.kstar import world as fw
+from lib.models import loading
+from lib.models.registry import ModelUnavailableError
+from lib.wheels import WheelUnavailableError
+
+MATMUL_SIDE = 2048
+PROFILE = "default"
+#: Hidden sizes of K06's default models (their config.json): the SAE shape needs no model loaded.
+HIDDEN_SIZE = {"smollm2-135m": 576, "gemma3-270m": 640}
+#: Timed steps per loop on a quiet machine (``--scale`` multiplies them), after one warm-up step.
+STEPS = {"D01": 4, "K08 minilm": 12, "K08 smollm2-135m": 4, "K06": 40, "K04": 30}
+SAE_ROWS = 8192
+#: Words of the K08 student texts: 48 of them always exceed 32 tokens, so every batch is 16 × 32.
+WORDS = ("the film is a quiet and oddly moving portrait of grief although its second half drags on "
+         "with plot turns nobody asked for yet the cast keeps it watchable").split()
+
+
+@dataclass(frozen=True)
+class Timing:
+    """A timed run of a loop: steps, seconds and the matmul FLOPs its shapes imply."""
+
+    steps: int
+    seconds: float
+    flops: float
+
+
+def matmul_peak() -> float:
+    """FLOP/s of a float32 2,048² product, the best of five after a warm-up."""
+    a, b = torch.randn(MATMUL_SIDE, MATMUL_SIDE), torch.randn(MATMUL_SIDE, MATMUL_SIDE)
+    a @ b
+    times = []
+    for _ in range(5):
+        start = time.perf_counter()
+        a @ b
+        times.append(time.perf_counter() - start)
+    return 2 * MATMUL_SIDE**3 / min(times)
+
+
+def projection_weights(base: torch.nn.Module) -> int:
+    """P_f: in·out summed over the projections inside the blocks of a model without adapters."""
+    return sum(base.get_submodule(name).in_features * base.get_submodule(name).out_features
+               for name in students.projection_names(base))
+
+
+def adapter_weights(model: torch.nn.Module) -> int:
+    """P_a: in·out summed over the LoRA matrices (``lora_A``, ``lora_B``) of a peft model."""
+    return sum(m.in_features * m.out_features for name, m in model.named_modules()
+               if isinstance(m, torch.nn.Linear) and ".lora_" in name)
+
+
+def lora_flops(frozen: int, adapters: int, rows: int, length: int, width: int, blocks: int) -> float:
+    """Matmul FLOPs of one LoRA step on a rows × length batch, attention included (the module docstring)."""
+    tokens = rows * length
+    return 4 * frozen * tokens + 6 * adapters * tokens + 12 * rows * length**2 * width * blocks
+
+
+def smollm2_available() -> bool:
+    """Whether SmolLM2-135M is to be had offline (converted on first use, outside any timing); says so if not."""
+    try:
+        loading.model_folder("smollm2-135m")
+    except (ModelUnavailableError, WheelUnavailableError) as error:
+        print(f"D01 LoRA fine-tune and K08 SmolLM2-135M student: skipped, SmolLM2-135M cannot be loaded offline "
+              f"({str(error).splitlines()[0]})")
+        return False
+    return True
+
+
+def d01_lora(steps: int) -> Timing:
+    """``checkpoints._train``'s step (LoRA, AdamW, linear schedule, ``_batch_loss``) at finetune's defaults."""
+    from peft import LoraConfig, get_peft_model
+    from transformers import AutoTokenizer
+
+    defaults = {name: p.default for name, p in inspect.signature(checkpoints.finetune).parameters.items()}
+    folder = loading.model_folder("smollm2-135m")
+    tokenizer = AutoTokenizer.from_pretrained(folder, trust_remote_code=False)
+    pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
+    examples = checkpoints.encode_examples(tokenizer, checkpoints.read_corpus(checkpoints.CORPORA["unharmful"]),
+                                           defaults["max_length"])
+    torch.manual_seed(0)
+    base = loading.load_causal_lm(folder)
+    base.config.use_cache = False
+    frozen = projection_weights(base)  # before peft wraps the projections
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*is_gradient_checkpointing.*", category=FutureWarning)
+        model = get_peft_model(base, LoraConfig(
+            r=defaults["r"], lora_alpha=defaults["alpha"], lora_dropout=defaults["dropout"], bias="none",
+            target_modules=list(checkpoints.TARGET_MODULES), task_type="CAUSAL_LM"))
+    adapters = adapter_weights(model)
+    model.train()
+    optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad],
+                                  lr=checkpoints.PAPER_LR["lora"], weight_decay=0.0)
+    batch_size, total = defaults["batch_size"], steps + 1
+    scheduler = torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda step: checkpoints.linear_warmup_schedule(step, total))
+    order = torch.randperm(len(examples), generator=torch.Generator().manual_seed(0)).tolist()
+    batches = [[examples[order[(s * batch_size + j) % len(order)]] for j in range(batch_size)] for s in range(total)]
+    cfg = base.config
+    head = cfg.vocab_size * cfg.hidden_size
+
+    def step(batch: list[tuple[list[int], int]]) -> float:
+        loss = checkpoints._batch_loss(model, batch, pad_id)
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        optimizer.step()
+        scheduler.step()
+        float(loss.detach())  # _train reads every batch loss: the step waits for it
+        length = max(len(ids) for ids, _ in batch)
+        kept = len(batch) * (length - (min(n for _, n in batch) - 1))
+        return (lora_flops(frozen, adapters, len(batch), length, cfg.hidden_size, cfg.num_hidden_layers)
+                + 4 * head * kept)
+
+    step(batches[0])
+    start = time.perf_counter()
+    flops = sum(step(batch) for batch in batches[1:])
+    return Timing(steps, time.perf_counter() - start, flops)
+
+
+def k08_student(model: str, steps: int) -> Timing:
+    """``students.train`` of a K08 student (the default's LoRA settings, batch 16, 32 tokens) for ``steps`` steps."""
+    params = config.canonical("K08_label_budget", PROFILE)
+    settings = students.LoraSettings(params.lora_rank, params.lora_alpha, params.lora_dropout, params.lr)
+    student, tokenizer = students.build(model, seed=0, settings=settings)
+    frozen, adapters = projection_weights(loading.load(model)[0]), adapter_weights(student.backbone)
+    rng = np.random.default_rng(0)
+    texts = [" ".join(rng.choice(WORDS, 48)) for _ in range(students.BATCH_SIZE * (steps + 1))]
+    targets = np.arange(len(texts)) % 2.0
+
+    def run(first: int, last: int) -> students.TrainLog:
+        return students.train(student, tokenizer, texts[first:last], targets[first:last], epochs=1, seed=0,
+                              lr=settings.lr, max_tokens=params.student_max_tokens)
+
+    run(0, students.BATCH_SIZE)
+    log = run(students.BATCH_SIZE, len(texts))
+    cfg = student.backbone.config
+    length = params.student_max_tokens
+    if log.tokens != log.steps * students.BATCH_SIZE * length:
+        raise RuntimeError(f"{model}: {log.tokens} tokens in {log.steps} steps; the texts must fill every row")
+    per_step = lora_flops(frozen, adapters, students.BATCH_SIZE, length, cfg.hidden_size, cfg.num_hidden_layers)
+    return Timing(log.steps, log.seconds, per_step * log.steps)
+
+
+def k06_sae(model: str, steps: int) -> Timing:
+    """``sae.train_topk`` at K06's default shape for ``model``'s hidden size, on random rows."""
+    params = config.canonical("K06_sae_correspondence", PROFILE)
+    d = HIDDEN_SIZE[model]
+    width = params.sae_width * d
+    X = np.random.default_rng(0).standard_normal((SAE_ROWS, d), dtype=np.float32)
+
+    def run(n: int) -> None:
+        sae.train_topk(X, width, k=params.sae_k, steps=n, batch_size=params.sae_batch, lr=params.sae_lr, seed=0)
+
+    run(1)
+    start = time.perf_counter()
+    run(steps)
+    return Timing(steps, time.perf_counter() - start, 12 * params.sae_batch * d * width * steps)
+
+
+def k04_network(name: str, steps: int) -> Timing:
+    """``networks.train`` of one K04 architecture at the default's batch and learning rate."""
+    params = config.canonical("K04_synthetic_world", PROFILE)
+    spec = networks.parse_spec(name)
+    model, world = networks.build(spec), fw.FactorWorld()
+    networks.train(model, world, 1, seed=spec.seed, batch_size=params.batch_size, lr=params.lr)
+    start = time.perf_counter()
+    networks.train(model, world, steps, seed=spec.seed, batch_size=params.batch_size, lr=params.lr)
+    seconds = time.perf_counter() - start
+    d, blocks, rows, length = spec.width, spec.depth, params.batch_size, fw.SEQ_LEN
+    head = 6 * d * fw.VOCAB_SIZE * len(fw.ANSWER_POSITIONS) * rows
+    if spec.arch == "transformer":
+        per_step = 6 * 12 * d**2 * blocks * rows * length + 12 * rows * length**2 * d * blocks + head
+    else:
+        per_step = 6 * 6 * d**2 * blocks * rows * length + head
+    return Timing(steps, seconds, per_step * steps)
+
+
+def loops(scale: float) -> list[tuple[str, Callable[[], Timing]]]:
+    """(name, timed run) of every loop of the default profile that can run here."""
+    def n(key: str) -> int:
+        return max(1, math.ceil(STEPS[key] * scale))
+
+    smollm2 = smollm2_available()
+    out: list[tuple[str, Callable[[], Timing]]] = []
+    if smollm2:
+        out.append(("D01 LoRA fine-tune smollm2-135m", lambda: d01_lora(n("D01"))))
+    for student in config.canonical("K08_label_budget", PROFILE).students:
+        if smollm2 or student != "smollm2-135m":
+            out.append((f"K08 LoRA student {student}", lambda s=student: k08_student(s, n(f"K08 {s}"))))
+    for model in config.canonical("K06_sae_correspondence", PROFILE).models:
+        out.append((f"K06 TopK SAE d{HIDDEN_SIZE[model]} ({model})", lambda m=model: k06_sae(m, n("K06"))))
+    for name in config.canonical("K04_synthetic_world", PROFILE).architectures:
+        out.append((f"K04 {name}", lambda a=name: k04_network(a, n("K04"))))
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scale", type=float, default=1.0, help="multiply every loop's timed steps (0.1: a check)")
+    args = parser.parse_args()
+    transformers_logging.disable_progress_bar()  # no "Loading weights" bar between the lines
+    threads = parallel.configure_threads()
+    before = matmul_peak()
+    timings = [(name, timed()) for name, timed in loops(args.scale)]
+    peak = max(before, matmul_peak())  # the machine's peak: a product slowed by another process does not count
+    print(f"peak: float32 {MATMUL_SIDE}² product {peak / 1e9:.0f} GFLOP/s on {threads} threads (best of ten, "
+          f"before and after the loops)")
+    shares = []
+    for name, result in timings:
+        rate = result.flops / result.seconds
+        shares.append(rate / peak)
+        print(f"{name:<40} float32 {result.steps / result.seconds:7.2f} steps/s {rate / 1e9:7.1f} GFLOP/s "
+              f"share of peak {rate / peak:.2f}")
+    print(f"training: worst share of peak {min(shares):.2f}")
+
+if __name__ == "__main__":
+    main()
