@@ -22,7 +22,7 @@ import os
 import re
 import types
 import typing
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import yaml
@@ -48,10 +48,15 @@ def schema_for(notebook: str) -> type[NotebookParams]:
         papers.register_schemas((paper,))
     if notebook not in REGISTERED:
         known = known_notebooks()
-        close = difflib.get_close_matches(notebook, known, n=1)
-        hint = f"; did you mean {close[0]!r}?" if close else ""
-        raise ConfigError(f"notebook {notebook!r} has no parameter schema{hint} Known: {', '.join(known)}")
+        raise ConfigError(f"notebook {notebook!r} has no parameter schema{did_you_mean(notebook, known)} "
+                          f"Known: {', '.join(known)}")
     return REGISTERED[notebook]
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    """``"; did you mean 'x'?"`` naming the closest of ``choices`` (difflib's ratio ≥ 0.6), or ``""``."""
+    close = difflib.get_close_matches(word, list(choices), n=1)
+    return f"; did you mean {close[0]!r}?" if close else ""
 
 
 def known_notebooks() -> list[str]:
@@ -261,11 +266,8 @@ def validate(notebook: str, values: Mapping[str, Any], *, allow_missing: bool = 
     problems: list[str] = []
     for key in values:
         if key not in fields:
-            close = difflib.get_close_matches(key, fields, n=1, cutoff=0.6)
-            hint = f"; did you mean {close[0]!r}?" if close else ""
-            problems.append(
-                f"unknown parameter {key!r}{hint} (known: {', '.join(sorted(fields))})"
-            )
+            problems.append(f"unknown parameter {key!r}{did_you_mean(key, fields)} "
+                            f"(known: {', '.join(sorted(fields))})")
     if not allow_missing:
         for name in fields:
             if name not in values:

@@ -24,7 +24,6 @@ executed notebook and stamp are named ``<notebook>@<overrides>`` and never touch
 
 from __future__ import annotations
 
-import difflib
 import fcntl
 import hashlib
 import json
@@ -463,7 +462,7 @@ def run_batch(
     available = discover(profile)
     unknown = [n for n in notebooks if n not in available]
     if unknown:
-        raise config.ConfigError("\n".join(unknown_notebook(name, profile, available) for name in unknown))
+        raise config.ConfigError("\n".join(_unknown_notebook(name, profile, available) for name in unknown))
     resolved = validated(notebooks or available, profile, overrides)
     outcomes: list[Outcome] = []
     with (
@@ -488,11 +487,10 @@ def run_batch(
     return outcomes
 
 
-def unknown_notebook(name: str, profile: str, available: Sequence[str]) -> str:
+def _unknown_notebook(name: str, profile: str, available: Sequence[str]) -> str:
     """One line for a notebook name that is not under ``profile``: the closest name, then every available one."""
-    close = difflib.get_close_matches(name, available, n=1)
-    hint = f"; did you mean {close[0]!r}?" if close else ""
-    return f"no notebook {name!r} under profile {profile!r}{hint} (available: {', '.join(available) or 'none'})"
+    return (f"no notebook {name!r} under profile {profile!r}{config.did_you_mean(name, available)} "
+            f"(available: {', '.join(available) or 'none'})")
 
 
 #: At most this many problems are listed one per line before a batch refuses to start; the rest are counted.
