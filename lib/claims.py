@@ -9,10 +9,19 @@ Kinds
     derivations, settings the paper leaves open, controls); reported, never counted as reproduction.
     ``sanity``: true by construction, or arithmetic on the paper's own numbers.
 
-Outcomes
-    ``holds``, ``fails`` or ``not measured``. A NaN measured value is not measured, never a failure; so is a
-    claim given ``not_measured="reason"`` (a setting the profile cannot reach). A failing or unmeasured row
-    carries its ``reason``.
+Outcomes and verdicts
+    ``holds``, ``fails`` or ``not measured``, each told apart in one of five verdicts (:data:`VERDICTS`): holds ·
+    fails, explained · fails, unexplained · not measured, no power at this scale · not measured, needs the paper
+    profile. A paper or extension claim is weighed by its power (:mod:`lib.claim_power`): a test that cannot both
+    hold if the paper is right and fail if its null is reads "not measured, no power at this scale", with both
+    shares and what would make it decisive. A failure is explained when its mechanism names a diagnostic the
+    notebook logged. A NaN measured value is not measured, never a failure; so is a claim given
+    ``not_measured="reason"`` (a sentence about the setting) or ``needs_paper_profile="reason"``.
+
+Catalogue
+    A notebook's claims are pre-registered in its catalogue (:mod:`lib.claim_catalogue`); its closing cell passes
+    only measured values, standard errors, power draws and mechanisms by id (:class:`Evidence`), and
+    ``run.record_claims`` evaluates each with :func:`claim`.
 
 Comparisons
     Typed, and derived from what the paper states: :class:`Range` (the paper gives an interval),
@@ -39,11 +48,19 @@ from typing import Any
 
 import pandas as pd
 
+from lib import claim_power
+
 #: Claim kinds; only ``paper`` claims count as reproduction.
 KINDS: tuple[str, ...] = ("paper", "extension", "sanity")
 HOLDS, FAILS, NOT_MEASURED = "holds", "fails", "not measured"
 #: Outcomes of a claim.
 OUTCOMES: tuple[str, ...] = (HOLDS, FAILS, NOT_MEASURED)
+FAILS_EXPLAINED, FAILS_UNEXPLAINED = "fails, explained", "fails, unexplained"
+NO_POWER, NEEDS_PAPER = "not measured, no power at this scale", "not measured, needs the paper profile"
+#: The five verdicts a claim is counted in.
+VERDICTS: tuple[str, ...] = (HOLDS, FAILS_EXPLAINED, FAILS_UNEXPLAINED, NO_POWER, NEEDS_PAPER)
+#: Kinds whose tests must carry their power: the reproduction and the project's own reported claims.
+WEIGHED_KINDS: tuple[str, ...] = ("paper", "extension")
 #: What each kind is, as the summaries say it.
 KIND_NOTES: Mapping[str, str] = {
     "paper": "the paper's values and statements: reproduction",
@@ -54,6 +71,7 @@ KIND_NOTES: Mapping[str, str] = {
 SMOKE_NOTE = ("Profile smoke: tiny random models and toy sizes that exercise the code paths; "
               "these numbers mean nothing about any paper.")
 _OPERATORS = ("<", "<=", ">", ">=")
+_LOGGED_FILE = re.compile(r"[A-Za-z0-9_.-]+\.(?:parquet|json)\b")
 _CITATION = re.compile(r"^[A-Za-z0-9_]+:[A-Za-z0-9_]+$")
 #: A quote that starts with a number, "≈ number", or an interval states a value or a range, not a direction.
 _STATES_A_VALUE = re.compile(r"^\s*(?:[≈~]\s*)?(?:[\[(]\s*)?[-+−]?(?:\d+\.?\d*|\.\d+)")
@@ -162,28 +180,45 @@ class Point:
 
 @dataclass(frozen=True)
 class Bound:
-    """A one-sided statement: ``measured <op> value``. On a paper claim whose quote states a value or a range
-    it needs the ``reason`` the test is one-sided."""
+    """A one-sided statement: ``measured <op> value``. With a logged standard error ``se`` the measurement must
+    clear the bound by ``k·se`` (a one-sided test against noise: a direction shown, not a coin's side). On a
+    paper claim whose quote states a value or a range it needs the ``reason`` the test is one-sided."""
 
     op: str
     value: float
     reason: str = ""
+    se: float | None = None
+    k: float = 2.0
 
     def problems(self) -> list[str]:
         """What makes this bound unusable ([] when none)."""
         if self.op not in _OPERATORS:
             return [f"Bound op={self.op!r} is not one of {', '.join(_OPERATORS)}"]
-        return [] if math.isfinite(self.value) else [f"Bound value {self.value!r} is not finite"]
+        found = [] if math.isfinite(self.value) else [f"Bound value {self.value!r} is not finite"]
+        if (self.se is not None and self.se < 0) or self.k < 0:
+            found.append("a Bound's se and k must be >= 0")
+        return found
+
+    def _edge(self) -> float:
+        margin = self.k * self.se if self.se is not None else 0.0
+        return self.value + margin if self.op in (">", ">=") else self.value - margin
 
     def describe(self) -> str:
         """The comparison as a person reads it."""
-        return f"{self.op} {_number(self.value)}"
+        text = f"{self.op} {_number(self.value)}"
+        return text if self.se is None else f"{text} by {_number(self.k)} s.e. (s.e. {_measured(self.se)})"
 
     def check(self, measured: float) -> tuple[str, str]:
         """(outcome, reason) for a finite ``measured``."""
-        held = {"<": measured < self.value, "<=": measured <= self.value,
-                ">": measured > self.value, ">=": measured >= self.value}[self.op]
-        return (HOLDS, "") if held else (FAILS, f"{_measured(measured)} is not {self.describe()}")
+        if self.se is not None and not _finite_se(self.se):
+            return NOT_MEASURED, "its standard error is NaN"
+        edge = self._edge()
+        held = {"<": measured < edge, "<=": measured <= edge, ">": measured > edge, ">=": measured >= edge}[self.op]
+        if held:
+            return HOLDS, ""
+        return FAILS, f"{_measured(measured)} is not {self.op} {_measured(edge)}" + (
+            "" if self.se is None else f" ({_number(self.value)} {'+' if self.op[0] == '>' else '−'} "
+                                       f"{_number(self.k)} s.e.)")
 
 
 Comparison = Range | Point | Bound
@@ -207,9 +242,13 @@ class Claim:
     statement: str  # what is measured, in full
     paper_value: str  # the paper's words: a short quote
     measured: float
+    se: float  # the logged standard error of ``measured`` (NaN when none was given)
     comparison: str  # as a person reads it: "within 0.1 of 0.5", "in [0.44, 0.91]", "> 0"
     outcome: str  # one of OUTCOMES
+    verdict: str  # one of VERDICTS: the outcome with why it failed or why it is not measured
     reason: str  # why it fails or is not measured; "" when it holds
+    mechanism: str  # what makes a failure fail, citing a logged diagnostic; "" otherwise
+    power: dict | None  # claim_power.Power.record() or Exact.record(); None for sanity and citing claims
     comparison_reason: str  # why the comparison is this one: its tolerance's reason, or why a bound is one-sided
     cites: str  # "<notebook>:<claim id>" of the claim that owns this measurement, or ""
 
@@ -235,28 +274,70 @@ def _refusals(id: str, kind: str, section: str, paper_value: str, comparison: An
     return found
 
 
-def claim(id: str, section: str, statement: str, paper_value: str, measured: float | None, comparison: Comparison,
-          *, kind: str = "paper", not_measured: str = "", cites: str = "") -> Claim:
-    """A :class:`Claim` whose outcome is ``comparison`` evaluated on ``measured``.
+def cited_files(mechanism: str) -> list[str]:
+    """The logged files a mechanism names (``diagnostics.parquet``, ``fits.json``)."""
+    return _LOGGED_FILE.findall(mechanism)
 
-    ``not_measured``: the reason a setting the profile cannot reach leaves the claim unmeasured (its outcome is
-    then ``not measured`` whatever ``measured`` is); a NaN or None ``measured`` is not measured as well.
+
+def _failure(kind: str, reason: str, mechanism: str) -> tuple[str, str]:
+    """(verdict, reason) of a failing claim: explained when its mechanism names a logged diagnostic."""
+    if mechanism.strip() and cited_files(mechanism):
+        return FAILS_EXPLAINED, reason
+    told = "" if not mechanism.strip() else " (its mechanism cites no logged diagnostic)"
+    return FAILS_UNEXPLAINED, f"fails — unexplained{told}: {reason}"
+
+
+def _no_power(found: claim_power.Power, would: tuple[str, str], decisive_with: str) -> str:
+    outcome, why = would
+    value = f"the value would {'hold' if outcome == HOLDS else 'fail'}" + (f" ({why})" if why else "")
+    needs = f"; decisive with {decisive_with.strip()}" if decisive_with.strip() else ""
+    return (f"no power at this scale: the test {found.describe()} (decisive needs ≥ "
+            f"{claim_power.DECISIVE_IF_PAPER:.0%} and ≤ {claim_power.DECISIVE_IF_NULL:.0%}); {value}{needs}")
+
+
+def claim(id: str, section: str, statement: str, paper_value: str, measured: float | None, comparison: Comparison,
+          *, kind: str = "paper", not_measured: str = "", needs_paper_profile: str = "", cites: str = "",
+          se: float | None = None, power: claim_power.Power | claim_power.Exact | None = None,
+          mechanism: str = "", decisive_with: str = "") -> Claim:
+    """A :class:`Claim` whose outcome is ``comparison`` evaluated on ``measured``, weighed by its ``power``.
+
+    ``needs_paper_profile``: why only the paper profile reaches this claim (not measured, counted apart);
+    ``not_measured``: a sentence about the setting that leaves it unmeasured at this run's scale; a NaN or None
+    ``measured`` is not measured as well. A paper or extension claim that owns its measurement needs its
+    ``power`` (:mod:`lib.claim_power`): a test that is not decisive reads "not measured, no power at this scale"
+    with both shares and ``decisive_with`` (what would make it decisive). A failing claim is "fails, explained"
+    when ``mechanism`` names a logged diagnostic file, else "fails, unexplained".
     ``cites``: the ``"<notebook>:<claim id>"`` whose measurement this repeats; counted there, not here.
     Raises :class:`ValueError` naming ``id`` for a contract the claim breaks (module docstring).
     """
     problems = _refusals(id, kind, section, paper_value, comparison, cites)
+    value = math.nan if measured is None else float(measured)
+    weighed = kind in WEIGHED_KINDS and not cites
+    if weighed and power is None and not (needs_paper_profile.strip() or not_measured.strip() or math.isnan(value)):
+        problems.append(f"a {kind} claim needs its power (lib.claim_power): can it hold if the paper is right "
+                        "and fail if the null is?")
     if problems:
         raise ValueError(f"claim {id!r}: " + "; ".join(problems))
-    value = math.nan if measured is None else float(measured)
-    if not_measured.strip():
-        outcome, reason = NOT_MEASURED, not_measured.strip()
+    if needs_paper_profile.strip():
+        outcome, verdict, reason = NOT_MEASURED, NEEDS_PAPER, needs_paper_profile.strip()
+    elif not_measured.strip():
+        outcome, verdict, reason = NOT_MEASURED, NO_POWER, not_measured.strip()
     elif math.isnan(value):
-        outcome, reason = NOT_MEASURED, "the measured value is NaN"
+        outcome, verdict, reason = NOT_MEASURED, NO_POWER, ("the statistic is undefined on this run and the "
+                                                            "notebook gives no reason: unexplained")
     else:
         outcome, reason = comparison.check(value)
+        verdict = outcome
+        if weighed and power is not None and not power.decisive:
+            outcome, verdict, reason = NOT_MEASURED, NO_POWER, _no_power(power, (outcome, reason), decisive_with)
+        elif outcome == NOT_MEASURED:
+            verdict = NO_POWER
+        elif outcome == FAILS:
+            verdict, reason = _failure(kind, reason, mechanism)
     basis = comparison.reason if isinstance(comparison, Point | Bound) else ""
-    return Claim(id, kind, section, statement, paper_value, value, comparison.describe(), outcome, reason,
-                 basis.strip(), cites)
+    return Claim(id, kind, section, statement, paper_value, value, math.nan if se is None else float(se),
+                 comparison.describe(), outcome, verdict, reason, mechanism.strip() if outcome == FAILS else "",
+                 power.record() if power is not None else None, basis.strip(), cites)
 
 
 def records(claims: Iterable[Claim], paper: str) -> list[dict[str, Any]]:
@@ -268,20 +349,60 @@ def records(claims: Iterable[Claim], paper: str) -> list[dict[str, Any]]:
     return rows
 
 
+def power_text(power: Any) -> str:
+    """A logged power record as a person reads it ("" for none)."""
+    if not isinstance(power, Mapping):
+        return ""
+    if "exact" in power:
+        return f"exact: {power['exact']}"
+    return claim_power.Power(power["if_paper"], power["if_null"], power["null"]).describe()
+
+
+def _legacy_verdict(row: pd.Series) -> str:
+    return {HOLDS: HOLDS, FAILS: FAILS_UNEXPLAINED}.get(row["outcome"], NO_POWER)
+
+
 def frame(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
-    """Logged claims as a table in :data:`COLUMNS` order. Rows logged before outcomes existed (a boolean
-    ``holds``, no kind) read as ``holds``, ``not measured`` (NaN) or ``fails``, kind ``paper``."""
+    """Logged claims as a table in :data:`COLUMNS` order, ``power`` as text (:func:`power_text`). Rows logged
+    before outcomes existed (a boolean ``holds``, no kind) read as ``holds``, ``not measured`` (NaN) or ``fails``,
+    kind ``paper``; rows logged before verdicts read a failure as unexplained and not measured as no power."""
     table = pd.DataFrame(list(rows))
     for column in COLUMNS:
         if column not in table:
-            table[column] = "" if column != "measured" else math.nan
+            table[column] = math.nan if column in ("measured", "se") else ""
     table["kind"] = table["kind"].fillna("").replace("", "paper")
     legacy = table["outcome"].eq("") | table["outcome"].isna()
     if legacy.any() and "holds" in table:
         measured = pd.to_numeric(table["measured"], errors="coerce")
         old = table["holds"].astype(bool).map({True: HOLDS, False: FAILS}).where(measured.notna(), NOT_MEASURED)
         table.loc[legacy, "outcome"] = old[legacy]
-    return table[COLUMNS].fillna({c: "" for c in COLUMNS if c != "measured"})
+    unjudged = table["verdict"].eq("") | table["verdict"].isna()
+    if unjudged.any():
+        table.loc[unjudged, "verdict"] = table[unjudged].apply(_legacy_verdict, axis=1)
+    table["power"] = table["power"].map(power_text)
+    table["se"] = pd.to_numeric(table["se"], errors="coerce")
+    return table[COLUMNS].fillna({c: "" for c in COLUMNS if c not in ("measured", "se")})
+
+
+# --------------------------------------------------------------------------- evidence
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What a closing cell passes for one catalogued claim: the measured ``value``, its logged standard error
+    ``se`` (required when the catalogue widens the test by it, or draws the power from it), the statistic's draws
+    ``if_paper`` and ``if_null`` when the catalogue's power is simulated (by resampling the run's own seeds or
+    splits, or simulating the statistic at this run's size), the ``mechanism`` of a failure in a sentence citing
+    a logged diagnostic file, ``not_measured`` (a sentence about the setting that leaves it unmeasured), and a
+    ``note`` on this run's population appended to the catalogue's statement ("6 tasks, 3 seeds")."""
+
+    value: float | None
+    se: float | None = None
+    if_paper: Any = None
+    if_null: Any = None
+    mechanism: str = ""
+    not_measured: str = ""
+    note: str = ""
 
 
 # --------------------------------------------------------------------------- counting
@@ -289,16 +410,31 @@ def frame(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
 
 @dataclass(frozen=True)
 class Count:
-    """How the claims of one kind came out; a citing claim is counted at its owner, not among these."""
+    """How the claims of one kind came out, in the five verdicts; a citing claim is counted at its owner."""
 
     held: int = 0
-    failed: int = 0
-    not_measured: int = 0
+    failed_explained: int = 0
+    failed_unexplained: int = 0
+    no_power: int = 0
+    needs_paper: int = 0
     cited: int = 0
+
+    @property
+    def failed(self) -> int:
+        return self.failed_explained + self.failed_unexplained
+
+    @property
+    def not_measured(self) -> int:
+        return self.no_power + self.needs_paper
 
     @property
     def measured(self) -> int:
         return self.held + self.failed
+
+    def by_verdict(self) -> dict[str, int]:
+        """The count of each of :data:`VERDICTS`."""
+        return dict(zip(VERDICTS, (self.held, self.failed_explained, self.failed_unexplained, self.no_power,
+                                   self.needs_paper), strict=True))
 
     def cell(self) -> str:
         """``held/measured``, with the unmeasured ones when there are any; ``-`` when there is nothing."""
@@ -307,21 +443,25 @@ class Count:
         return f"{self.held}/{self.measured}" + (f" +{self.not_measured} n.m." if self.not_measured else "")
 
     def sentence(self) -> str:
-        """"3 of 5 measured hold, 1 not measured, 2 cited (counted at their owner)"."""
+        """"3 of 5 measured hold (2 fail: 1 explained, 1 unexplained), 2 not measured (1 no power at this scale,
+        1 needs the paper profile), 2 cited (counted at their owner)"."""
         text = f"{self.held} of {self.measured} measured hold"
-        text += f", {self.not_measured} not measured" if self.not_measured else ""
+        if self.failed:
+            text += f" ({self.failed} fail: {self.failed_explained} explained, {self.failed_unexplained} unexplained)"
+        if self.not_measured:
+            text += (f", {self.not_measured} not measured ({self.no_power} no power at this scale, "
+                     f"{self.needs_paper} needs the paper profile)")
         return text + (f", {self.cited} cited (counted at their owner)" if self.cited else "")
 
 
 def counts(table: pd.DataFrame) -> dict[str, Count]:
-    """The one counting function: per kind, held / failed / not measured, citing claims apart."""
+    """The one counting function: per kind, the five verdicts, citing claims apart."""
     found = {}
     for kind in KINDS:
         rows = table[table["kind"] == kind]
         citing = rows["cites"].astype(str).ne("") if "cites" in rows else pd.Series(False, index=rows.index)
-        own = rows[~citing]
-        found[kind] = Count(int((own.outcome == HOLDS).sum()), int((own.outcome == FAILS).sum()),
-                            int((own.outcome == NOT_MEASURED).sum()), int(citing.sum()))
+        verdicts = rows[~citing]["verdict"].value_counts()
+        found[kind] = Count(*(int(verdicts.get(v, 0)) for v in VERDICTS), cited=int(citing.sum()))
     return found
 
 
@@ -339,17 +479,19 @@ def summary(table: pd.DataFrame) -> str:
 
 def _reason_cell(row: pd.Series) -> str:
     parts = [row["reason"]] if row["outcome"] != HOLDS and row["reason"] else []
+    parts += [f"mechanism: {row['mechanism']}"] if row["outcome"] == FAILS and row["mechanism"] else []
     parts += [f"cites {row['cites']} (counted there)"] if row["cites"] else []
     return "; ".join(parts)
 
 
 def readable_table(table: pd.DataFrame) -> pd.DataFrame:
     """The columns a closing cell shows: full statement, the paper's words with their section, measured value,
-    comparison, outcome and, for a failing or unmeasured row, its reason."""
+    comparison, verdict, power and, for a failing or unmeasured row, its reason (a failure's mechanism too)."""
     shown = pd.DataFrame({
         "id": table["id"], "kind": table["kind"], "statement": table["statement"],
         "paper says": table["paper_value"] + " (" + table["section"] + ")",
-        "measured": table["measured"], "comparison": table["comparison"], "outcome": table["outcome"],
+        "measured": table["measured"], "comparison": table["comparison"], "verdict": table["verdict"],
+        "power": table["power"],
         "reason": table.apply(_reason_cell, axis=1) if len(table) else pd.Series(dtype=str),
     })
     return shown.reset_index(drop=True)
@@ -374,9 +516,9 @@ def claims_text(table: pd.DataFrame, width: int | None = None) -> str:
     shown["measured"] = pd.to_numeric(shown["measured"], errors="coerce")
     for row in shown.to_dict("records"):
         measured = [f"measured {_measured(row['measured'])}"] if math.isfinite(row["measured"]) else []
-        head = " · ".join([row["id"], row["kind"], row["outcome"], *measured, row["comparison"]])
+        head = " · ".join([row["id"], row["kind"], row["verdict"], *measured, row["comparison"]])
         lines += textwrap.wrap(head, width, subsequent_indent="    ", break_on_hyphens=False)
-        for label in ("statement", "paper says", "reason"):
+        for label in ("statement", "paper says", "power", "reason"):
             if text := str(row[label]).strip():
                 lines += textwrap.wrap(text, width, initial_indent=f"    {label:<11}", subsequent_indent=" " * 15,
                                        break_on_hyphens=False)

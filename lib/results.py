@@ -20,7 +20,7 @@ import re
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from lib import claims, config, files, papers, parameters, paths, sources
+from lib import claim_catalogue, claims, config, files, papers, parameters, paths, sources
 from lib.files import atomic_write_bytes, atomic_write_text, sha256_file  # also used from here by callers
 
 _TRACKED_PACKAGES = (
@@ -198,10 +198,17 @@ class Run:
                 f"run the notebook with recompute: true first"
             )
 
-    def record_claims(self, found: Sequence[claims.Claim]) -> tuple[pd.DataFrame, Path]:
-        """Log the notebook's claims (:mod:`lib.claims`) as ``claims.json``, each under the notebook's paper (its
-        plugin record, :mod:`lib.papers`)."""
-        paper = papers.paper_of(self.params.notebook)
+    def record_claims(self, evidence: Mapping[str, claims.Evidence]) -> tuple[pd.DataFrame, Path]:
+        """Evaluate the notebook's catalogued claims (:mod:`lib.claim_catalogue`) on the closing cell's
+        ``evidence`` by id and log them as ``claims.json``, each under the notebook's paper (its plugin record,
+        :mod:`lib.papers`). A failure's mechanism must name files this run logged."""
+        notebook = self.params.notebook
+        found = claim_catalogue.evaluate_all(notebook, evidence, self.params.profile)
+        for c in found:
+            if absent := [f for f in claims.cited_files(c.mechanism) if not self.path(f).is_file()]:
+                raise ValueError(f"claim {c.id!r}: its mechanism cites {', '.join(absent)}, which this run did not "
+                                 f"log in {paths.relative_to_root(self.path(''))}")
+        paper = papers.paper_of(notebook)
         path = self.save_json("claims", claims.records(found, paper.id if paper else ""))
         return load_claims(path), path
 

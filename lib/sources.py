@@ -110,12 +110,15 @@ def all_sources() -> list[Path]:
 
 
 def of_file(path: Path) -> list[Path]:
-    """The ``lib`` sources a script (a notebook's percent script) runs; every source when it cannot be read."""
+    """The ``lib`` sources a script (a notebook's percent script) runs, with its claims catalogue
+    (``lib/<paper>/claims/<script>.yaml``, the pre-registration its closing cell is judged by); every source when
+    it cannot be read."""
+    catalogue = sorted(paths.LIB_DIR.glob(f"*/claims/{Path(path).stem}.yaml"))
     try:
         modules = imported_modules(path)
-        return closure(modules)
+        return closure(modules) + catalogue
     except (OSError, SyntaxError, ValueError):
-        return all_sources()
+        return all_sources() + catalogue
 
 
 def of_function(func: Callable) -> list[Path]:

@@ -49,6 +49,13 @@ def crossing_slope_se(rates: pd.DataFrame, rate_column: str, se_column: str, tar
     return float(np.sqrt((weights**2 * np.asarray(log_se) ** 2).sum()))
 
 
+def mean_se(values: Sequence[float]) -> float:
+    """s.e. of the mean of the finite ``values`` from their spread, s.d./√m; NaN for fewer than two."""
+    finite = np.asarray(values, float)
+    finite = finite[np.isfinite(finite)]
+    return float(finite.std(ddof=1) / np.sqrt(len(finite))) if len(finite) > 1 else float("nan")
+
+
 def median_se(values: Sequence[float]) -> float:
     """s.e. of the median of the finite ``values`` from their spread (normal approximation, √(π/2)·s.d./√m);
     NaN for fewer than two."""
