@@ -98,6 +98,7 @@ lab: $(VENV)/.lab-installed $(LAB_SETTINGS)
 lint: setup
 	$(PY) -m ruff check lib tests benchmarks notebooks
 	$(PY) -m lib.defaults --check
+	$(PY) -m lib.claim_catalogue --check
 
 # Every default lives in its notebook's schema (lib/<paper>/schemas.py); this rewrites the copies made from it:
 # the notebooks' parameters cells and params/default/. `make lint` fails while one of them has drifted.

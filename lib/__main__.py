@@ -19,7 +19,10 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from lib import config, papers, paths, progress, publish, published, readme, report, results, runner, scoreboard
+import pandas as pd
+
+from lib import (claim_changes, config, papers, paths, progress, publish, published, readme, report, results, runner,
+                 scoreboard)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -63,6 +66,9 @@ def _parser() -> argparse.ArgumentParser:
     commands.add_parser("readme", help="rewrite the README's results block from published/")
     claims = commands.add_parser("claims", help="the claims scoreboard per paper; writes figures/<profile>/CLAIMS.md")
     claims.add_argument("--profile", default="default", choices=paths.PROFILES)
+    claims.add_argument("--changes", action="store_true",
+                        help="print the claims whose verdict differs between published/ and this profile's results "
+                             "(the section docs/CLAIM_CHANGES.md gets at a republication)")
     site = commands.add_parser("report", help="a static HTML site of the logged results, figures and notebooks")
     site.add_argument("--profile", default="default", choices=paths.PROFILES)
     for module in papers.commands().values():
@@ -205,6 +211,12 @@ def _dispatch(args: argparse.Namespace) -> int:
         print(f"wrote {paths.relative_to_root(index)} (open it in a browser)")
         if _nothing_logged(args.profile):
             _print_pointer(f"it is empty: nothing has run under profile {args.profile} in this checkout")
+        return 0
+    if args.command == "claims" and args.changes:
+        old = pd.concat([publish.published_claims(published.default_folder(), n) for n in runner.discover(args.profile)],
+                        ignore_index=True)
+        print(claim_changes.markdown(old, results.gather_claims(args.profile), "published/",
+                                     f"results/{args.profile}/"))
         return 0
     if args.command == "claims":
         print(scoreboard.text(args.profile))

@@ -172,14 +172,14 @@ def parse(text: str, source: str) -> dict[str, Entry]:
 
 @cache
 def _load(file: Path, mtime: float) -> dict[str, Entry]:
-    return parse(file.read_text(), str(paths.relative_to_root(file)))
+    return parse(file.read_text(), paths.display(file))
 
 
 def load(notebook: str) -> dict[str, Entry]:
     """The notebook's catalogue (:func:`path`) by claim id."""
     file = path(notebook)
     if not file.is_file():
-        raise FileNotFoundError(f"{paths.relative_to_root(file)}: notebook {notebook} has no claims catalogue")
+        raise FileNotFoundError(f"{paths.display(file)}: notebook {notebook} has no claims catalogue")
     return _load(file, file.stat().st_mtime)
 
 
@@ -232,7 +232,7 @@ def evaluate_all(notebook: str, evidence: Mapping[str, claims.Evidence], profile
     """Every catalogued claim of ``notebook`` on ``evidence``, in catalogue order; the ids must be the same."""
     catalogue = load(notebook)
     if mismatch := _mismatch(set(catalogue), set(evidence)):
-        raise ValueError(f"{notebook}: the closing cell and {paths.relative_to_root(path(notebook))} disagree: "
+        raise ValueError(f"{notebook}: the closing cell and {paths.display(path(notebook))} disagree: "
                          f"{mismatch}")
     return [evaluate(entry, evidence[i], profile) for i, entry in catalogue.items()]
 
@@ -276,7 +276,7 @@ def lint(notebook: str, source: str) -> list[str]:
     if isinstance(ids, str):
         found.append(f"{notebook} {ids}")
     elif mismatch := _mismatch(set(catalogue), ids):
-        found.append(f"{notebook}: the closing cell and {paths.relative_to_root(path(notebook))} disagree: {mismatch}")
+        found.append(f"{notebook}: the closing cell and {paths.display(path(notebook))} disagree: {mismatch}")
     inline = sum(isinstance(n, ast.Call) and getattr(n.func, "id", getattr(n.func, "attr", "")) == "claim"
                  for n in ast.walk(ast.parse(source)))
     if inline:

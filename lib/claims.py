@@ -423,6 +423,9 @@ class Count:
     def failed(self) -> int:
         return self.failed_explained + self.failed_unexplained
 
+    def __add__(self, other: Count) -> Count:
+        return Count(*(getattr(self, f.name) + getattr(other, f.name) for f in fields(Count)))
+
     @property
     def not_measured(self) -> int:
         return self.no_power + self.needs_paper

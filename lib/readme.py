@@ -2,8 +2,8 @@
 
 ``python -m lib publish`` rewrites it after publishing into ``published/``; ``python -m lib readme`` rewrites it
 from whatever ``published/`` holds. The block sits between :data:`BEGIN` and :data:`END`: the run's profile,
-date and commit, then one table per paper (notebook · what it reproduces · paper claims held / measured · links
-to the published notebook and its figures), and a line naming the profile's notebooks the run left out (a
+date and commit, then per paper its paper claims in the five verdicts (:data:`lib.claims.VERDICTS`) and one table
+(notebook · what it reproduces · its paper claims by verdict · links to the published notebook and its figures), and a line naming the profile's notebooks the run left out (a
 publication of some papers only, ``publish --paper``); without a publication it is one line, :data:`NOTHING_YET`.
 """
 
@@ -23,13 +23,20 @@ def readme_file() -> Path:
     return paths.REPO_ROOT / "README.md"
 
 
-def _paper_cell(folder: Path, notebook: str) -> str:
+def _paper_count(folder: Path, notebook: str) -> claims.Count | None:
     file = folder / published.NOTEBOOKS / f"{notebook}.claims.json"
-    if not file.is_file():
-        return "no claims"
-    count = claims.counts(claims.frame(json.loads(file.read_text())))["paper"]
-    return f"{count.held} / {count.measured}" + (f" (+{count.not_measured} not measured)" if count.not_measured
-                                                 else "")
+    return claims.counts(claims.frame(json.loads(file.read_text())))["paper"] if file.is_file() else None
+
+
+def _verdicts(count: claims.Count) -> str:
+    """"3 hold · 1 fails, explained · 2 not measured, no power at this scale" (the verdicts with a claim)."""
+    found = [f"{n} {'hold' if verdict == claims.HOLDS else verdict}" for verdict, n in count.by_verdict().items() if n]
+    return " · ".join(found) or "none"
+
+
+def _paper_cell(folder: Path, notebook: str) -> str:
+    count = _paper_count(folder, notebook)
+    return "no claims" if count is None else _verdicts(count).replace("not measured, ", "")
 
 
 def block(folder: Path, readme_dir: Path) -> str:
@@ -43,15 +50,17 @@ def block(folder: Path, readme_dir: Path) -> str:
     lines = [f"Reference run: profile `{record['profile']}`, finished {str(record['finished'])[:10]}, "
              f"{commit}{' (uncommitted changes)' if record.get('dirty') else ''}; "
              f"[scoreboard]({link}/CLAIMS.md) · [report]({link}/report/index.html). "
-             "Paper claims only count as reproduction.", ""]
+             "Paper claims only count as reproduction, each in one of five verdicts: holds · fails, explained · "
+             "fails, unexplained · not measured, no power at this scale · not measured, needs the paper profile.", ""]
     notebooks = list(record.get("notebooks", []))
     groups = [(p.id, p.title, [n for n in notebooks if papers.paper_of(n) == p]) for p in papers.all_papers()]
     groups.append(("other", "notebooks of no paper", [n for n in notebooks if papers.paper_of(n) is None]))
     for paper, title, members in groups:
         if not members:
             continue
-        lines += [f"**Paper {paper}** — {title}", "",
-                  "| notebook | what it reproduces | paper claims held / measured | published |",
+        total = sum((c for n in members if (c := _paper_count(folder, n))), start=claims.Count())
+        lines += [f"**Paper {paper}** — {title}", "", f"Paper claims: {_verdicts(total)}.", "",
+                  "| notebook | what it reproduces | paper claims | published |",
                   "|---|---|---|---|"]
         for notebook in members:
             what = published.manifest(folder, notebook).get("title", notebook).replace("|", "\\|")

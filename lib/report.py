@@ -406,11 +406,12 @@ def _claims_source(profile: str, notebook: str) -> str:
 
 
 _OUTCOME_CLASS = {claims.HOLDS: "holds", claims.FAILS: "fails", claims.NOT_MEASURED: "not-measured"}
-#: A notebook's claims page lists what to look at first: failing, then unmeasured, then holding claims.
-_OUTCOME_ORDER = {claims.FAILS: 0, claims.NOT_MEASURED: 1, claims.HOLDS: 2}
+#: A notebook's claims page lists what to look at first: unexplained failures, explained ones, unmeasured, holding.
+_VERDICT_ORDER = {v: i for i, v in enumerate((claims.FAILS_UNEXPLAINED, claims.FAILS_EXPLAINED, claims.NO_POWER,
+                                              claims.NEEDS_PAPER, claims.HOLDS))}
 #: The columns of a notebook's claims table and their share of the page's width (it wraps, never scrolls).
-_CLAIM_COLUMNS = {"id": 11, "section": 9, "statement": 22, "paper_value": 16, "measured": 9, "comparison": 11,
-                  "outcome": 8, "reason": 14}
+_CLAIM_COLUMNS = {"id": 10, "section": 8, "statement": 19, "paper_value": 13, "measured": 8, "comparison": 10,
+                  "verdict": 9, "power": 10, "reason": 13}
 
 
 def claims_page(site: Path, notebook: str) -> Path:
@@ -421,7 +422,7 @@ def claims_page(site: Path, notebook: str) -> Path:
 def _claims_table(table: pd.DataFrame) -> str:
     """One kind's claims of one notebook, failing and unmeasured ones first, each with its reason; the paper's
     words with their ``$…$`` as MathML."""
-    table = table.iloc[table.outcome.map(_OUTCOME_ORDER).fillna(0).to_numpy().argsort(kind="stable")]
+    table = table.iloc[table.verdict.map(_VERDICT_ORDER).fillna(0).to_numpy().argsort(kind="stable")]
     widths = "".join(f'<col style="width: {w}%">' for w in _CLAIM_COLUMNS.values())
     head = "".join(f"<th>{_e(c.replace('_', ' '))}</th>" for c in _CLAIM_COLUMNS)
     reasons = claims.readable_table(table)["reason"].tolist()
@@ -430,8 +431,9 @@ def _claims_table(table: pd.DataFrame) -> str:
         cells = "".join(f"<td>{mathml.text_html(getattr(claim, c))}</td>"
                         for c in ("id", "section", "statement", "paper_value"))
         cells += f"<td>{_e(results.readable_number(claim.measured))}</td><td>{mathml.text_html(claim.comparison)}</td>"
-        verdict = f'<td class="{_OUTCOME_CLASS.get(claim.outcome, "fails")}">{_e(claim.outcome)}</td>'
-        rows.append(f'<tr id="{_e(claim.id)}">{cells}{verdict}<td>{mathml.text_html(reason)}</td></tr>')
+        verdict = f'<td class="{_OUTCOME_CLASS.get(claim.outcome, "fails")}">{_e(claim.verdict)}</td>'
+        rows.append(f'<tr id="{_e(claim.id)}">{cells}{verdict}<td>{_e(claim.power)}</td>'
+                    f"<td>{mathml.text_html(reason)}</td></tr>")
     return (f'<table class="claims"><colgroup>{widths}</colgroup><thead><tr>{head}</tr></thead>'
             f"<tbody>{''.join(rows)}</tbody></table>")
 
@@ -444,11 +446,14 @@ def _summary(table: pd.DataFrame) -> str:
 
 
 def _claims_count(table: pd.DataFrame) -> str:
-    """One experiment's claims per kind (:func:`lib.claims.counts`): "paper: 3/5 hold (1 not measured)"."""
+    """One experiment's claims per kind (:func:`lib.claims.counts`): "paper: 3/5 hold (1 unexplained, 1 no
+    power)"."""
     cells = []
     for kind, count in claims.counts(table).items():
         if count.measured or count.not_measured or count.cited:
-            extra = [f"{n} {what}" for n, what in ((count.not_measured, "not measured"), (count.cited, "cited")) if n]
+            extra = [f"{n} {what}" for n, what in ((count.failed_unexplained, "unexplained"),
+                                                   (count.no_power, "no power"), (count.needs_paper, "paper profile"),
+                                                   (count.cited, "cited")) if n]
             cells.append(f"{kind}: {count.held}/{count.measured} hold" + (f" ({', '.join(extra)})" if extra else ""))
     return " · ".join(cells) or "no claims logged"
 

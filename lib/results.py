@@ -207,7 +207,7 @@ class Run:
         for c in found:
             if absent := [f for f in claims.cited_files(c.mechanism) if not self.path(f).is_file()]:
                 raise ValueError(f"claim {c.id!r}: its mechanism cites {', '.join(absent)}, which this run did not "
-                                 f"log in {paths.relative_to_root(self.path(''))}")
+                                 f"log in {paths.display(self.directory)}")
         paper = papers.paper_of(notebook)
         path = self.save_json("claims", claims.records(found, paper.id if paper else ""))
         return load_claims(path), path

@@ -37,14 +37,14 @@ def _of_paper(table: pd.DataFrame, paper: str, known: set[str]) -> pd.DataFrame:
 
 
 def scoreboard(table: pd.DataFrame) -> pd.DataFrame:
-    """Per paper: measured paper claims held / measured / not measured, extension and sanity counts, citations."""
+    """Per paper: its paper claims in the five verdicts (:data:`lib.claims.VERDICTS`), extension and sanity
+    counts, citations."""
     rows = []
     listed = _papers(table)
     known = {pid for pid, _ in listed if pid != OTHER}
     for paper, title in listed:
         count = claims.counts(_of_paper(table, paper, known))
-        rows.append({"paper": paper, "title": title, "paper claims held": count["paper"].held,
-                     "measured": count["paper"].measured, "not measured": count["paper"].not_measured,
+        rows.append({"paper": paper, "title": title, **count["paper"].by_verdict(),
                      "extension held/measured": count["extension"].cell(),
                      "sanity held/measured": count["sanity"].cell(),
                      "cited (counted at owner)": sum(c.cited for c in count.values())})
@@ -63,8 +63,8 @@ def _rows(table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({
         "notebook": table["notebook"], "kind": table["kind"], "claim": table["id"] + ": " + table["statement"],
         "paper value (section)": table["paper_value"] + " (" + table["section"] + ")",
-        "measured": table["measured"], "comparison": table["comparison"], "outcome": table["outcome"],
-        "reason": claims.readable_table(table)["reason"].to_numpy() if len(table) else [],
+        "measured": table["measured"], "comparison": table["comparison"], "verdict": table["verdict"],
+        "power": table["power"], "reason": claims.readable_table(table)["reason"].to_numpy() if len(table) else [],
     })
 
 
@@ -73,8 +73,11 @@ def markdown(profile: str, table: pd.DataFrame) -> str:
     lines = [f"# Claims — profile `{profile}`", ""]
     if profile == "smoke":
         lines += [f"> {claims.SMOKE_NOTE}", ""]
-    lines += ["Paper claims are the reproduction; extension and sanity claims are reported, never counted as it. "
-              "A claim citing another notebook's measurement is counted once, at its owner.", "",
+    lines += ["Paper claims are the reproduction, counted in five verdicts: holds · fails, explained (a mechanism "
+              "citing a logged diagnostic) · fails, unexplained · not measured, no power at this scale (the test "
+              "could not both hold if the paper is right and fail if its null is) · not measured, needs the paper "
+              "profile. Extension and sanity claims are reported, never counted as it. A claim citing another "
+              "notebook's measurement is counted once, at its owner.", "",
               plotting.markdown_table(scoreboard(table)), ""]
     listed = _papers(table)
     known = {pid for pid, _ in listed if pid != OTHER}

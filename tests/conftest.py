@@ -169,6 +169,23 @@ def flip_byte(path: Path, offset: int | None = None) -> None:
     path.write_bytes(bytes(data))
 
 
+def judged(*args, **kwargs):
+    """:func:`lib.claims.claim` with an exact power: in tests of tables and counting the comparison alone decides."""
+    from lib import claim_power, claims
+
+    return claims.claim(*args, power=claim_power.Exact("a fixed value in a test"), **kwargs)
+
+
+def use_catalogue(monkeypatch: pytest.MonkeyPatch, text: str) -> None:
+    """Make the YAML ``text`` every notebook's claims catalogue (in-process tests of recording claims)."""
+    import textwrap
+
+    from lib import claim_catalogue
+
+    entries = claim_catalogue.parse(textwrap.dedent(text), "test catalogue")
+    monkeypatch.setattr(claim_catalogue, "load", lambda notebook: entries)
+
+
 def claims_table(*found, paper: str = "000", notebook: str = "00_theory_checks"):
     """Claims as the logged table of ``notebook`` under ``paper`` (for tests of the counting)."""
     from lib import claims

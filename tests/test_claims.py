@@ -1,14 +1,21 @@
-"""lib.claims and lib.scoreboard: the claims contract (kinds, outcomes, typed comparisons, citations, counting)."""
+"""lib.claims: the claims contract (kinds, outcomes and verdicts, typed comparisons, power, mechanisms, citations,
+counting)."""
 
 from __future__ import annotations
 
+import functools
 import math
 
 import pytest
 from conftest import claims_table
 
-from lib import claims
-from lib.claims import Bound, Point, Range, claim
+from lib import claim_power, claims
+from lib.claims import Bound, Point, Range
+
+#: Tests of the comparisons give their claims an exact power: the comparison alone decides.
+EXACT = claim_power.Exact("a fixed value in a test")
+claim = functools.partial(claims.claim, power=EXACT)
+UNEXPLAINED = "fails — unexplained: "
 
 
 def test_a_range_holds_inside_and_fails_outside_naming_the_side():
@@ -16,8 +23,9 @@ def test_a_range_holds_inside_and_fails_outside_naming_the_side():
     below = claim("b", "A.4.2", "exponent", "0.65 [0.44, 0.91]", 0.43, Range(0.44, 0.91))
     above = claim("b", "A.4.2", "exponent", "0.65 [0.44, 0.91]", 0.95, Range(0.44, 0.91))
     assert inside.outcome == "holds" and inside.reason == "" and inside.comparison == "in [0.44, 0.91]"
-    assert (below.outcome, below.reason) == ("fails", "0.43 is below 0.44")
-    assert (above.outcome, above.reason) == ("fails", "0.95 is above 0.91")
+    assert (below.outcome, below.reason) == ("fails", UNEXPLAINED + "0.43 is below 0.44")
+    assert (above.outcome, above.reason) == ("fails", UNEXPLAINED + "0.95 is above 0.91")
+    assert below.verdict == "fails, unexplained" and inside.verdict == "holds"
 
 
 def test_a_range_with_swapped_ends_is_refused_naming_the_claim():
@@ -29,7 +37,7 @@ def test_a_range_widens_by_k_logged_standard_errors():
     widened = Range(0.44, 0.91, se=0.01, k=2)
     assert widened.describe() == "in [0.44, 0.91] widened by 2 s.e. (s.e. 0.01)"
     assert claim("b", "A.4.2", "exponent", "[0.44, 0.91]", 0.425, widened).outcome == "holds"
-    assert claim("b", "A.4.2", "exponent", "[0.44, 0.91]", 0.415, widened).reason == "0.415 is below 0.42"
+    assert claim("b", "A.4.2", "exponent", "[0.44, 0.91]", 0.415, widened).reason == UNEXPLAINED + "0.415 is below 0.42"
 
 
 def test_a_tolerance_without_a_reason_is_refused_naming_the_claim():
@@ -38,7 +46,7 @@ def test_a_tolerance_without_a_reason_is_refused_naming_the_claim():
     kept = claim("slope", "Thm 4", "log-log slope", "-0.5", -0.45, Point(-0.5, tol=0.15, reason="three s.e."))
     assert (kept.outcome, kept.comparison, kept.comparison_reason) == ("holds", "within 0.15 of -0.5", "three s.e.")
     exact = claim("rule", "A.1.7", "confirmation", "341", 342, Point(341))  # an exact value needs no reason
-    assert (exact.outcome, exact.comparison, exact.reason) == ("fails", "= 341", "342 is not 341")
+    assert (exact.outcome, exact.comparison, exact.reason) == ("fails", "= 341", UNEXPLAINED + "342 is not 341")
 
 
 def test_a_point_within_k_standard_errors_is_computed_from_the_logged_se():
@@ -46,7 +54,7 @@ def test_a_point_within_k_standard_errors_is_computed_from_the_logged_se():
     assert spec.describe() == "within 3 s.e. of 0.5 (s.e. 0.012)"
     assert claim("p", "Eq. 8", "AUC", "0.5", 0.535, spec).outcome == "holds"  # 0.035 <= 0.036
     missed = claim("p", "Eq. 8", "AUC", "0.5", 0.537, spec)
-    assert (missed.outcome, missed.reason) == ("fails", "|0.537 − 0.5| = 0.037 exceeds 3 s.e. = 0.036")
+    assert (missed.outcome, missed.reason) == ("fails", UNEXPLAINED + "|0.537 − 0.5| = 0.037 exceeds 3 s.e. = 0.036")
     with pytest.raises(ValueError, match="tol or se, not both"):
         claim("p", "Eq. 8", "AUC", "0.5", 0.5, Point(0.5, tol=0.1, reason="r", se=0.01))
     assert claim("p", "Eq. 8", "AUC", "0.5", 0.5, Point(0.5, se=math.nan)).outcome == "not measured"
@@ -81,11 +89,14 @@ def test_a_paper_claim_needs_its_section_and_quote_and_kinds_are_checked():
 
 def test_nan_and_an_explicit_reason_give_not_measured():
     nan = claim("n", "A.3.1", "ratio", "7.26", math.nan, Point(7.26, tol=0.005, reason="two decimals"))
-    assert (nan.outcome, nan.reason) == ("not measured", "the measured value is NaN")
+    assert nan.outcome == "not measured" and nan.verdict == "not measured, no power at this scale"
+    assert nan.reason.endswith("the notebook gives no reason: unexplained")  # never "the measured value is NaN"
     assert claim("n", "A.3.1", "ratio", "7.26", None, Point(7.26)).outcome == "not measured"
     unreachable = claim("w", "A.4", "pruning", "figure panel c", math.nan, Point(0),
                         not_measured="the section survives only as a caption")
     assert (unreachable.outcome, unreachable.reason) == ("not measured", "the section survives only as a caption")
+    paper_only = claim("g", "A.3.2", "count", "253", 10.0, Point(253), needs_paper_profile="Gemma-2-9B is paper-only")
+    assert (paper_only.outcome, paper_only.verdict) == ("not measured", "not measured, needs the paper profile")
 
 
 def test_counts_keep_not_measured_and_cited_apart():
@@ -95,11 +106,12 @@ def test_counts_keep_not_measured_and_cited_apart():
                          claim("d", "s", "x", "> 1", 2.0, Bound(">", 1), cites="E03_ground_truth:a"),
                          claim("e", "s", "x", "", 0.0, Bound("<=", 1), kind="sanity"))
     count = claims.counts(table)
-    assert count["paper"] == claims.Count(held=1, failed=1, not_measured=1, cited=1)
+    assert count["paper"] == claims.Count(held=1, failed_unexplained=1, no_power=1, cited=1)
     assert count["paper"].measured == 2 and count["paper"].cell() == "1/2 +1 n.m."
     assert count["extension"].cell() == "-" and count["sanity"].cell() == "1/1"
     assert claims.summary(table).splitlines() == [
-        "paper claims (the paper's values and statements: reproduction): 1 of 2 measured hold, 1 not measured, "
+        "paper claims (the paper's values and statements: reproduction): 1 of 2 measured hold (1 fail: 0 explained, "
+        "1 unexplained), 1 not measured (1 no power at this scale, 0 needs the paper profile), "
         "1 cited (counted at their owner)",
         "sanity claims (true by construction or arithmetic on the paper's numbers: not counted as reproduction): "
         "1 of 1 measured hold"]
@@ -108,20 +120,18 @@ def test_counts_keep_not_measured_and_cited_apart():
 
 
 
-
-
-
 def test_a_closing_cell_shows_reasons_counts_and_the_smoke_note(capsys):
     table = claims_table(claim("a", "Thm 1", "the gap closes", "< 0.05", 0.2, Bound("<", 0.05)),
                    claim("b", "Thm 1", "the gap closes", "< 0.05", 0.01, Bound("<", 0.05), cites="E06_scaling:c"))
     shown = claims.readable_table(table)
-    assert shown.columns.tolist() == ["id", "kind", "statement", "paper says", "measured", "comparison", "outcome",
-                                      "reason"]
+    assert shown.columns.tolist() == ["id", "kind", "statement", "paper says", "measured", "comparison", "verdict",
+                                      "power", "reason"]
     assert shown["paper says"][0] == "< 0.05 (Thm 1)" and shown.reason.tolist() == [
-        "0.2 is not < 0.05", "cites E06_scaling:c (counted there)"]
+        UNEXPLAINED + "0.2 is not < 0.05", "cites E06_scaling:c (counted there)"]
+    assert shown.power[0] == "exact: a fixed value in a test"
     claims.show_claims(table, "smoke")
     out = " ".join(capsys.readouterr().out.split())  # wrapped to whatever terminal runs the test
-    assert "1 of 1 measured hold" not in out and "0 of 1 measured hold, 1 cited" in out
+    assert "1 of 1 measured hold" not in out and "0 of 1 measured hold (1 fail: 0 explained, 1 unexplained), 1 cited" in out
     assert out.endswith(claims.SMOKE_NOTE)
     claims.show_claims(table, "default")
     assert claims.SMOKE_NOTE not in capsys.readouterr().out
@@ -136,9 +146,10 @@ def test_a_closing_cell_wraps_its_text_to_the_terminal_and_keeps_every_word(monk
     lines = text.splitlines()
     assert max(map(len, lines)) <= 60 and len(lines) > 8
     assert lines[0] == "long_claim · paper · holds · measured -0.25 · < 0"
+    assert "    power      exact: a fixed value in a test" in lines
     assert " ".join(" ".join(lines).split()).count(" ".join(statement.split())) == 1
-    assert "unmeasured · paper · not measured · within 0.1 of 0.9" in text and "measured nan" not in text
-    assert "    reason     the measured value is NaN" in lines
+    assert ("unmeasured · paper · not measured, no power at this scale · within 0.1 of 0.9" in " ".join(text.split())
+            and "measured nan" not in text)
     monkeypatch.setenv("COLUMNS", "72")
     view = claims._ClaimsView(table)
     assert repr(view) == claims.claims_text(table, width=72)
@@ -154,3 +165,43 @@ def test_claims_logged_before_outcomes_read_as_outcomes():
                          "measured": float("nan"), "comparison": "<= 1", "holds": False, "kind": "sanity"}])
     assert old.columns.tolist() == claims.COLUMNS
     assert old.outcome.tolist() == ["holds", "not measured"] and old.kind.tolist() == ["paper", "sanity"]
+    assert old.verdict.tolist() == ["holds", "not measured, no power at this scale"]
+
+
+def test_a_paper_claim_without_its_power_is_refused():
+    with pytest.raises(ValueError, match=r"claim 'p': a paper claim needs its power"):
+        claims.claim("p", "Eq. 8", "AUC", "0.5", 0.5, Point(0.5))
+    assert claims.claim("s", "Eq. 8", "AUC", "0.5", 0.5, Point(0.5), kind="sanity").outcome == "holds"
+    assert claims.claim("c", "Eq. 8", "AUC", "0.5", 0.5, Point(0.5), cites="E03_ground_truth:a").outcome == "holds"
+
+
+def test_a_test_without_power_at_this_scale_reads_not_measured_with_both_shares():
+    weak = claim_power.Power(0.35, 0.10, "no association")
+    found = claims.claim("rho", "A.2.3", "Spearman ρ", "0.89", 0.95, Bound(">=", 0.8, reason="r"), power=weak,
+                         decisive_with="≥ 12 tasks")
+    assert (found.outcome, found.verdict) == ("not measured", "not measured, no power at this scale")
+    assert "holds 35% if the paper is right, 10% if no association" in found.reason
+    assert "the value would hold" in found.reason and found.reason.endswith("decisive with ≥ 12 tasks")
+    assert found.power == {"if_paper": 0.35, "if_null": 0.1, "null": "no association"}
+    strong = claim_power.Power(0.9, 0.05, "no association")
+    assert claims.claim("rho", "A.2.3", "ρ", "0.89", 0.95, Bound(">=", 0.8, reason="r"), power=strong).outcome == "holds"
+
+
+def test_a_failure_is_explained_only_by_a_mechanism_citing_a_logged_diagnostic():
+    failing = functools.partial(claim, "a", "Eq. 8", "AUC", "0.76", 0.58, Point(0.76, tol=0.05, reason="r"))
+    assert failing().verdict == "fails, unexplained"
+    words = failing(mechanism="the probe is data-starved")
+    assert words.verdict == "fails, unexplained" and "cites no logged diagnostic" in words.reason
+    explained = failing(mechanism="on synthetic data at the same n the probe reaches 0.58 (`diagnostics.parquet`)")
+    assert explained.verdict == "fails, explained" and explained.mechanism.endswith("(`diagnostics.parquet`)")
+    assert claims.cited_files(explained.mechanism) == ["diagnostics.parquet"]
+    assert claim("b", "Eq. 8", "AUC", "0.76", 0.76, Point(0.76), mechanism="x (`d.json`)").mechanism == ""
+
+
+def test_a_bound_with_a_standard_error_must_be_cleared_by_k_of_them():
+    bound = Bound(">", 0, se=0.01, k=2)
+    assert bound.describe() == "> 0 by 2 s.e. (s.e. 0.01)"
+    assert bound.check(0.021) == ("holds", "")
+    assert bound.check(0.019) == ("fails", "0.019 is not > 0.02 (0 + 2 s.e.)")
+    assert Bound("<", 0, se=0.01, k=2).check(-0.019)[0] == "fails"
+    assert Bound(">", 0, se=math.nan).check(1.0)[0] == "not measured"

@@ -34,14 +34,19 @@ def test_a_notebook_of_no_paper_is_refused_naming_the_known_ones():
 
 CLAIM_CELL = '''
 # %%
-from lib.claims import Point, claim
-run.record_claims([claim("toy", "Sec. 1", "the toy paper's one claim", "1", 1.0, Point(1.0))])
+from lib.claims import Evidence
+run.record_claims({"toy": Evidence(1.0)})
 '''
+TOY_CATALOGUE = """- {id: toy, kind: paper, section: Sec. 1, paper_says: "1", measures: "the toy paper's one claim",
+   test: {point: 1}, null_hypothesis: "a value of 0", power: {exact: "a constant"}}
+"""
 
 
 def test_a_fourth_paper_needs_no_core_edit_and_runs_under_smoke(tmp_path):
     root = tiny_repository(tmp_path, only_tiny=True)  # the toy paper: lib/toy/ with its record and schema
     (root / "notebooks" / "ZZ_tiny.py").write_text(TINY_NOTEBOOK + CLAIM_CELL)
+    (root / "lib" / "toy" / "claims").mkdir()
+    (root / "lib" / "toy" / "claims" / "ZZ_tiny.yaml").write_text(TOY_CATALOGUE)
     core = sorted(p.relative_to(root) for p in (root / "lib").rglob("*.py") if "toy" not in p.parts)
     assert all((root / p).read_bytes() == (REPO / p).read_bytes() for p in core)  # no core file edited
     result = run_cli(root, "run", "ZZ_tiny", "--profile", "smoke", "--quiet")

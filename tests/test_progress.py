@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 import jupytext
 import pandas as pd
 import pytest
-from conftest import TINY_NOTEBOOK, TINY_SCHEMA, add_toy_schema, run_cli, tiny_repository
+from conftest import TINY_NOTEBOOK, TINY_SCHEMA, add_toy_schema, run_cli, tiny_repository, use_catalogue
 
 from lib import claims, config, plotting, progress, results, runner
 
@@ -56,14 +56,16 @@ def test_one_notebook_at_a_time_needs_no_prefix(capsys):
     assert capsys.readouterr().err == "hello\n"
 
 
-def test_batch_table_columns_align(sandbox):
+def test_batch_table_columns_align(sandbox, monkeypatch):
     run = results.start(config.validate("00_theory_checks", {"profile": "smoke"}))
     logged = run.save_table("t", pd.DataFrame({"x": [1]}))
     plotting.save_table(pd.DataFrame({"x": [1]}), "t", "T.", [logged])
-    run.record_claims([claims.claim("a", "s", "x", "<= 1", 1.0, claims.Bound("<=", 1)),
-                       claims.claim("b", "s", "x", "<= 1", 2.0, claims.Bound("<=", 1)),
-                       claims.claim("n", "s", "x", "<= 1", float("nan"), claims.Bound("<=", 1)),
-                       claims.claim("c", "s", "x", "1", 1.0, claims.Bound("<=", 1), kind="sanity")])
+    use_catalogue(monkeypatch, "".join(
+        f"- {{id: {i}, kind: {kind}, section: s, paper_says: '<= 1', measures: x, test: {{bound: '<=', value: 1}}, "
+        "null_hypothesis: 'a value of 2', power: {exact: 'fixed'}}\n" for i, kind in
+        (("a", "paper"), ("b", "paper"), ("n", "paper"), ("c", "sanity"))))
+    run.record_claims({"a": claims.Evidence(1.0), "b": claims.Evidence(2.0), "n": claims.Evidence(float("nan")),
+                       "c": claims.Evidence(1.0)})
     table = progress.batch_table([runner.Outcome("00_theory_checks", "ran", 83.2),
                                   runner.Outcome("E05_orthogonality", "failed", 1.5, "E05: cell 3 raised")], "smoke")
     header, first, second = table.splitlines()

@@ -22,7 +22,7 @@ matplotlib.use("Agg")
 import nbformat  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
-from conftest import headless_chromium  # noqa: E402
+from conftest import headless_chromium, judged, use_catalogue  # noqa: E402
 from matplotlib import pyplot as plt  # noqa: E402
 
 from lib import claims, config, paths, plotting, report, results  # noqa: E402
@@ -57,14 +57,14 @@ def _companion(profile: str) -> None:
                         "Errors.", [curve])
     wide = pd.DataFrame({f"column_{i}": [f"a_rather_long_value_{i}"] for i in range(40)})
     plotting.save_table(wide, "wide", "A table wider than the page.", [curve])
-    run.record_claims([
-        claims.claim("C1", "Thm 1", "the gap closes", "0.00", 0.01, claims.Point(0, tol=0.05, reason="a chosen 0.05")),
-        claims.claim("C3", "Eq. 8", "the ceiling " + "is never reached " * 20, _TEX, 0.5,
+    run.save_json("claims", claims.records([  # the logged form record_claims writes, without a catalogue
+        judged("C1", "Thm 1", "the gap closes", "0.00", 0.01, claims.Point(0, tol=0.05, reason="a chosen 0.05")),
+        judged("C3", "Eq. 8", "the ceiling " + "is never reached " * 20, _TEX, 0.5,
                      claims.Point(0.9, tol=0.05, reason="a chosen 0.05")),
-        claims.claim("C2", "Eq. 2", "AUC is a probability", "[0, 1]", 1.5, claims.Range(0, 1), kind="sanity"),
-        claims.claim("C4", "Sec. 5", "a setting the profile lacks", "> 0", float("nan"), claims.Bound(">", 0),
+        judged("C2", "Eq. 2", "AUC is a probability", "[0, 1]", 1.5, claims.Range(0, 1), kind="sanity"),
+        judged("C4", "Sec. 5", "a setting the profile lacks", "> 0", float("nan"), claims.Bound(">", 0),
                      kind="extension", not_measured="no such model offline"),
-    ])
+    ], "000"))
     notebook = nbformat.v4.new_notebook(cells=[
         nbformat.v4.new_markdown_cell("# 00 — Theory checks\n\nThe purity law, $\\alpha$ and all."),
         nbformat.v4.new_code_cell("load()", execution_count=1, outputs=[  # a progress bar alone: no output
@@ -128,7 +128,7 @@ def test_pages_links_and_banner(smoke_site):
     index = (site / "index.html").read_text()
     assert "00 — Theory checks" in index  # the experiment's title, from the notebook's first heading
     assert "Paper 000" in index and "paper: 1/2 hold" in index and "sanity: 0/1 hold" in index
-    assert "extension: 0/0 hold (1 not measured)" in index
+    assert "extension: 0/0 hold (1 no power)" in index
 
 
 def test_notebook_gallery_and_source_content(smoke_site):
@@ -156,8 +156,10 @@ def test_each_notebook_has_a_claims_page_failures_first(smoke_site):
     paper, extension, sanity = (page.index(f'<h2 id="{kind}">') for kind in ("paper", "extension", "sanity"))
     assert paper < page.index('<tr id="C3">') < page.index('<tr id="C1">') < extension  # the failing claim first
     assert extension < page.index("the profile lacks") < sanity < page.index("AUC is a probability")
-    assert '<td class="fails">fails</td><td>1.5 is above 1</td>' in page[sanity:]
-    assert '<td class="not-measured">not measured</td><td>no such model offline</td>' in page[extension:sanity]
+    power = "<td>exact: a fixed value in a test</td>"
+    assert f'<td class="fails">fails, unexplained</td>{power}<td>fails — unexplained: 1.5 is above 1</td>' in page[sanity:]
+    assert (f'<td class="not-measured">not measured, no power at this scale</td>{power}<td>no such model offline</td>'
+            in page[extension:sanity])
     assert "<mfrac>" in page[paper:extension] and "\\Phi" not in page  # the paper's TeX as MathML
     assert 'href="../notebooks/00_theory_checks.html"' in page
     assert 'href="../sources/00_theory_checks/claims.json.html"' in page
@@ -176,12 +178,16 @@ def test_index_captions_end_at_a_sentence_and_tables_show_their_rows(smoke_site)
     assert index.count('class="box preview"') == 2
 
 
-def test_gallery_and_claims_pages_round_for_reading(sandbox):
+def test_gallery_and_claims_pages_round_for_reading(sandbox, monkeypatch):
     run = results.start(config.validate("00_theory_checks", {"profile": "smoke"}))
     curve = run.save_table("curve", pd.DataFrame({"x": [0, 1], "y": [0.5, 0.07999999999999996]}))
     plotting.save_table(pd.DataFrame({"claim": ["C3"], "measured": [0.07999999999999996]}), "raw", "Raw.", [curve])
     plotting.save_table(pd.DataFrame(), "nothing", "An empty table.", [curve])
-    run.record_claims([claims.claim("C3", "Thm 4", "power", "<= 0.05", 0.07999999999999996, claims.Bound("<=", 0.05))])
+    use_catalogue(monkeypatch, """
+    - {id: C3, kind: paper, section: Thm 4, paper_says: "<= 0.05", measures: power, test: {bound: "<=", value: 0.05},
+       null_hypothesis: "a size of 0.1", power: {exact: "a closed form"}}
+    """)
+    run.record_claims({"C3": claims.Evidence(0.07999999999999996)})
     site = report.build("smoke").parent
     assert "(an empty table: no rows or columns)" in (site / "gallery.html").read_text()
     pages = {name: (site / name).read_text() for name in ("gallery.html", "claims/00_theory_checks.html",

@@ -7,6 +7,7 @@ import shutil
 
 import pandas as pd
 import pytest
+from conftest import use_catalogue
 
 from lib import claims, config, paths, results
 
@@ -129,23 +130,42 @@ def test_recompute_false_never_computes(sandbox):
         results.start(_params(recompute=False)).json("missing", lambda: {"a": 1})
 
 
-def test_claims_round_trip_in_field_order(sandbox):
-    first = claims.claim("c1", "Thm 3", "statement", "< 0.006", 0.001, claims.Bound("<", 0.006))
-    second = dataclasses.replace(first, id="c2")
-    table, path = results.start(_params()).record_claims([first, second])
+TWO_CLAIMS = """
+- {id: c1, kind: paper, section: Thm 3, paper_says: "< 0.006", measures: statement, test: {bound: "<", value: 0.006},
+   null_hypothesis: "an error of 0.01", power: {exact: "a closed form"}}
+- {id: c2, kind: sanity, section: Thm 3, paper_says: "< 0.006", measures: statement, test: {bound: "<", value: 0.006}}
+"""
+
+
+def test_claims_round_trip_in_field_order(sandbox, monkeypatch):
+    use_catalogue(monkeypatch, TWO_CLAIMS)
+    evidence = {"c1": claims.Evidence(0.001), "c2": claims.Evidence(0.001)}
+    table, path = results.start(_params()).record_claims(evidence)
     assert list(table.columns) == ["paper", *(f.name for f in dataclasses.fields(claims.Claim))] == claims.COLUMNS
     assert table.id.tolist() == ["c1", "c2"] and path.name == "claims.json"
     assert table.paper.tolist() == ["000", "000"]  # the notebook's paper, from its plugin record
-    assert table.outcome.tolist() == ["holds", "holds"]
-    with pytest.raises(ValueError, match="unique"):
-        results.start(_params()).record_claims([first, first])
+    assert table.outcome.tolist() == ["holds", "holds"] and table.power.tolist() == ["exact: a closed form", ""]
+    assert json.loads(path.read_text())[0]["power"] == {"exact": "a closed form"}
+    with pytest.raises(ValueError, match="disagree: no evidence for c2"):
+        results.start(_params()).record_claims({"c1": claims.Evidence(0.001)})
 
 
-def test_gather_claims_across_notebooks(sandbox):
-    results.start(_params()).record_claims([claims.claim("c1", "Thm 3", "statement", "< 0.006", 0.001,
-                                                         claims.Bound("<", 0.006))])
+def test_a_mechanism_must_cite_a_file_the_run_logged(sandbox, monkeypatch):
+    use_catalogue(monkeypatch, TWO_CLAIMS)
+    run = results.start(_params())
+    failing = {"c1": claims.Evidence(0.01, mechanism="the grid is coarse (`grid.parquet`)"), "c2": claims.Evidence(0)}
+    with pytest.raises(ValueError, match=r"claim 'c1': its mechanism cites grid.parquet, which this run did not log"):
+        run.record_claims(failing)
+    run.save_table("grid", pd.DataFrame({"n": [1]}))
+    table, _ = run.record_claims(failing)
+    assert table.verdict.tolist() == ["fails, explained", "holds"]
+
+
+def test_gather_claims_across_notebooks(sandbox, monkeypatch):
+    use_catalogue(monkeypatch, TWO_CLAIMS)
+    results.start(_params()).record_claims({"c1": claims.Evidence(0.001), "c2": claims.Evidence(0.001)})
     table = results.gather_claims("smoke")
-    assert table.notebook.tolist() == ["00_theory_checks"] and table.id.tolist() == ["c1"]
+    assert table.notebook.tolist() == ["00_theory_checks"] * 2 and table.id.tolist() == ["c1", "c2"]
     assert table.columns.tolist() == ["notebook", *claims.COLUMNS]
     assert results.gather_claims("paper").empty
 

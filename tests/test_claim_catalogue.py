@@ -1,0 +1,148 @@
+"""lib.claim_catalogue: the pre-registered claims, their refusals, the evaluation of a closing cell's evidence, and
+the lint that holds catalogue and notebook together."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import textwrap
+
+import pytest
+
+from lib import claim_catalogue, claims
+from lib.claims import Evidence
+
+ENTRY = """
+- id: slope
+  kind: paper
+  section: "Thm 4"
+  paper_says: "-0.5"
+  measures: "log-log slope of the gap against n"
+  test: {point: -0.5, se_k: 3}
+  null_hypothesis: "no decay (slope 0)"
+  power: {normal: {if_paper: -0.5, if_null: 0.0}}
+  decisive_with: "a grid of n spanning two decades"
+"""
+
+
+def _parse(text: str) -> dict[str, claim_catalogue.Entry]:
+    return claim_catalogue.parse(textwrap.dedent(text), "test.yaml")
+
+
+def test_an_entry_is_evaluated_with_power_drawn_from_the_logged_se():
+    entry = _parse(ENTRY)["slope"]
+    held = claim_catalogue.evaluate(entry, Evidence(-0.48, se=0.05), "default")
+    assert (held.outcome, held.verdict, held.comparison) == ("holds", "holds", "within 3 s.e. of -0.5 (s.e. 0.05)")
+    assert held.power["if_paper"] > 0.99 and held.power["if_null"] < 0.01 and held.power["null"] == "no decay (slope 0)"
+    weak = claim_catalogue.evaluate(entry, Evidence(-0.48, se=0.3, note="4 points"), "default")
+    assert weak.verdict == "not measured, no power at this scale" and "decisive with a grid of n" in weak.reason
+    assert weak.statement == "log-log slope of the gap against n (4 points)"
+    unknown = claim_catalogue.evaluate(entry, Evidence(-0.48, se=math.nan), "default")
+    assert unknown.verdict == "not measured, no power at this scale" and "power is unknown" in unknown.reason
+    with pytest.raises(ValueError, match="its test is widened by the measurement's s.e.; pass Evidence"):
+        claim_catalogue.evaluate(entry, Evidence(-0.48), "default")
+
+
+def test_a_failure_without_a_mechanism_counts_as_unexplained_and_with_one_as_explained():
+    entry = _parse(ENTRY)["slope"]
+    bare = claim_catalogue.evaluate(entry, Evidence(-0.1, se=0.02), "default")
+    assert bare.verdict == "fails, unexplained" and bare.reason.startswith("fails — unexplained: ")
+    told = claim_catalogue.evaluate(entry, Evidence(-0.1, se=0.02, mechanism="the grid stops at n = 300 "
+                                                    "(`gaps.parquet`)"), "default")
+    assert told.verdict == "fails, explained" and told.mechanism == "the grid stops at n = 300 (`gaps.parquet`)"
+    table = claims.frame(claims.records([bare, dataclasses.replace(told, id="slope2")], "000"))
+    count = claims.counts(table)["paper"]
+    assert (count.failed_unexplained, count.failed_explained) == (1, 1)
+
+
+def test_a_tolerance_that_covers_every_value_the_statistic_can_take_is_refused_as_unable_to_fail():
+    with pytest.raises(ValueError, match=r"claim 'share': the test in \[0, 1\] holds for every value the statistic "
+                                         r"can take \(support \[0, 1\]\): it cannot fail"):
+        _parse("""
+        - {id: share, kind: extension, section: E8, paper_says: "none", measures: "a share",
+           test: {range: [0, 1]}, support: [0, 1], null_hypothesis: "chance", power: {exact: "counted"}}
+        """)
+    with pytest.raises(ValueError, match="within 1 of 0.5 holds for every value"):
+        _parse("""
+        - {id: auc, kind: paper, section: E8, paper_says: "0.5", measures: "an AUC", support: [0, 1],
+           test: {point: 0.5, tol: 1, reason: "wide"}, null_hypothesis: "chance", power: {exact: "counted"}}
+        """)
+    with pytest.raises(ValueError, match=">= -1 holds for every value"):
+        _parse("""
+        - {id: rho, kind: paper, section: E8, paper_says: "positive", measures: "ρ", support: [-1, 1],
+           test: {bound: ">=", value: -1}, null_hypothesis: "no association", power: {exact: "counted"}}
+        """)
+    assert claim_catalogue.cannot_fail(claims.Bound(">", 0), (0.0, 1.0)) is False
+
+
+def test_malformed_entries_are_refused_naming_the_claim_and_the_file():
+    with pytest.raises(ValueError, match=r"test.yaml: claim 'x': unknown key 'null'"):
+        _parse("""
+        - {id: x, kind: paper, section: s, paper_says: "1", measures: m, test: {point: 1}, "null": chance,
+           null_hypothesis: chance, power: {exact: why}}
+        """)
+    with pytest.raises(ValueError, match="names the null it is tested against"):
+        _parse("- {id: x, kind: paper, section: s, paper_says: '1', measures: m, test: {point: 1}, "
+               "power: {exact: why}}")
+    with pytest.raises(ValueError, match="power=None must be 'simulated'"):
+        _parse("- {id: x, kind: extension, section: s, paper_says: '1', measures: m, test: {point: 1}, "
+               "null_hypothesis: chance}")
+    with pytest.raises(ValueError, match="must have exactly one of range, point, bound"):
+        _parse("- {id: x, kind: sanity, section: s, paper_says: '1', measures: m, test: {point: 1, range: [0, 1]}}")
+    with pytest.raises(ValueError, match="claim id 'x' appears 2 times"):
+        _parse("- {id: x, kind: sanity, section: s, paper_says: '1', measures: m, test: {point: 1}}\n"
+               "- {id: x, kind: sanity, section: s, paper_says: '1', measures: m, test: {point: 1}}")
+    sanity = _parse("- {id: x, kind: sanity, section: s, paper_says: '1', measures: m, test: {point: 1}}")["x"]
+    assert claim_catalogue.evaluate(sanity, Evidence(1.0), "smoke").power is None
+
+
+def test_a_claim_only_the_paper_profile_reaches_is_not_measured_elsewhere():
+    entry = _parse("""
+    - id: count
+      kind: paper
+      section: A.3.2
+      paper_says: "253–341"
+      measures: "k* of harmfulness on Gemma-2-9B"
+      test: {range: [253, 341]}
+      null_hypothesis: "a dense readout (k* = d)"
+      power: {exact: "the count of a fixed protocol"}
+      paper_profile_only: "Gemma-2-9B is not offline"
+    """)["count"]
+    assert claim_catalogue.evaluate(entry, Evidence(300.0), "default").verdict == "not measured, needs the paper profile"
+    assert claim_catalogue.evaluate(entry, Evidence(300.0), "paper").verdict == "holds"
+
+
+def test_the_closing_cell_must_pass_every_catalogued_id_and_no_other(monkeypatch):
+    catalogue = _parse(ENTRY)
+    monkeypatch.setattr(claim_catalogue, "load", lambda notebook: catalogue)
+    with pytest.raises(ValueError, match="disagree: no evidence for slope; evidence for uncatalogued slop"):
+        claim_catalogue.evaluate_all("E06_scaling", {"slop": Evidence(1.0)}, "smoke")
+    assert [c.id for c in claim_catalogue.evaluate_all("E06_scaling", {"slope": Evidence(-0.5, se=0.01)}, "smoke")] \
+        == ["slope"]
+
+
+def test_the_lint_finds_a_catalogue_notebook_mismatch_a_loop_and_inline_claims(monkeypatch):
+    monkeypatch.setattr(claim_catalogue, "load", lambda notebook: _parse(ENTRY))
+    agreeing = 'claims_table, claims_file = run.record_claims({"slope": Evidence(b, se=s)})\n'
+    assert claim_catalogue.lint("E06_scaling", agreeing) == []
+    mismatched = claim_catalogue.lint("E06_scaling", 'run.record_claims({"slope": E(1), "gap": E(2)})\n')
+    assert len(mismatched) == 1 and "evidence for uncatalogued gap" in mismatched[0]
+    looped = claim_catalogue.lint("E06_scaling", "run.record_claims({k: E(v) for k, v in found.items()})\n")
+    assert looped == ["E06_scaling passes record_claims something other than a dict literal "
+                      '{"<claim id>": Evidence(…), …}']
+    inline = claim_catalogue.lint("E06_scaling", agreeing + 'x = claim("a", "s", "m", "1", 1, Point(1))\n')
+    assert inline == ["E06_scaling declares 1 claim(s) inline: the paper's words belong in its catalogue"]
+    assert "calls record_claims 0 times" in claim_catalogue.lint("E06_scaling", "x = 1\n")[0]
+
+
+def test_the_catalogue_of_a_notebook_lives_in_its_papers_package_and_counts_in_its_code():
+    from lib import paths, sources
+
+    file = claim_catalogue.path("E08_leakage")
+    assert file == paths.LIB_DIR / "bias_probes" / "claims" / "E08_leakage.yaml" and file.is_file()
+    assert file in sources.of_file(paths.notebook_script("E08_leakage"))
+    assert claim_catalogue.path("K01_kstar").parent == paths.LIB_DIR / "kstar" / "claims"
+
+
+def test_every_notebook_agrees_with_its_catalogue():
+    assert claim_catalogue.check() == []
