@@ -21,8 +21,20 @@ from pathlib import Path
 
 import pandas as pd
 
-from lib import (claim_changes, config, papers, paths, progress, publish, published, readme, report, results, runner,
-                 scoreboard)
+from lib import (
+    claim_changes,
+    config,
+    papers,
+    paths,
+    progress,
+    publish,
+    published,
+    readme,
+    report,
+    results,
+    runner,
+    scoreboard,
+)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -213,7 +225,8 @@ def _dispatch(args: argparse.Namespace) -> int:
             _print_pointer(f"it is empty: nothing has run under profile {args.profile} in this checkout")
         return 0
     if args.command == "claims" and args.changes:
-        old = pd.concat([publish.published_claims(published.default_folder(), n) for n in runner.discover(args.profile)],
+        folder = published.default_folder()
+        old = pd.concat([publish.published_claims(folder, n) for n in runner.discover(args.profile)],
                         ignore_index=True)
         print(claim_changes.markdown(old, results.gather_claims(args.profile), "published/",
                                      f"results/{args.profile}/"))

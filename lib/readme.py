@@ -3,8 +3,9 @@
 ``python -m lib publish`` rewrites it after publishing into ``published/``; ``python -m lib readme`` rewrites it
 from whatever ``published/`` holds. The block sits between :data:`BEGIN` and :data:`END`: the run's profile,
 date and commit, then per paper its paper claims in the five verdicts (:data:`lib.claims.VERDICTS`) and one table
-(notebook · what it reproduces · its paper claims by verdict · links to the published notebook and its figures), and a line naming the profile's notebooks the run left out (a
-publication of some papers only, ``publish --paper``); without a publication it is one line, :data:`NOTHING_YET`.
+(notebook · what it reproduces · its paper claims by verdict · links to the published notebook and its figures),
+and a line naming the profile's notebooks the run left out (a publication of some papers only, ``publish --paper``);
+without a publication it is one line, :data:`NOTHING_YET`.
 """
 
 from __future__ import annotations

@@ -108,7 +108,8 @@ def test_a_claim_only_the_paper_profile_reaches_is_not_measured_elsewhere():
       power: {exact: "the count of a fixed protocol"}
       paper_profile_only: "Gemma-2-9B is not offline"
     """)["count"]
-    assert claim_catalogue.evaluate(entry, Evidence(300.0), "default").verdict == "not measured, needs the paper profile"
+    elsewhere = claim_catalogue.evaluate(entry, Evidence(300.0), "default")
+    assert elsewhere.verdict == "not measured, needs the paper profile"
     assert claim_catalogue.evaluate(entry, Evidence(300.0), "paper").verdict == "holds"
 
 
