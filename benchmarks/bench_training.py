@@ -1,12 +1,14 @@
-"""Share of this machine's matmul peak that each training loop of the companion reaches (float32, CPU).
+"""Share of this machine's matmul peak, in the loop's own precision, that each training loop of the companion reaches.
 
 Is a slow notebook slow because the machine is slow or because its loop leaves the machine idle? Each loop
 runs a fixed number of steps after a warm-up at the default profile's shapes, through the repository's own
-step code; its FLOP/s, counted from the shapes, is divided by the peak: a 2,048² float32 product timed in
-the same run (best of five before the loops and five after: on a shared machine a slowed product would
-flatter every share). Every loop trains in float32 here (``lib.bias_shift.checkpoints`` on a CPU,
-``lib.kstar.students`` autocasts only on CUDA), so the float32 product is each loop's peak. One line per
-loop (steps/s, GFLOP/s, share of peak), the last ``training: worst share of peak X.XX``.
+step code; its FLOP/s, counted from the shapes, is divided by the peak of its precision: a 2,048² product in
+that precision timed in the same run (best of five before the loops and five after: on a shared machine a
+slowed product would flatter every share). The papers' fine-tunes (D01's, ``lib.bias_shift.checkpoints``) and
+students (K08's, ``lib.kstar.students``) train in bfloat16 autocast where the CPU has bfloat16 units
+(:mod:`lib.models.precision`), so their peak is the bfloat16 product's; the SAE and the K04 networks train in
+float32. One line per loop (precision, steps/s, GFLOP/s, share of peak), the last
+``training: worst share of peak X.XX``.
 
 FLOPs per step. B rows of S tokens (T = B·S, padded), P_f frozen weights of the projections inside the blocks,
 P_a LoRA weights (r·(in + out) per adapted projection), L blocks of attention width a (the hidden size), d
@@ -53,7 +55,7 @@ from lib import config, parallel
 from lib.bias_shift import checkpoints
 from lib.kstar import networks, sae, students
 from lib.kstar import world as fw
-from lib.models import loading
+from lib.models import loading, precision
 from lib.models.registry import ModelUnavailableError
 from lib.wheels import WheelUnavailableError
 
@@ -78,9 +80,9 @@ class Timing:
     flops: float
 
 
-def matmul_peak() -> float:
-    """FLOP/s of a float32 2,048² product, the best of five after a warm-up."""
-    a, b = torch.randn(MATMUL_SIDE, MATMUL_SIDE), torch.randn(MATMUL_SIDE, MATMUL_SIDE)
+def matmul_peak(dtype: str) -> float:
+    """FLOP/s of a 2,048² product in ``dtype`` ("float32", "bfloat16"), the best of five after a warm-up."""
+    a, b = (torch.randn(MATMUL_SIDE, MATMUL_SIDE, dtype=getattr(torch, dtype)) for _ in range(2))
     a @ b
     times = []
     for _ in range(5):
@@ -152,7 +154,8 @@ def d01_lora(steps: int) -> Timing:
     head = cfg.vocab_size * cfg.hidden_size
 
     def step(batch: list[tuple[list[int], int]]) -> float:
-        loss = checkpoints._batch_loss(model, batch, pad_id)
+        with precision.autocast("cpu", TRAINING_PRECISION):
+            loss = checkpoints._batch_loss(model, batch, pad_id)
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         optimizer.step()
@@ -227,22 +230,26 @@ def k04_network(name: str, steps: int) -> Timing:
     return Timing(steps, seconds, per_step * steps)
 
 
-def loops(scale: float) -> list[tuple[str, Callable[[], Timing]]]:
-    """(name, timed run) of every loop of the default profile that can run here."""
+TRAINING_PRECISION = precision.training_precision("cpu")  # the fine-tunes' and students' (module docstring)
+
+
+def loops(scale: float) -> list[tuple[str, str, Callable[[], Timing]]]:
+    """(name, precision, timed run) of every loop of the default profile that can run here."""
     def n(key: str) -> int:
         return max(1, math.ceil(STEPS[key] * scale))
 
     smollm2 = smollm2_available()
-    out: list[tuple[str, Callable[[], Timing]]] = []
+    out: list[tuple[str, str, Callable[[], Timing]]] = []
     if smollm2:
-        out.append(("D01 LoRA fine-tune smollm2-135m", lambda: d01_lora(n("D01"))))
+        out.append(("D01 LoRA fine-tune smollm2-135m", TRAINING_PRECISION, lambda: d01_lora(n("D01"))))
     for student in config.canonical("K08_label_budget", PROFILE).students:
         if smollm2 or student != "smollm2-135m":
-            out.append((f"K08 LoRA student {student}", lambda s=student: k08_student(s, n(f"K08 {s}"))))
+            out.append((f"K08 LoRA student {student}", TRAINING_PRECISION,
+                        lambda s=student: k08_student(s, n(f"K08 {s}"))))
     for model in config.canonical("K06_sae_correspondence", PROFILE).models:
-        out.append((f"K06 TopK SAE d{HIDDEN_SIZE[model]} ({model})", lambda m=model: k06_sae(m, n("K06"))))
+        out.append((f"K06 TopK SAE d{HIDDEN_SIZE[model]} ({model})", "float32", lambda m=model: k06_sae(m, n("K06"))))
     for name in config.canonical("K04_synthetic_world", PROFILE).architectures:
-        out.append((f"K04 {name}", lambda a=name: k04_network(a, n("K04"))))
+        out.append((f"K04 {name}", "float32", lambda a=name: k04_network(a, n("K04"))))
     return out
 
 
@@ -252,17 +259,21 @@ def main() -> None:
     args = parser.parse_args()
     transformers_logging.disable_progress_bar()  # no "Loading weights" bar between the lines
     threads = parallel.configure_threads()
-    before = matmul_peak()
-    timings = [(name, timed()) for name, timed in loops(args.scale)]
-    peak = max(before, matmul_peak())  # the machine's peak: a product slowed by another process does not count
-    print(f"peak: float32 {MATMUL_SIDE}² product {peak / 1e9:.0f} GFLOP/s on {threads} threads (best of ten, "
-          f"before and after the loops)")
+    planned = loops(args.scale)
+    kinds = sorted({kind for _, kind, _ in planned})
+    before = {kind: matmul_peak(kind) for kind in kinds}
+    timings = [(name, kind, timed()) for name, kind, timed in planned]
+    # the machine's peak: a product slowed by another process does not count
+    peak = {kind: max(before[kind], matmul_peak(kind)) for kind in kinds}
+    for kind in kinds:
+        print(f"peak: {kind} {MATMUL_SIDE}² product {peak[kind] / 1e9:.0f} GFLOP/s on {threads} threads (best of "
+              "ten, before and after the loops)")
     shares = []
-    for name, result in timings:
+    for name, kind, result in timings:
         rate = result.flops / result.seconds
-        shares.append(rate / peak)
-        print(f"{name:<40} float32 {result.steps / result.seconds:7.2f} steps/s {rate / 1e9:7.1f} GFLOP/s "
-              f"share of peak {rate / peak:.2f}")
+        shares.append(rate / peak[kind])
+        print(f"{name:<40} {kind:<8} {result.steps / result.seconds:7.2f} steps/s {rate / 1e9:7.1f} GFLOP/s "
+              f"share of peak {rate / peak[kind]:.2f}")
     print(f"training: worst share of peak {min(shares):.2f}")
 
 if __name__ == "__main__":

@@ -6,8 +6,9 @@ unharmful/harmful: seven checkpoints from safe to harmful, compared with the bas
 splits are the small corpora of ``data/deltab/finetune/`` and training is a plain CPU torch loop
 with the paper's recipe (LoRA r=16, α=32, dropout 0.05 on q,k,v,o,gate,up,down; AdamW; linear
 schedule with 3 % warmup; 3 epochs; loss on the assistant tokens only). Deviations forced by the
-CPU: batch 8 without accumulation (paper: effective 32), float32 (paper: bfloat16), sequences cut
-at 64 tokens (paper: 1024).
+CPU: batch 8 without accumulation (paper: effective 32) and sequences cut at 64 tokens (paper: 1024). The
+paper's bfloat16 is kept as autocast where the CPU has bfloat16 units (:mod:`lib.models.precision`; float32
+otherwise, said in one line), recorded in each checkpoint's settings.
 
 Every checkpoint is a plain transformers folder (config, tokenizer, ``model.safetensors``) written
 to a hidden temp folder and renamed into place, with ``checkpoint.json`` (settings, timing) inside:
@@ -33,7 +34,7 @@ from typing import Any
 from lib import paths
 from lib.bias_shift import chat
 from lib.files import FOLDER_SUMS, folder_sums_match, report_corrupt, write_folder_sums
-from lib.models import loading
+from lib.models import loading, precision
 from lib.progress import Steps
 
 METHODS: tuple[str, ...] = ("lora", "full")
@@ -224,7 +225,9 @@ def finetune(
     AdamW (no weight decay, as transformers' Trainer), linear schedule with 3 % warmup, batches in
     a seeded random order per epoch, each example in the model's chat template (or the plain
     rendering of :mod:`lib.bias_shift.chat` for a base model without one) with the loss on the
-    assistant tokens only. CPU float32 and deterministic under ``seed``. Reuses a finished
+    assistant tokens only. In the paper's bfloat16 (autocast, trainable weights and optimiser in float32) where
+    the machine has bfloat16 units, else float32 (:func:`lib.models.precision.training_precision`); deterministic
+    under ``seed`` on one machine. Reuses a finished
     ``out_folder`` built with the same settings. Returns ``out_folder``.
     """
     lr = PAPER_LR.get(method, 0.0) if lr is None else float(lr)
@@ -233,7 +236,8 @@ def finetune(
     pairs = read_corpus(corpus_path)
     spec = {"kind": "finetune", "base": Path(base_folder).name, "corpus": Path(corpus_path).name,
             "corpus_sha256": _sha256(Path(corpus_path)), "method": method, "seed": seed, "epochs": epochs, "lr": lr,
-            "batch_size": batch_size, "max_length": max_length, "warmup_ratio": WARMUP_RATIO}
+            "batch_size": batch_size, "max_length": max_length, "warmup_ratio": WARMUP_RATIO,
+            "precision": precision.training_precision("cpu")}
     if method == "lora":
         spec |= {"r": r, "alpha": alpha, "dropout": dropout, "target_modules": list(TARGET_MODULES)}
 
@@ -276,7 +280,8 @@ def _train(base_folder: Path, pairs: list[tuple[str, str]], staging: Path, spec:
             order = torch.randperm(len(examples), generator=order_rng).tolist()
             losses = []
             for start in range(0, len(order), batch_size):
-                loss = _batch_loss(model, [examples[i] for i in order[start:start + batch_size]], pad_id)
+                with precision.autocast("cpu", spec["precision"]):
+                    loss = _batch_loss(model, [examples[i] for i in order[start:start + batch_size]], pad_id)
                 optimizer.zero_grad(set_to_none=True)
                 loss.backward()
                 optimizer.step()

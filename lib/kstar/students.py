@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from lib import stats
-from lib.models import loading
+from lib.models import loading, precision
 from lib.progress import Steps
 
 BATCH_SIZE = 16  #: A.4.1, "Procedure"
@@ -132,13 +132,9 @@ def _encode(tokenizer, texts: Sequence[str], max_tokens: int | None, device):
 
 
 def _autocast(device):
-    import contextlib
-
-    import torch
-
-    if device.type == "cuda":  # A.4.1: bfloat16 autocasting on GPU, trainable parameters in float32
-        return torch.autocast("cuda", dtype=torch.bfloat16)
-    return contextlib.nullcontext()
+    """A.4.1's bfloat16 autocasting (trainable parameters in float32) where ``device`` has bfloat16 units: a GPU
+    that supports it, or a CPU with AVX-512 BF16 / AMX units; float32 elsewhere (:mod:`lib.models.precision`)."""
+    return precision.autocast(device, precision.training_precision(device))
 
 
 @dataclass(frozen=True)

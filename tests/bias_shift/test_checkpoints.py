@@ -176,3 +176,20 @@ def test_spectrum_folders_names_given_checkpoints_by_their_folder():
         checkpoints.spectrum_folders("m", checkpoint_paths=["x/harmful", "y/harmful"])
     with pytest.raises(ValueError, match="distinct and not 'base'"):
         checkpoints.spectrum_folders("m", checkpoint_paths=["x/base"])
+
+
+def test_the_fine_tune_runs_in_the_papers_bfloat16_where_the_cpu_has_the_units(tiny, tmp_path, monkeypatch):
+    from lib.models import precision
+
+    spec = checkpoints.checkpoint_info(tiny["full"])["spec"]
+    assert spec["precision"] == ("bfloat16" if precision.cpu_has_bf16() else "float32")
+    monkeypatch.setattr(precision, "training_precision", lambda device: "float32")
+    f32 = checkpoints.finetune(tiny["base"], tiny["corpus"], tmp_path / "f32", method="full", seed=0, lr=1e-3,
+                               epochs=1, batch_size=2)
+    assert checkpoints.checkpoint_info(f32)["spec"]["precision"] == "float32"
+    if spec["precision"] == "bfloat16":  # the same steps in both precisions: the same training, to bf16 rounding
+        half, full = (checkpoints.checkpoint_info(f)["epoch_losses"][0] for f in (tiny["full"], f32))
+        assert half != full and abs(half - full) < 0.02 * abs(full)
+        moved = [(weights(tiny["full"])[k] - weights(tiny["base"])[k]).flatten() for k in ("model.norm.weight",)]
+        reference = [(weights(f32)[k] - weights(tiny["base"])[k]).flatten() for k in ("model.norm.weight",)]
+        assert torch.nn.functional.cosine_similarity(moved[0], reference[0], dim=0) > 0.9
