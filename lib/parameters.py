@@ -35,6 +35,11 @@ class NotebookParams:
         metadata={"doc": "compute missing or stale results; false: only redraw figures from logged results"},
     )
 
+    def check_against_models(self) -> None:
+        """This notebook's own checks of its parameters against its models' ``config.json`` (never their
+        weights), run before any compute after the models are found (:func:`lib.runner.check_models`):
+        ValueError in one line naming the parameter. None by default."""
+
 
 def param(
     default: Any,

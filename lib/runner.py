@@ -225,8 +225,9 @@ def check_placeholders(params: parameters.NotebookParams) -> None:
 
 
 def check_models(params: parameters.NotebookParams) -> None:
-    """No placeholder is left (:func:`check_placeholders`), and every model the parameters name exists and has
-    their ``layer``, read from ``config.json`` only.
+    """No placeholder is left (:func:`check_placeholders`), every model the parameters name exists and has their
+    ``layer``, and the notebook's own checks against its models hold (``params.check_against_models``, a k*
+    notebook's ``layers`` against each model's blocks), all read from ``config.json`` only.
 
     Raises :class:`lib.config.ConfigError` naming the parameter before any compute (an unknown hub id
     offline fails at once with :class:`lib.models.registry.ModelUnavailableError`'s message).
@@ -241,6 +242,10 @@ def check_models(params: parameters.NotebookParams) -> None:
                 layer_resolver.check_model(name, layer)
             except (ValueError, registry.ModelUnavailableError) as error:
                 raise config.ConfigError(f"{params.notebook}: parameter {field!r} = {name!r}: {error}") from None
+    try:
+        params.check_against_models()
+    except (ValueError, registry.ModelUnavailableError) as error:
+        raise config.ConfigError(f"{params.notebook}: {error}") from None
 
 
 def _one_line(text: str) -> str:

@@ -29,12 +29,10 @@ from pathlib import Path
 
 import numpy as np
 
-from lib.models import loading
+from lib.models import architecture
 
 #: Attributes under which transformers keeps the final norm of a base model (Llama, Qwen, Gemma: ``norm``;
 #: GPT-2: ``ln_f``; OPT/Falcon: ``final_layer_norm``); BERT-style encoders have none.
-_FINAL_NORMS = ("norm", "ln_f", "final_layer_norm", "final_layernorm")
-
 _EVERY_FOURTH_FROM_3_OF_32 = tuple(range(3, 32, 4))  # 3, 7, …, 31 (32 blocks)
 _GEMMA2_9B = (5, 9, 13, 17, 20, 24, 28, 31, 35, 39)
 
@@ -101,14 +99,13 @@ def table6_grid(model: str) -> tuple[int, ...]:
 
 
 def reads_last_block_after_norm(model: str) -> bool:
-    """True when the model's last hidden state comes after a final norm (pre-norm decoders)."""
-    base, _ = loading.load(model)
-    return any(getattr(base, name, None) is not None for name in _FINAL_NORMS)
+    """True when the model's last hidden state comes after a final norm (pre-norm decoders), from its config."""
+    return architecture.final_norm(model) is not None
 
 
 def _readable_blocks(model: str) -> int:
     """Blocks whose hidden state is a residual stream: L, or L − 1 after a final norm."""
-    return loading.n_layers(model) - (1 if reads_last_block_after_norm(model) else 0)
+    return architecture.residual_blocks(model)
 
 
 def layer_grid(model: str, size: int) -> tuple[int, ...]:
@@ -135,18 +132,24 @@ def check_names(models, spec: str) -> None:
 
 
 def check(model: str, spec: str) -> None:
-    """The spec's syntax and, for a list or Table 6, the blocks against the model's depth (its config only)."""
+    """The spec's syntax and, for a list or Table 6, the blocks against the model's depth and final norm (its
+    ``config.json`` only, :mod:`lib.models.architecture`): ValueError in one line naming the spec, the block and
+    the model's range."""
     kind, value = parse(spec)
     blocks = table6_grid(model) if kind == "table6" else value if kind == "list" else ()
     if not blocks:
         return
-    total = loading.n_layers(model)
+    total = architecture.blocks(model)
     outside = [b for b in blocks if b >= total]
     if kind == "list" and outside:
         raise ValueError(f"layers {spec!r}: {model!r} has blocks 0…{total - 1}; the blocks {outside} lie outside")
     if kind == "table6" and outside:
         raise ValueError(f"layers 'table6': {model!r} has {total} blocks, fewer than its Table 6 grid needs "
                          f"(up to block {max(blocks)})")
+    readable = architecture.residual_blocks(model)
+    if kind == "list" and max(blocks) >= readable:
+        raise ValueError(f"layers {spec!r}: block {readable} of {model!r} is read after the final norm, not a "
+                         f"residual stream; allowed: blocks 0…{readable - 1}")
 
 
 def resolve(model: str, spec: str) -> tuple[int, ...]:
@@ -155,10 +158,6 @@ def resolve(model: str, spec: str) -> tuple[int, ...]:
     kind, value = parse(spec)
     if kind == "grid":
         return layer_grid(model, int(value))
-    readable = _readable_blocks(model)
     if kind == "table6":
-        return tuple(b for b in table6_grid(model) if b < readable)
-    if max(value) >= readable:
-        raise ValueError(f"layers {spec!r}: block {readable} of {model!r} is read after the final norm, not a "
-                         f"residual stream; allowed: blocks 0…{readable - 1}")
+        return tuple(b for b in table6_grid(model) if b < _readable_blocks(model))
     return tuple(value)

@@ -25,7 +25,7 @@ from lib import parallel
 from lib.kstar import fitscore, hub_tasks, layer_specs, probe_search, splits
 from lib.kstar.catalog import HUB_TASKS
 from lib.kstar.tasks import TaskPool, build_pool
-from lib.models import extraction, loading
+from lib.models import architecture, extraction, loading
 
 SWEEP_SEED = 0  #: the preliminary sweep's one seed (A.1.6 says "one seed"; which one is not stated)
 
@@ -34,8 +34,9 @@ def representations(model: str, pool: TaskPool, blocks: Sequence[int], poolings:
                     max_tokens: int | None, chat_template: bool = False) -> dict[str, np.ndarray]:
     """Pooling → states (len(blocks), n_train + n_test, d) of the pool's texts, train first (cached)."""
     texts = list(pool.texts_train) + list(pool.texts_test)
-    return extraction.extract_poolings(model, texts, poolings=tuple(poolings), layers=[b + 1 for b in blocks],
-                                     chat_template=chat_template, max_tokens=max_tokens, progress=False)
+    return extraction.extract_poolings(model, texts, poolings=tuple(poolings),
+                                       layers=[architecture.hidden_state_index(b) for b in blocks],
+                                       chat_template=chat_template, max_tokens=max_tokens, progress=False)
 
 
 @dataclass(frozen=True)

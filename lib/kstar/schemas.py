@@ -11,6 +11,7 @@ from typing import Any, ClassVar
 
 from lib.kstar import layer_specs
 from lib.kstar.catalog import ALL_TASKS, DEFAULT_TASKS
+from lib.models import loading
 from lib.parameters import DistributedParams, ParallelParams, param, register
 
 _OFFLINE_MODELS = ("minilm", "smollm2-135m")
@@ -47,6 +48,17 @@ class KstarProtocolParams(DistributedParams):
     def __post_init__(self) -> None:
         super().__post_init__()
         layer_specs.check_names(self.layered_models(), self.layers)
+
+    def check_against_models(self) -> None:
+        """Every block ``layers`` names exists in each layered model and is a residual stream (its config only);
+        a GGUF release not yet converted is checked at its first use."""
+        for model in self.layered_models():
+            if loading.awaiting_conversion(model):
+                continue
+            try:
+                layer_specs.check(model, self.layers)
+            except ValueError as error:
+                raise ValueError(f"parameter {error}") from None
 
 
 @dataclass(frozen=True)

@@ -3,9 +3,7 @@ per model from its ``config.json`` before any compute."""
 
 from __future__ import annotations
 
-from lib import paths
-from lib.models.loading import config_file, n_layers
-from lib.models.registry import REGISTRY
+from lib.models.loading import awaiting_conversion, config_file, n_layers
 from lib.parameters import LAYER_NAMES
 
 
@@ -16,8 +14,7 @@ def check_model(name: str, layer: int | str | None = None) -> None:
     never the weights. The GGUF-converted offline models are known names; until their first use converts them
     their layer count is unknown here and :func:`resolve_layer` checks it right after the conversion.
     """
-    spec = REGISTRY.get(name)
-    if spec is not None and spec.source.endswith("-gguf") and not (paths.MODELS_DIR / name / "config.json").is_file():
+    if awaiting_conversion(name):
         return
     if layer is None:
         config_file(name)

@@ -153,6 +153,14 @@ def config_file(name: str) -> Path:
     return model_folder(name) / "config.json"
 
 
+def awaiting_conversion(name: str) -> bool:
+    """A GGUF release of the registry not converted yet: its ``config.json`` appears only when its first use
+    converts it, so checks of its layers wait for that."""
+    spec = REGISTRY.get(name)
+    return (spec is not None and spec.source.endswith("-gguf")
+            and not (paths.MODELS_DIR / name / "config.json").is_file())
+
+
 def n_layers(name: str) -> int:
     """Transformer layers L of the model (hidden states have L + 1 entries: embeddings first), from its config."""
     config = read_json(config_file(name))

@@ -46,3 +46,15 @@ def test_a_table6_spec_is_checked_on_the_model_names_alone():
         layer_specs.check_names(["google/gemma-2-9b", "minilm"], "table6")
     with pytest.raises(ValueError, match="layers 'grid:0'"):
         layer_specs.check_names(["minilm"], "grid:0")
+
+
+def test_a_layer_spec_outside_a_models_blocks_stops_the_run_in_one_line_before_any_compute():
+    from lib import config, runner
+
+    with pytest.raises(config.ConfigError) as error:
+        runner.validated(["K01_kstar"], "smoke", {"layers": "1,2,99"})
+    assert str(error.value) == ("K01_kstar: parameter layers '1,2,99': 'tiny-bert' has blocks 0…1; the blocks "
+                                "[2, 99] lie outside")
+    with pytest.raises(config.ConfigError, match="block 1 of 'tiny-llama' is read after the final norm"):
+        runner.validated(["K01_kstar"], "smoke", {"layers": "0,1", "models": ["tiny-llama"]})
+    assert runner.validated(["K01_kstar"], "smoke", {"layers": "0,1"})
