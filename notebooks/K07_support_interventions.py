@@ -28,7 +28,8 @@
 # offline; a gap to the paper is reported, not tuned away.
 #
 # Writes: `decisions`, `sweep`, `supports`, `ablation_searches`, `ablation` (table), `ablation_ceilings` (figure),
-# `generation` (table), `generation_change` (figure), `hook_check`, `claims`.
+# `generation_prompts` (one row per prompt and condition), `generation` (table), `generation_change` (figure),
+# `hook_check`, `claims`.
 
 # %%
 import matplotlib.pyplot as plt
@@ -36,9 +37,9 @@ import numpy as np
 import pandas as pd
 from IPython.display import display
 
-from lib import config, plotting, results
-from lib.claims import Bound, claim, show_claims
-from lib.kstar import interventions, measure
+from lib import claim_power, config, plotting, results, uncertainty
+from lib.claims import Evidence, show_claims
+from lib.kstar import interventions, measure, power_draws
 
 # %% tags=["parameters"]
 profile = "default"  # smoke | default | paper
@@ -165,12 +166,14 @@ if picked is not None:
     print(f"{params.generator}: {params.generation_task} ({picked.decision}), block {block}, |S| = {len(support)}")
 else:
     print(f"{params.generator} holds no support for {params.generation_task}: nothing is ablated inside the model")
-generation, generation_file = run.table("generation", lambda: pd.DataFrame(columns=interventions.GENERATION_COLUMNS)
-                                        if picked is None else interventions.generation_table(
+prompt_rows, prompts_file = run.table("generation_prompts", lambda: pd.DataFrame(
+    columns=interventions.PROMPT_COLUMNS) if picked is None else interventions.generation_prompts(
     params.generator, [pool.texts_test[i] for i in prompts], decision.y_test[prompts].astype(int), block, support,
-    X_train, instruction=params.instruction.replace("{decision}", picked.decision), continuations=params.continuations, random_seeds=params.random_seeds,
-    key=interventions.set_key(params.generator, params.generation_task, picked.decision), max_tokens=params.max_tokens,
-    max_new_tokens=params.max_new_tokens, batch_size=params.batch_size))
+    X_train, instruction=params.instruction.replace("{decision}", picked.decision), continuations=params.continuations,
+    random_seeds=params.random_seeds, key=interventions.set_key(params.generator, params.generation_task,
+                                                                picked.decision),
+    max_tokens=params.max_tokens, max_new_tokens=params.max_new_tokens, batch_size=params.batch_size))
+generation, generation_file = run.table("generation", lambda: interventions.generation_table(prompt_rows))
 hook, hook_file = run.json("hook_check", lambda: {} if picked is None else interventions.hook_check(
     params.generator, block, support, interventions.ablation_values(support, "mean", X_train.mean(axis=0)),
     [pool.texts_test[i] for i in prompts[:4]]))
@@ -179,7 +182,7 @@ plotting.save_table(generation.round(4), "generation", f"Ablation inside {params
                     f"(paper 002, A.2.6, reconstructed): per condition and mode, the coordinates edited, the mean "
                     "edit norm on the block's pooled training states, the mean answer margin log p(c₊) − log p(c₋), its "
                     "mean absolute change from the unablated model, the AUROC of the margin against the labels and the "
-                    "share of greedy replies that change.", [generation_file, supports_file])
+                    "share of greedy replies that change.", [generation_file, prompts_file, supports_file])
 
 # %%
 fig, axes = plt.subplots(1, 2, figsize=(10, 3.4))
@@ -208,70 +211,62 @@ plotting.save_figure(fig, "generation_change", f"Output change of {params.genera
 # (A.1.8), per decision; the median over the readable decisions (C > 0.90: A.1.6 restricts analyses that need
 # reliable readability to those) must clear it. Sufficiency is therefore true by construction (kind sanity):
 # the support was chosen because it reached τ on this same test split, and no held-out split is logged to
-# score it on fresh texts. "Not necessary" is a real measurement: the remaining coordinates are refitted. The
-# in-model claim compares the support with every random set: exceeding the largest of five is a rank test at
-# level 1/6, the project's analogue of an experiment whose procedure was lost (kind extension).
+# score it on fresh texts. "Not necessary" is a real measurement: the remaining coordinates are refitted; its
+# power is simulated from the median's s.e. at the median margin the decisions would keep if ablating S cost
+# nothing (the unablated C − τ + 1.96 s.e.(C)) and at the edge of readability (0). The in-model claim is the
+# project's analogue of an experiment whose procedure was lost (kind extension): S's margin change over the
+# median random set's, on a log2 scale with a bootstrap s.e. over prompts and random sets.
 
 # %%
 readable = ablation[ablation.ceiling > params.readable_ceiling]
+kept = readable.ceiling_mean - readable.tau + readable.tolerance  # per decision: the ablated ceiling's margin
+free = readable.ceiling - readable.tau + readable.tolerance  # the same margin if ablating S cost nothing
+kept_se = uncertainty.median_se(kept)
 support_ablated = searches[(searches.condition == "support") & (searches.operation == "ablate")]
 zero_vs_mean = np.abs(support_ablated[support_ablated["mode"] == "zero"].auroc.to_numpy()
                       - support_ablated[support_ablated["mode"] == "mean"].auroc.to_numpy())
 by_mode = generation[generation["mode"] == "mean"]
-random_max = by_mode[by_mode.condition == "random"].margin_change.max()
-support_change = by_mode[by_mode.condition == "support"].margin_change.max()
 per_norm = by_mode.assign(per_norm=by_mode.margin_change / by_mode.edit_norm).groupby("condition").per_norm.max()
 print("Equal-size sets are not equal-norm edits: mean |Δ margin| per unit edit norm (mean ablation), support "
       f"{per_norm.get('support', np.nan):.4f} vs the largest random set {per_norm.get('random', np.nan):.4f}")
+moved = by_mode.margin_change.gt(0).any()
+ratio, ratio_se = interventions.margin_ratio(prompt_rows, "mean", seed=params.random_seeds[0]) if moved \
+    else (np.nan, np.nan)
 no_readable = "" if len(readable) else (f"no decision holding a support has a ceiling above "
                                         f"{params.readable_ceiling}: nothing readable was ablated")
+few_readable = no_readable or power_draws.too_few_for_spread(len(readable), "readable decisions holding a support")
 no_generation = "" if picked is not None else (f"{params.generator} holds no support for {params.generation_task}: "
                                                "nothing was ablated inside the model")
-quote = "selected residual coordinates are sufficient but not necessary for harmfulness readability"
-claims = [
-    claim("support_sufficient", "A.2.6; Sec. 5 (5)", "the support alone reaches τ: median over readable decisions of "
-          "A(S alone) − (τ − 1.96·s.e.(C)), refitted on the A.1.6 seeds. True by construction here: S is the smallest "
-          "candidate that reached τ on this same test split in the preliminary sweep, and no held-out split is "
-          "logged to score it on fresh texts, so only subsample noise can move it below", quote,
-          (readable.support_only - readable.tau + readable.tolerance).median(), Bound(">=", 0), kind="sanity",
-          not_measured=no_readable),
-    claim("support_not_necessary", "A.2.6; Sec. 5 (5)", "selected residual coordinates are not necessary: median "
-          "over readable decisions of C(S mean-ablated, refit) − (τ − 1.96·s.e.(C)), the ceiling the remaining "
-          "coordinates reach against the threshold within the test split's resolution (paper: harmfulness, its "
-          "tables lost; here the offline tasks)", quote,
-          (readable.ceiling_mean - readable.tau + readable.tolerance).median(),
-          Bound(">=", 0, reason="the paper's statement is one-sided: without S the task stays readable (reaches τ)"),
-          not_measured=no_readable),
-    claim("support_drives_output", "A.2.6; Sec. 5 (5)", f"selected coordinates drive the reply: mean |Δ answer margin| "
-          f"of {params.generator} under mean ablation of its {params.generation_task} support S, over the largest of "
-          "the equal-size random sets (> 1: S moves the output more than every random edit, a rank test at level "
-          "1/6 with five sets). The project's analogue of the paper's experiment, whose procedure was lost: residual "
-          "coordinates and a yes/no answer margin here, SAE language features and the reply language of "
-          "Gemma-2-9B-IT in the paper", "selected language features drive reply-language adaptation in Gemma-2-9B-IT",
-          support_change / random_max if random_max > 0 else np.nan,
-          Bound(">", 1, reason="the project's rank test: S beats every equal-size random set"), kind="extension",
-          not_measured=no_generation or ("" if random_max > 0 else "no random edit changed the margin, so the ratio "
-                                         "is undefined")),
-    claim("zero_equals_mean_refit", "A.2.6 (reconstruction)", "zero and mean ablation give identical refits in "
-          "feature space (a constant column standardises to zeros, Eq. 6): largest |ΔAUROC| over every candidate",
-          "0", zero_vs_mean.max() if zero_vs_mean.size else np.nan, Bound("<=", 0), kind="sanity"),
-    claim("hook_exact", "A.2.6 (reconstruction)", "the hook writes exactly the ablation values at S and leaves every "
-          "other coordinate of the block output untouched: largest deviation of either",
-          "0", max(hook.get("max_outside", np.nan), hook.get("max_inside", np.nan)), Bound("<=", 0),
-          kind="sanity", not_measured=no_generation),
-]
-claims_table, claims_file = run.record_claims(claims)
+claims_table, claims_file = run.record_claims({
+    "support_sufficient": Evidence((readable.support_only - readable.tau + readable.tolerance).median(),
+                                   not_measured=no_readable, note=f"{len(readable)} readable decisions"),
+    "support_not_necessary": Evidence(
+        kept.median(), se=kept_se, not_measured=few_readable, note=f"{len(readable)} readable decisions",
+        if_paper=claim_power.normal_draws(free.median(), kept_se, seed=0) if not few_readable else None,
+        if_null=claim_power.normal_draws(0.0, kept_se, seed=1) if not few_readable else None),
+    "support_drives_output": Evidence(
+        ratio, se=ratio_se, not_measured=no_generation or ("" if moved else "no mean ablation moved the answer "
+                                                           "margin of any prompt, so the ratio is undefined"),
+        mechanism=interventions.edit_norm_mechanism(generation, "mean", "generation.parquet"),
+        note=f"{params.generator}, {params.generation_task}, {len(params.random_seeds)} random sets, "
+             f"{params.n_prompts} prompts"),
+    "zero_equals_mean_refit": Evidence(zero_vs_mean.max() if zero_vs_mean.size else np.nan,
+                                       not_measured="" if zero_vs_mean.size else "no support was ablated"),
+    "hook_exact": Evidence(max(hook.get("max_outside", np.nan), hook.get("max_inside", np.nan)),
+                           not_measured=no_generation),
+})
 plotting.save_table(claims_table, "claims", "K07 (paper 002, A.2.6, reconstructed): the paper's finding beside the "
                     "measured value; kind 'sanity' holds by construction, kind 'extension' is the project's analogue; "
                     "neither is counted as reproduction.",
                     [claims_file])
 
 # %% [markdown]
-# Each row gives the paper's finding, the measured value and its outcome; a `fails` outcome marks a finding
-# not reproduced here, reported as measured. The tasks, models, edit and output readings are offline stand-ins
-# for the paper's harmfulness and reply-language experiments, whose procedure was lost. The random sets match
-# the support's size, not its edit norm: a selected support's coordinates can carry more energy than random
-# ones, so the printed margin change per unit edit norm is the fairer reading of "equally large edits".
+# Each row gives the paper's finding, the measured value and its verdict; a `fails` outcome marks a finding
+# not reproduced here, reported as measured, with its mechanism where the run logged one. The tasks, models,
+# edit and output readings are offline stand-ins for the paper's harmfulness and reply-language experiments,
+# whose procedure was lost. The random sets match the support's size, not its edit norm: a selected support's
+# coordinates can carry more or less energy than random ones, so the printed margin change per unit edit norm
+# is the fairer reading of "equally large edits".
 
 # %%
 show_claims(claims_table, params.profile)

@@ -16,19 +16,20 @@
 # 0.90 gate (bbc_topic, rt_subjectivity, debate_moderator, word_valence), budgets 16, 64, 256, one seed, one
 # decision, inputs cut at 32 tokens, teachers on rt_subjectivity: at most eight panel points (censored curves
 # leave the fit), against the paper's 109. Whether eight points can test the paper's exponent is itself
-# measured: a power check simulates panels of this design (its k*, students and tasks, the fit's residual s.d.)
-# at b = 0.65 and at b = 0 and says how often the exponent's claim would hold at each; where it cannot tell
-# the two apart, the claim reads not measured. Table 41 (LoRA settings, learning rate) was lost: rank 8,
-# α 16, dropout 0.05 and learning rate 2e-4 are choices. The paper's eight students and 16–4,096 labels are in
-# `params/paper/K08_label_budget.yaml`.
+# measured: the claims catalogue (`lib/kstar/claims/K08_label_budget.yaml`) weighs each claim by its power, here
+# from panels of this design (its k*, students and tasks, the fit's residual s.d.) simulated at the paper's b and
+# at b = 0; where the test cannot tell the two apart, the claim reads not measured. Table 41 (LoRA settings,
+# learning rate) was lost: rank 8, α 16, dropout 0.05 and learning rate 2e-4 are choices. The paper's eight
+# students and 16–4,096 labels are in `params/paper/K08_label_budget.yaml`.
 #
-# Not reproduced: the forgetting and recovery analysis (Eq. 64, Table 48) and the Wanda pruning experiment
-# (Eq. 67) of A.4's later subsections; only their figure captions survive in the extracted text (procedure,
-# settings and the equations are lost), so the claims table lists them as not reproduced with that reason.
+# Not reproduced, and not claimed: the forgetting and recovery analysis (Eq. 64, Table 48) and the Wanda pruning
+# experiment (Eq. 67) of A.4's later subsections. Only their figure captions survive in the extracted text (procedure,
+# settings, equations and numbers are lost), so the paper gives no value to compare with and the claims table
+# carries no row for them.
 #
 # Writes: `reference_windows`, `kstar` (reference model), `teachers`, `runs` (one row per run), `curves`,
-# `requirements` (N*, both references), `exponent`, `exponent_power` (the power check), `speed` (student
-# tokens/s), `claims`.
+# `requirements` (N*, both references), `exponent` (with each panel's residual s.d.), `speed` (student tokens/s),
+# `claims`.
 
 # %%
 import math
@@ -39,8 +40,8 @@ import pandas as pd
 from IPython.display import display
 
 from lib import config, plotting, results, uncertainty
-from lib.claims import Bound, Point, Range, claim, show_claims
-from lib.kstar import counts, label_budget, learning_curves, measure
+from lib.claims import Evidence, show_claims
+from lib.kstar import counts, label_budget, learning_curves, measure, power_draws
 
 # %% tags=["parameters"]
 profile = "default"  # smoke | default | paper | extended
@@ -80,8 +81,6 @@ power_sims = 2000  # simulated panels of the power check of the claim on b (true
 
 # %%
 params = config.load("K08_label_budget", globals())
-PAPER_B, PAPER_INTERVAL = 0.65, (0.44, 0.91)  # A.4.2: b = 0.65 [0.44, 0.91] on 109 observations
-PAPER_RUNNING_B, PAPER_RUNNING_INTERVAL = 0.63, (0.40, 0.90)  # A.4.2, Remark: against the running maximum
 for name, subset, whole, whole_name in [("student_tasks", params.student_tasks, params.tasks, "tasks"),
                                         ("teacher_tasks", params.teacher_tasks, params.student_tasks, "student_tasks"),
                                         ("teacher_students", params.teacher_students, params.students, "students")]:
@@ -180,15 +179,18 @@ plotting.save_figure(fig, "learning_curves", "Learning curves of the LoRA studen
 # %%
 truth = requirements[requirements.source == "ground_truth"]
 fits = {ref: learning_curves.exponent(truth[truth.reference == ref], n_boot=params.n_boot, seed=params.boot_seed)
-        for ref in ("endpoint", "max")}
+        for ref in label_budget.REFERENCES}
+panels = {ref: truth[(truth.reference == ref) & truth.in_panel] for ref in label_budget.REFERENCES}
+sigmas = {ref: learning_curves.panel_residual_sd(panels[ref]) for ref in label_budget.REFERENCES}
 exponent, exponent_file = run.table("exponent", lambda: pd.DataFrame([
     {"reference": ref, **{k: v for k, v in fit.items() if k not in ("slopes", "intercepts")},
-     **{f"slope_{m}": s for m, s in fit["slopes"].items()}} for ref, fit in fits.items()]))
+     "residual_sd": sigmas[ref], **{f"slope_{m}": s for m, s in fit["slopes"].items()}}
+    for ref, fit in fits.items()]))
 display(exponent)
 plotting.save_table(exponent.round(4), "exponent", "Shared exponent b of Eq. 57 (paper 002, A.4.2: 0.65 [0.44, 0.91] "
                     "on 109 observations; running maximum 0.63 [0.40, 0.90]) with its task-bootstrap interval, the "
-                    "panel size and each student's separate slope (Table 43: 0.454 to 0.700); NaN with the reason "
-                    "when the panel cannot identify b.", [exponent_file, requirements_file])
+                    "panel size, the fit's residual s.d. and each student's separate slope (Table 43: 0.454 to "
+                    "0.700); NaN with the reason when the panel cannot identify b.", [exponent_file, requirements_file])
 
 # %%
 primary = truth[truth.reference == "endpoint"]
@@ -216,50 +218,6 @@ plotting.save_figure(fig, "label_requirement_panel", "Label requirement N* again
                      "regressed.", [requirements_file, exponent_file, kstar_file])
 
 # %% [markdown]
-# ## Can this panel test the exponent? A power check of both claims (A.4.2: b = 0.65 [0.44, 0.91]; running maximum 0.63 [0.40, 0.90])
-#
-# Panels of this design (the same k*, students and tasks; log10 N* = b·log10 k* + e with the fit's residual
-# s.d.) are simulated at the paper's b and at b = 0, each fitted by Eq. 57 with its task-bootstrap
-# interval, and scored by the claim's own rule below (the paper's interval widened by 3 s.e. of b̂). A panel
-# that can test the paper holds at the paper's b at least 80 % of the time and at 0 at most 5 % (the usual
-# power and size, fixed before any run). The check runs for each reference point of N* (the curve's endpoint
-# and its running maximum) on that reference's own panel, and gates that reference's claim.
-
-# %%
-paper_claims = {"endpoint": (PAPER_B, PAPER_INTERVAL), "max": (PAPER_RUNNING_B, PAPER_RUNNING_INTERVAL)}
-panels = {ref: truth[(truth.reference == ref) & truth.in_panel] for ref in paper_claims}
-sigmas = {ref: label_budget.residual_sd(rows.n_star, rows.kstar, rows.student, rows.task) if len(rows) >= 3
-          else math.nan for ref, rows in panels.items()}
-power, power_file = run.table("exponent_power", lambda: pd.DataFrame([
-    {"reference": ref, "b_true": b_true, "n_obs": len(panels[ref]), "n_tasks": panels[ref].task.nunique(),
-     "residual_sd": sigmas[ref],
-     "holds": (label_budget.claim_power(panels[ref].kstar, panels[ref].student, panels[ref].task, b_true=b_true,
-                                        residual_sd=sigmas[ref], interval=interval, n_sim=params.power_sims,
-                                        seed=params.boot_seed).holds if math.isfinite(sigmas[ref]) else math.nan)}
-    for ref, (b_paper, interval) in paper_claims.items() for b_true in (b_paper, 0.0)],
-    columns=["reference", "b_true", "n_obs", "n_tasks", "residual_sd", "holds"]))
-display(power)
-plotting.save_table(power.round(4), "exponent_power", "Power check of the exponent claims (paper 002, A.4.2: "
-                    "0.65 [0.44, 0.91]; against the running maximum 0.63 [0.40, 0.90]): per reference point of N*, "
-                    "the share of simulated panels of its design (same k*, students, tasks; the fit's residual "
-                    "s.d.) on which its claim holds, at the paper's b and at b = 0; NaN when the fit leaves no "
-                    "residual degree of freedom.", [power_file, requirements_file])
-holds_at = {ref: dict(zip(power[power.reference == ref].b_true, power[power.reference == ref].holds, strict=True))
-            for ref in paper_claims}
-cannot_test = {}  # reference → why its exponent claim is not measured on this panel ("" when the panel can test it)
-for ref, (b_paper, _) in paper_claims.items():
-    at, rows = holds_at[ref], panels[ref]
-    if math.isnan(fits[ref]["b"]) or (at[b_paper] >= 0.8 and at[0.0] <= 0.05):
-        cannot_test[ref] = ""
-    elif not math.isfinite(at[b_paper]):
-        cannot_test[ref] = "the fit leaves no residual degree of freedom, so the power of the claim is unknown"
-    else:
-        cannot_test[ref] = (f"this panel ({len(rows)} points on {rows.task.nunique()} tasks) cannot tell b = "
-                            f"{b_paper:g} from b = 0: the claim would hold on {at[b_paper]:.0%} of simulated panels "
-                            f"at {b_paper:g} and {at[0.0]:.0%} at 0 (needed: ≥ 80 % and ≤ 5 %)")
-power_at = holds_at["endpoint"]
-
-# %% [markdown]
 # ## Speed: student tokens per second (training)
 
 # %%
@@ -270,84 +228,84 @@ plotting.save_table(speed.round(2), "speed", "Training throughput of the LoRA st
 
 # %% [markdown]
 # ## Claims — paper value beside measured value
+#
+# Each exponent claim is weighed by its power: b̂ on panels of this design (the same k*, students and tasks;
+# log10 N* = b·log10 k* + e with the fit's residual s.d.) simulated at the paper's b and at b = 0, scored by
+# the claim's own test (the paper's interval widened by 3 s.e. of b from the run's task-bootstrap interval).
+# The separate slopes are tested the same way: each against the paper's span 0.454–0.700 within 3 of its own
+# s.e., simulated with every student at the paper's 0.65 and at 0. The censored share is simulated as a
+# binomial share over the censored cells here, at the paper's 18/19 and at the share of all gated cells at
+# k* ≤ 2 (censoring blind to k*).
 
 # %%
 end, running = fits["endpoint"], fits["max"]
+panel = panels["endpoint"]
+slope_se = label_budget.separate_slope_ses(panel.n_star, panel.kstar, panel.student, panel.task) \
+    if len(panel) >= 3 and end["slopes"] else {}
 slopes = [s for s in end["slopes"].values() if math.isfinite(s)]
+why = {ref: learning_curves.exponent_not_measured(fits[ref], sigmas[ref]) for ref in label_budget.REFERENCES}
+hypotheses = {ref: {"paper": label_budget.PAPER_EXPONENT[ref], "null": 0.0} for ref in label_budget.REFERENCES}
+b_draws = {(ref, h): label_budget.exponent_draws(
+    panels[ref].kstar, panels[ref].student, b_true=b_true, residual_sd=sigmas[ref], n_sim=params.power_sims,
+    seed=params.boot_seed) if not why[ref] else None for ref in label_budget.REFERENCES
+    for h, b_true in hypotheses[ref].items()}
+slope_draws = {h: label_budget.slope_distance_draws(
+    panel.kstar, panel.student, b_true=b_true, residual_sd=sigmas["endpoint"], n_sim=params.power_sims,
+    seed=params.boot_seed) if slopes and math.isfinite(sigmas["endpoint"]) else None
+    for h, b_true in hypotheses["endpoint"].items()}
+no_slope = ("" if slopes else "no student has two distinct k* in the panel, so no separate slope exists") or (
+    "" if math.isfinite(sigmas["endpoint"]) else why["endpoint"])
 low_censored, all_censored = learning_curves.censored_at_low_counts(primary, 2, params.readable_ceiling)
+low_share = learning_curves.gated_share_at_low_counts(primary, 2, params.readable_ceiling)
 uncensored = truth[np.isfinite(truth.n_star) & ~truth.censored]
 in_bracket = (uncensored.n_star > uncensored.first_budget) & (uncensored.n_star <= uncensored.last_budget)
-lost = ("the subsection's text, procedure and settings were lost in extraction; only the figure caption survives, "
-        "so there is no value to compare with (the comparison shown is a placeholder)")
-
-
-# Binomial s.e. of the censored share over the gated censored cells, at the paper's rate 18/19 (the value tested).
-censored_rate = 18 / 19
-censored_se = uncertainty.binomial_se(censored_rate, all_censored)
-claims = [
-    claim("shared_exponent", "A.4.2, Eq. 57; Remark (reference point)", f"shared exponent b of Eq. 57 on "
-          f"{end['n_obs']} panel observations ({end['n_students']} students, {end['n_tasks']} tasks; paper: 109, "
-          "eight, 16), compared with the paper's 95% interval, each end widened by 3 s.e. of b from the logged "
-          "task-bootstrap interval (not measured without one)", "0.65 [0.44, 0.91]", end["b"],
-          Range(*PAPER_INTERVAL, se=uncertainty.interval_se(end["low"], end["high"]), k=3),
-          not_measured=end["reason"] if math.isnan(end["b"]) else cannot_test["endpoint"]),
-    claim("exponent_claim_power", "A.4.2, Eq. 57", "share of simulated panels of this design on which the "
-          "shared-exponent claim holds when the true b is the paper's 0.65 (the power of that claim here)",
-          "0.65 [0.44, 0.91] on 109 observations", power_at[PAPER_B],
-          Bound(">=", 0.8, reason="the conventional power of a test, fixed before the run"), kind="extension",
-          not_measured="" if math.isfinite(power_at[PAPER_B]) else "no residual degree of freedom"),
-    claim("exponent_claim_size", "A.4.2, Eq. 57", "share of simulated panels of this design on which the "
-          "shared-exponent claim holds when the true b is 0 (no dependence of N* on k*)",
-          "0.65 [0.44, 0.91] on 109 observations", power_at[0.0],
-          Bound("<=", 0.05, reason="the conventional size of a test, fixed before the run"), kind="extension",
-          not_measured="" if math.isfinite(power_at[0.0]) else "no residual degree of freedom"),
-    claim("running_max_exponent", "A.4.2, Remark (reference point)", "b with N* read against each curve's running "
-          f"maximum ({running['n_obs']} observations), compared with the paper's interval for that variant, each end "
-          "widened by 3 s.e. of b from the logged task-bootstrap interval (not measured without one, or where its "
-          "power check says the panel cannot tell the paper's b from 0)",
-          "0.63 [0.40, 0.90]", running["b"],
-          Range(*PAPER_RUNNING_INTERVAL, se=uncertainty.interval_se(running["low"], running["high"]), k=3),
-          not_measured=running["reason"] if math.isnan(running["b"]) else cannot_test["max"]),
-    claim("separate_slopes_in_paper_range", "A.4.2, Table 43; Proposition 8", "share of students with a separate "
-          "slope (two or more distinct k* in the panel) whose slope lies in the paper's range 0.454-0.700",
-          "the smallest and the largest separate slope, 0.454 and 0.700",
-          np.mean([0.454 <= s <= 0.700 for s in slopes]) if slopes else math.nan, Point(1),
-          not_measured="" if slopes else "no student has two distinct k* in the panel, so no separate slope exists"),
-    claim("b_between_separate_slopes", "A.4.2, Proposition 8", "min(b − smallest separate slope, largest − b): b "
-          "is a convex combination of the separate slopes (an identity of least squares; -1e-9 allows rounding)",
-          ">= 0", min(end["b"] - min(slopes), max(slopes) - end["b"]) if slopes else math.nan, Bound(">=", -1e-9),
-          kind="sanity", not_measured="" if slopes else "no separate slope exists"),
-    claim("censored_at_low_kstar", "A.4.2, Censoring", f"share of the gated left-censored cells that lie at k* ≤ 2 "
-          f"({low_censored} of {all_censored}), within 3 binomial s.e. of the paper's 18/19 over the {all_censored} "
-          "censored cells here", "Eighteen of the 19 censored cells occur at k* ≤ 2",
-          low_censored / all_censored if all_censored else math.nan, Point(censored_rate, se=censored_se, k=3),
-          not_measured="" if all_censored else "no gated cell is left-censored"),
-    claim("requirements_in_bracket", "A.4.2, Remark (existence and bracketing)", "share of uncensored N* inside "
-          "(first budget, last budget] (every one lies in its half-open crossing bracket)", "1",
-          in_bracket.mean() if len(uncensored) else math.nan, Point(1), kind="sanity",
-          not_measured="" if len(uncensored) else "no uncensored requirement"),
-    claim("forgetting_recovery", "A.4.7, Eq. 64, Table 48", "saved-head and probe losses after the harmfulness, "
-          "sentiment, jailbreak chain and the labels recovery needs (figure panel b)",
-          "Table 48 (lost)", math.nan, Point(0), not_measured=lost),
-    claim("wanda_pruning", "A.4, Eq. 67", "pruning losses of six tasks on Gemma-3-1B under Wanda sparsity (figure "
-          "panel c)", "figure panel c (numbers lost)", math.nan, Point(0), not_measured=lost),
-]
-claims_table, claims_file = run.record_claims(claims)
+claims_table, claims_file = run.record_claims({
+    "shared_exponent": Evidence(
+        end["b"], se=uncertainty.interval_se(end["low"], end["high"]), if_paper=b_draws["endpoint", "paper"],
+        if_null=b_draws["endpoint", "null"], not_measured=why["endpoint"],
+        mechanism=learning_curves.grid_mechanism(panel, end["b"], hypotheses["endpoint"]["paper"],
+                                                 "requirements.parquet"),
+        note=f"{end['n_obs']} panel observations, {end['n_students']} students, {end['n_tasks']} tasks"),
+    "running_max_exponent": Evidence(
+        running["b"], se=uncertainty.interval_se(running["low"], running["high"]), if_paper=b_draws["max", "paper"],
+        if_null=b_draws["max", "null"], not_measured=why["max"],
+        mechanism=learning_curves.grid_mechanism(panels["max"], running["b"], hypotheses["max"]["paper"],
+                                                 "requirements.parquet"),
+        note=f"{running['n_obs']} panel observations"),
+    "separate_slopes_in_paper_range": Evidence(
+        label_budget.slope_distance([end["slopes"][m] for m in slope_se], list(slope_se.values()))
+        if slope_se else math.nan, if_paper=slope_draws["paper"], if_null=slope_draws["null"], not_measured=no_slope,
+        note=", ".join(f"{m}: {end['slopes'][m]:.3f} ± {slope_se[m]:.3f}" for m in slope_se)),
+    "b_between_separate_slopes": Evidence(
+        min(end["b"] - min(slopes), max(slopes) - end["b"]) if slopes else math.nan,
+        not_measured="" if slopes else "no student has two distinct k* in the panel, so no separate slope exists"),
+    "censored_at_low_kstar": Evidence(
+        low_censored / all_censored if all_censored else math.nan,
+        se=uncertainty.binomial_se(label_budget.PAPER_CENSORED_AT_LOW, all_censored),
+        if_paper=power_draws.share_draws(label_budget.PAPER_CENSORED_AT_LOW, all_censored, seed=params.boot_seed)
+        if all_censored else None,
+        if_null=power_draws.share_draws(low_share, all_censored, seed=params.boot_seed + 1) if all_censored
+        else None,
+        not_measured="" if all_censored else "no gated cell is left-censored",
+        note=f"{low_censored} of {all_censored} censored cells; {low_share:.0%} of all gated cells lie at k* ≤ 2"
+        if all_censored else ""),
+    "requirements_in_bracket": Evidence(
+        in_bracket.mean() if len(uncensored) else math.nan,
+        not_measured="" if len(uncensored) else "every learning curve is censored or has no requirement"),
+})
 plotting.save_table(claims_table, "claims", "K08 (paper 002, A.4.1-A.4.2): the paper's value beside the measured "
                     "value; kind 'sanity' holds by construction and is not counted as reproduction; rows read 'not "
-                    "measured' where the paper's numbers were lost or the panel is too small.", [claims_file])
+                    "measured' where the panel is too small to tell the paper's value from the null.", [claims_file])
 
 # %% [markdown]
-# A `fails` outcome marks a number not reproduced here, reported as measured, with the reason in its statement.
-# The offline default learns four tasks with two students at one seed, so b rests on at most eight points (a
-# censored curve leaves the fit; below three points b is NaN, and below three tasks its bootstrap interval,
-# since resampling two task clusters can only return the panel itself), against 109 observations over eight
-# students in the paper. The exponent's comparison is widened by 3 s.e. from its logged task-bootstrap interval;
-# the power check says whether a panel this small can tell the paper's b from none, and where it cannot, the
-# exponent's claim, and its running-maximum variant alike, reads not measured (its value still shown) rather
-# than holding on a panel that could not fail. The forgetting/recovery and Wanda rows
-# read not measured: their sections survive only as captions, with no number to compare with. Every N* above is
-# recomputed from the logged runs (`runs.parquet`).
+# A `fails` outcome marks a number not reproduced here, reported as measured, with its mechanism where the run
+# logged one. The offline default learns four tasks with two students at one seed, so b rests on at most eight
+# points (a censored curve leaves the fit; below three points b is NaN, and below three tasks its bootstrap
+# interval, since resampling two task clusters can only return the panel itself), against 109 observations over
+# eight students in the paper. Where the power of a test says this panel cannot tell the paper's value from the
+# null, the claim reads not measured (its value still shown) rather than holding or failing on a panel that could
+# not decide. The forgetting/recovery and Wanda experiments carry no claim: their sections survive only as
+# captions, with no number to compare with. Every N* above is recomputed from the logged runs (`runs.parquet`).
 
 # %%
 show_claims(claims_table, params.profile)

@@ -36,9 +36,17 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import linear_sum_assignment
 
+from lib import uncertainty
+
 N_DRAWS = 1000  #: null draws per test (A.2.4)
 N_NEAREST = 50  #: candidates per selected feature, nearest in label correlation (A.2.4)
 QUANTILE = 0.99  #: the exceedance quantile (A.2.4); the nominal pass rate is 1 − QUANTILE
+NOMINAL_RATE = 1 - QUANTILE  #: the pass rate under the null (A.2.4, "Null prediction")
+#: A.2.4, "Result by task": (pass rate, tests) of intent classification, language identification, tool selection
+PAPER_TASK_RATES = {"intent": (0.562, 447), "language": (0.489, 280), "tool selection": (0.343, 105)}
+#: The span of the paper's per-task pass rates (Sec. 5, statement 4: "34.3 to 56.2%")
+PAPER_RATE_SPAN = (0.343, 0.562)
+Z_CAP = 10.0  #: |z| above this is clipped before a median over tests (:func:`median_z`)
 _REL_TOL = 1e-12  # a centred column whose s.d. is below this times its scale counts as constant (rounding)
 
 
@@ -279,3 +287,20 @@ def pass_rates(tests: pd.DataFrame) -> pd.DataFrame:
                          "share_z_positive": (part.z > 0).mean() if len(part) else np.nan,
                          "skipped_q0": int((cell.status == "q=0").sum())})
     return pd.DataFrame(rows)
+
+
+def paper_pooled_rate() -> float:
+    """The paper's pooled pass rate over its 832 tests, from its three per-task rates and test counts (A.2.4)."""
+    passed = sum(rate * tests for rate, tests in PAPER_TASK_RATES.values())
+    return passed / sum(tests for _, tests in PAPER_TASK_RATES.values())
+
+
+def median_z(z) -> tuple[float, float]:
+    """(median, s.e. of the median from the spread) of the tests' z, each clipped to ±``Z_CAP``: a null whose
+    draws all coincide has s.d. 0 and an infinite or rounding-sized z (:func:`_summary`), and a clipped value
+    changes the median only when more than half the tests exceed the cap. NaN without a test; s.e. NaN below two."""
+    values = np.clip(np.asarray(z, dtype=float), -Z_CAP, Z_CAP)
+    values = values[np.isfinite(values)]
+    if not len(values):
+        return float("nan"), float("nan")
+    return float(np.median(values)), uncertainty.median_se(values)

@@ -25,13 +25,15 @@ Feature space — readability (:func:`ablation_searches`, :func:`summary_table`)
   (Eq. 4) serves every condition of the decision, and a count is the ext_median over seeds (Eq. 15) of
   the local count at τ (Eq. 5) — one block, so no neighbour confirmation (a choice).
 
-Inside the model — behaviour (:func:`ablation_hook`, :func:`generation_table`): a forward hook on decoder
+Inside the model — behaviour (:func:`ablation_hook`, :func:`generation_prompts`): a forward hook on decoder
 block ℓ replaces coordinates S of the block's output at every position (prompt and generated tokens) by 0
 or by the training means of the mean-pooled features. Block ℓ's output is the hidden state the features
 pool (A.1.2, "Layer convention"), so the edit acts on the coordinates the probe read. The output change is
 read from the model itself (no external scorer): the log-probabilities of two fixed answers' first tokens
 at the first reply position (their log-odds margin, its mean absolute change and its AUROC against the
-labels) and greedy replies (the share that change), all from one generation pass per condition.
+labels) and greedy replies (the share that change), all from one generation pass per condition. The
+support's effect is read against the random sets as a log2 ratio of mean margin changes with a bootstrap
+s.e. over prompts and sets (:func:`margin_ratio`).
 """
 
 from __future__ import annotations
@@ -50,6 +52,8 @@ from lib.models import extraction, loading
 
 MODES = ("zero", "mean")  #: ablation values: 0, or the training-split mean of each coordinate
 RANDOM_SEEDS = (0, 1, 2, 3, 4)  #: equal-size random coordinate sets per support (a choice: A.2.6's seeds were lost)
+PROMPT_COLUMNS = ("condition", "set_seed", "mode", "set_size", "edit_norm", "prompt", "label", "margin",
+                  "margin_change", "reply_changed")  #: generation_prompts'
 GENERATION_COLUMNS = ("condition", "set_seed", "mode", "set_size", "edit_norm", "margin_mean", "margin_change",
                       "behaviour_auroc", "replies_changed", "n_prompts")  #: generation_table's
 SUMMARY_COLUMNS = ("support_size", "ceiling", "tau", "se", "tolerance", "count", "ceiling_zero", "count_zero",
@@ -396,19 +400,19 @@ def _tokenizer(folder):
     return tokenizer
 
 
-def generation_table(name: str, texts: Sequence[str], labels, block: int, support, X_train, *, instruction: str,
-                     continuations: Sequence[str], random_seeds: Sequence[int] = RANDOM_SEEDS, key: str = "",
-                     max_tokens: int | None = None, max_new_tokens: int = 12, batch_size: int = 16) -> pd.DataFrame:
-    """The behavioural half of A.2.6 (reconstructed) on one causal LM: one row per condition and mode.
+def generation_prompts(name: str, texts: Sequence[str], labels, block: int, support, X_train, *, instruction: str,
+                       continuations: Sequence[str], random_seeds: Sequence[int] = RANDOM_SEEDS, key: str = "",
+                       max_tokens: int | None = None, max_new_tokens: int = 12, batch_size: int = 16) -> pd.DataFrame:
+    """The behavioural half of A.2.6 (reconstructed) on one causal LM: one row per condition, mode and prompt.
 
     Each text (cut to ``max_tokens`` tokens) fills ``instruction``'s ``{text}`` as one user turn of the
     model's chat template. Conditions: none; the support S ablated at ``block`` (zero, mean); each equal-size
     random set (the sets of :func:`ablation_searches` for the same ``key``) ablated (zero, mean). Mean values:
     the column means of ``X_train`` (the block's mean-pooled training states). Columns: condition, set_seed,
-    mode, set_size, edit_norm (mean over ``X_train``'s rows of ‖x_S − v_S‖), margin_mean (log p(c₊) −
-    log p(c₋) of the first tokens of the two ``continuations`` at the first reply position), margin_change
-    (mean |Δ margin| from none), behaviour_auroc (AUROC of the margin against ``labels``), replies_changed
-    (share of greedy replies that differ from the unablated ones).
+    mode, set_size, edit_norm (mean over ``X_train``'s rows of ‖x_S − v_S‖), prompt (its position in ``texts``),
+    label, margin (log p(c₊) − log p(c₋) of the first tokens of the two ``continuations`` at the first reply
+    position), margin_change (|Δ margin| from none) and reply_changed (whether the greedy reply differs from the
+    unablated one). :func:`generation_table` summarises them per condition and mode.
     """
     if "{text}" not in instruction:
         raise ValueError(f"instruction={instruction!r} has no '{{text}}' placeholder")
@@ -460,13 +464,82 @@ def generation_table(name: str, texts: Sequence[str], labels, block: int, suppor
         margin = first[:, 0] - first[:, 1]
         if base_margin is None:
             base_margin, base_replies = margin, replies
-        rows.append({"condition": condition, "set_seed": set_seed, "mode": mode, "set_size": 0 if cols is None else
-                     len(cols), "edit_norm": edit, "margin_mean": float(margin.mean()),
-                     "margin_change": float(np.abs(margin - base_margin).mean()),
-                     "behaviour_auroc": float(stats.auroc(labels, margin)),
-                     "replies_changed": float(np.mean([a != b for a, b in zip(replies, base_replies, strict=True)])),
-                     "n_prompts": len(prompts)})
+        rows.append(pd.DataFrame({
+            "condition": condition, "set_seed": set_seed, "mode": mode, "set_size": 0 if cols is None else len(cols),
+            "edit_norm": edit, "prompt": np.arange(len(prompts)), "label": labels, "margin": margin,
+            "margin_change": np.abs(margin - base_margin),
+            "reply_changed": [a != b for a, b in zip(replies, base_replies, strict=True)]}))
+    return pd.concat(rows, ignore_index=True)[list(PROMPT_COLUMNS)]
+
+
+def generation_table(prompts: pd.DataFrame) -> pd.DataFrame:
+    """:func:`generation_prompts`' rows per condition and mode (A.2.6, reconstructed): the edit, the mean margin,
+    its mean |Δ| from the unablated model, the AUROC of the margin against the labels (NaN with one class) and
+    the share of greedy replies that change."""
+    rows = []
+    for (condition, set_seed, mode), cell in prompts.groupby(["condition", "set_seed", "mode"], sort=False):
+        both = cell.label.nunique() == 2
+        rows.append({"condition": condition, "set_seed": set_seed, "mode": mode, "set_size": int(cell.set_size.iloc[0]),
+                     "edit_norm": float(cell.edit_norm.iloc[0]), "margin_mean": float(cell.margin.mean()),
+                     "margin_change": float(cell.margin_change.mean()),
+                     "behaviour_auroc": float(stats.auroc(cell.label, cell.margin)) if both else math.nan,
+                     "replies_changed": float(cell.reply_changed.mean()), "n_prompts": len(cell)})
     return pd.DataFrame(rows, columns=list(GENERATION_COLUMNS))
+
+
+def _changes(prompts: pd.DataFrame, mode: str) -> tuple[np.ndarray, np.ndarray]:
+    """(|Δ margin| of S per prompt, |Δ margin| of each random set per prompt: sets × prompts) in ``mode``."""
+    edited = prompts[prompts["mode"] == mode].sort_values(["set_seed", "prompt"], kind="stable")
+    support = edited[edited.condition == "support"].margin_change.to_numpy(dtype=float)
+    randoms = edited[edited.condition == "random"]
+    by_set = [cell.margin_change.to_numpy(dtype=float) for _, cell in randoms.groupby("set_seed", sort=True)]
+    if not len(support) or not by_set:
+        raise ValueError(f"prompts hold no support or no random rows in mode={mode!r}; allowed: generation_prompts' "
+                         "rows with both")
+    return support, np.vstack(by_set)
+
+
+def _log2_ratio(support: np.ndarray, randoms: np.ndarray) -> float:
+    below = float(np.median(randoms.mean(axis=1)))
+    above = float(support.mean())
+    return math.log2(above / below) if above > 0 and below > 0 else math.nan
+
+
+def margin_ratio(prompts: pd.DataFrame, mode: str = "mean", *, n_boot: int = 2000, seed: int = 0
+                 ) -> tuple[float, float]:
+    """(log2 of S's mean |Δ answer margin| over that of the median equal-size random set, its bootstrap s.e.) in
+    ``mode`` (A.2.6, reconstructed: does S move the reply more than "equally large edits in other directions"?).
+    The s.e. resamples the prompts (the same ones under every condition) and the random sets, both with
+    replacement, so it holds the prompt noise and the spread between random directions; NaN where a margin
+    never moves or fewer than two replicates are finite."""
+    support, randoms = _changes(prompts, mode)
+    rng = np.random.default_rng(seed)
+    draws = []
+    for _ in range(n_boot):
+        cols = rng.integers(0, len(support), len(support))
+        sets = rng.integers(0, len(randoms), len(randoms))
+        draws.append(_log2_ratio(support[cols], randoms[np.ix_(sets, cols)]))
+    finite = np.asarray(draws)[np.isfinite(draws)]
+    return _log2_ratio(support, randoms), float(finite.std(ddof=1)) if len(finite) > 1 else math.nan
+
+
+def edit_norm_mechanism(generation: pd.DataFrame, mode: str, file: str) -> str:
+    """Why S can move the answer margin less than random sets of its size ("" where this does not apply): its
+    edit ‖x_S − v_S‖ is smaller than the median random set's while, per unit of edit norm, it moves the margin
+    more. Equal-size sets are not equal-norm edits (A.2.6 asks about "equally large edits").
+    ``generation``: :func:`generation_table`'s rows; ``file``: the logged table they come from."""
+    rows = generation[generation["mode"] == mode]
+    support, randoms = rows[rows.condition == "support"], rows[rows.condition == "random"]
+    if not len(support) or not len(randoms):
+        return ""
+    norm_s, norm_r = float(support.edit_norm.iloc[0]), float(randoms.edit_norm.median())
+    per_s = float(support.margin_change.iloc[0]) / norm_s if norm_s > 0 else math.nan
+    per_r = float((randoms.margin_change / randoms.edit_norm).median())
+    if not (norm_s < norm_r and per_s > per_r):
+        return ""
+    return (f"the support's {mode} ablation is the smaller edit, a mean norm of {norm_s:.3g} against a median "
+            f"{norm_r:.3g} for the equal-size random sets, while per unit of edit norm it moves the answer margin "
+            f"{per_s:.3g} against a median {per_r:.3g} ({file})")
 
 
 def hook_check(name: str, block: int, coords, values, texts: Sequence[str]) -> dict[str, float]:

@@ -18,6 +18,10 @@ import statsmodels.api as sm
 
 THRESHOLD_SHARE = 0.05  #: Eq. 55: τ = Ā(n_J) − 0.05·(Ā(n_J) − ½)
 REFERENCES = ("endpoint", "max")  #: A.4, "Remark (reference point)": the endpoint (primary) or the running maximum
+SEPARATE_SLOPE_SPAN = (0.454, 0.700)  #: A.4.2, Proposition 8: the smallest and the largest separate slope (Table 43)
+#: A.4.2 and its "Remark (reference point)": the shared exponent b against each reference of N*
+PAPER_EXPONENT = {"endpoint": 0.65, "max": 0.63}
+PAPER_CENSORED_AT_LOW = 18 / 19  #: A.4.2, "Censoring": "Eighteen of the 19 censored cells occur at k* ≤ 2"
 
 
 def class_counts(n: int, n_pos: int, n_neg: int) -> tuple[int, int]:
@@ -204,59 +208,104 @@ def shared_exponent(n_star_values, kstar, student, task, *, n_boot: int = 2000, 
     return SharedExponent(b, intercepts, interval, slopes, len(frame), len(used))
 
 
-@dataclass(frozen=True)
-class ClaimPower:
-    """How often the shared-exponent claim holds on simulated panels of one design, at one true b."""
-
-    b_true: float
-    holds: float  # share of simulated panels on which the claim holds
-    residual_sd: float
-    n_sim: int
-
-
-def _slopes(x: np.ndarray, y: np.ndarray, groups: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """b of Eq. 57 (one intercept per student) for every simulated response ``y`` (S, n) under every observation
-    weighting ``weights`` (R, n): shape (S, R), NaN where no student keeps two distinct x. The within-student
-    normal equations in closed form, vectorised over S × R (a loop of statsmodels fits would take minutes)."""
-    w_sum, wx = weights @ groups, (weights * x) @ groups  # (R, M)
-    wxx = (weights * x * x) @ groups
-    wy = np.einsum("sn,rn,nm->srm", y, weights, groups)
-    wxy = np.einsum("sn,rn,n,nm->srm", y, weights, x, groups)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        safe = np.where(w_sum > 0, w_sum, 1.0)
-        sxx = np.where(w_sum > 0, wxx - wx * wx / safe, 0.0).sum(axis=1)  # (R,)
-        sxy = np.where(w_sum > 0, wxy - wx * wy / safe, 0.0).sum(axis=2)  # (S, R)
-        return np.where(sxx > 1e-12, sxy / np.where(sxx > 1e-12, sxx, 1.0), np.nan)
+def _within(x: np.ndarray, y: np.ndarray, groups: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per student (columns of ``groups``): S^xx_m (M,), S^xy_m (S, M) and S^yy_m (S, M) of every simulated
+    response ``y`` (S, n), the within-student sums of the proof of Proposition 8."""
+    count = groups.sum(axis=0)
+    safe = np.where(count > 0, count, 1.0)
+    mx, my = (x @ groups) / safe, (y @ groups) / safe  # (M,), (S, M)
+    sxx = (x * x) @ groups - count * mx * mx
+    sxy = (y * x) @ groups - count * mx * my
+    syy = (y * y) @ groups - count * my * my
+    return np.where(sxx > 1e-12, sxx, 0.0), sxy, syy
 
 
-def claim_power(kstar, student, task, *, b_true: float, residual_sd: float, interval: tuple[float, float],
-                k: float = 3.0, n_sim: int = 2000, n_boot: int = 400, seed: int = 0, level: float = 0.95) -> ClaimPower:
-    """The chance that K08's shared-exponent claim holds on a panel of this design if the true exponent is
-    ``b_true``: log10 N* = b_true·log10 k* + e with e ~ N(0, ``residual_sd``²) on the panel's own (k*, student,
-    task) rows (the intercepts a_m cancel within students), each simulated panel fitted by Eq. 57 and given
-    :func:`shared_exponent`'s task-bootstrap interval (``n_boot`` replicates; fewer than
-    ``MIN_BOOTSTRAP_TASKS`` tasks: no interval, the claim cannot hold); the claim holds when b̂ lies in the
-    paper's ``interval`` widened at each end by ``k`` s.e., the s.e. being the interval's width over 2·1.96.
-    A power check of A.4.2's 0.65 [0.44, 0.91] on a small panel: at b_true = 0.65 it should hold, at 0 not."""
-    if n_sim < 1 or n_boot < 1 or not residual_sd >= 0:
-        raise ValueError(f"n_sim={n_sim!r}, n_boot={n_boot!r}, residual_sd={residual_sd!r}; allowed: n_sim >= 1, "
-                         "n_boot >= 1, residual_sd >= 0")
+def simulated_responses(kstar, student, *, b_true: float, residual_sd: float, n_sim: int,
+                        seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(x, y, groups) of ``n_sim`` panels of this design under Eq. 57 with exponent ``b_true``: x = log10 k* of the
+    panel's rows, y = b_true·x + e with e ~ N(0, ``residual_sd``²) (S, n), and the student indicator matrix.
+    The intercepts a_m are left out: every statistic read from y is within-student, where they cancel."""
+    if n_sim < 1 or not residual_sd >= 0:
+        raise ValueError(f"n_sim={n_sim!r}, residual_sd={residual_sd!r}; allowed: n_sim >= 1, residual_sd >= 0")
     x = np.log10(np.asarray(kstar, dtype=float))
-    students, tasks = np.asarray(student, dtype=str), np.asarray(task, dtype=str)
+    students = np.asarray(student, dtype=str)
+    if x.shape != students.shape or not (np.isfinite(x).all() and len(x)):
+        raise ValueError(f"kstar and student have {x.size} and {students.size} entries; allowed: equal lengths "
+                         ">= 1, k* finite and > 0")
     groups = (students[:, None] == np.unique(students)[None, :]).astype(float)
-    task_names, task_index = np.unique(tasks, return_inverse=True)
     rng = np.random.default_rng(seed)
-    y = b_true * x + rng.normal(0.0, residual_sd, size=(n_sim, len(x)))
-    b_hat = _slopes(x, y, groups, np.ones((1, len(x))))[:, 0]
-    if len(task_names) < MIN_BOOTSTRAP_TASKS:
-        return ClaimPower(b_true, 0.0, residual_sd, n_sim)
-    draws = rng.multinomial(len(task_names), np.full(len(task_names), 1 / len(task_names)), size=n_boot)
-    boot = _slopes(x, y, groups, draws[:, task_index].astype(float))  # (S, R)
-    tail = (1 - level) / 2 * 100
-    low, high = np.nanpercentile(boot, tail, axis=1), np.nanpercentile(boot, 100 - tail, axis=1)
-    se = (high - low) / (2 * 1.96)
-    holds = (b_hat >= interval[0] - k * se) & (b_hat <= interval[1] + k * se)
-    return ClaimPower(b_true, float(np.mean(holds)), residual_sd, n_sim)
+    return x, b_true * x + rng.normal(0.0, residual_sd, size=(n_sim, len(x))), groups
+
+
+def exponent_draws(kstar, student, *, b_true: float, residual_sd: float, n_sim: int = 2000,
+                   seed: int = 0) -> np.ndarray:
+    """b̂ of Eq. 57 on ``n_sim`` simulated panels of this design (:func:`simulated_responses`): the draws of the
+    shared exponent a run of this size would report if the true exponent were ``b_true``, for the power of a
+    test of A.4.2's 0.65 [0.44, 0.91] (``b_true`` the paper's value, or 0 under the null). NaN where no
+    student has two distinct k*."""
+    x, y, groups = simulated_responses(kstar, student, b_true=b_true, residual_sd=residual_sd, n_sim=n_sim, seed=seed)
+    sxx, sxy, _ = _within(x, y, groups)
+    if sxx.sum() <= 1e-12:
+        return np.full(n_sim, np.nan)
+    return sxy.sum(axis=1) / sxx.sum()  # Eq. 58: Σ_m S^xy_m = b Σ_m S^xx_m
+
+
+def separate_slope_ses(n_star_values, kstar, student, task) -> dict[str, float]:
+    """Per student: the s.e. of its separate slope (Table 43), σ̂/√S^xx_m with σ̂ Eq. 57's residual s.d.
+    (:func:`residual_sd`, pooled over students: four points per student leave too few degrees of freedom for
+    a student's own); NaN for a student with < 2 distinct k* or without a residual degree of freedom."""
+    frame = _check_panel(n_star_values, kstar, student, task)
+    sigma = residual_sd(n_star_values, kstar, student, task)
+    out = {}
+    for name, cell in frame.groupby("student", sort=True):
+        sxx = float(((cell.x - cell.x.mean()) ** 2).sum())
+        out[name] = sigma / math.sqrt(sxx) if sxx > 1e-12 else math.nan
+    return out
+
+
+def slope_distance(slopes, ses, span: tuple[float, float] = SEPARATE_SLOPE_SPAN) -> float:
+    """The largest distance of a separate slope outside the paper's ``span`` of separate slopes (Table 43:
+    0.454 to 0.700), in that slope's own s.e.: max over students of max(0, lo − b̂_m, b̂_m − hi)/s.e._m; 0 when
+    every slope lies inside; NaN without a finite slope and s.e."""
+    b, se = np.asarray(slopes, dtype=float), np.asarray(ses, dtype=float)
+    keep = np.isfinite(b) & np.isfinite(se) & (se > 0)
+    if not keep.any():
+        return math.nan
+    outside = np.maximum.reduce([np.zeros(keep.sum()), span[0] - b[keep], b[keep] - span[1]])
+    return float((outside / se[keep]).max())
+
+
+def slope_distance_draws(kstar, student, *, b_true: float, residual_sd: float,
+                         span: tuple[float, float] = SEPARATE_SLOPE_SPAN, n_sim: int = 2000,
+                         seed: int = 0) -> np.ndarray:
+    """:func:`slope_distance` on ``n_sim`` simulated panels of this design whose every student has the true slope
+    ``b_true``, each panel's slopes and s.e. computed as :func:`separate_slopes` and :func:`separate_slope_ses`
+    compute them (σ̂ from the simulated panel's own Eq. 57 residuals): the draws of the statistic if the paper's
+    slopes are the truth (``b_true`` inside the span) or if N* does not depend on k* (0). NaN where a panel
+    has no separate slope or no residual degree of freedom."""
+    x, y, groups = simulated_responses(kstar, student, b_true=b_true, residual_sd=residual_sd, n_sim=n_sim, seed=seed)
+    sxx, sxy, syy = _within(x, y, groups)
+    total = sxx.sum()
+    dof = len(x) - groups.shape[1] - 1
+    if total <= 1e-12 or dof < 1:
+        return np.full(n_sim, np.nan)
+    rss = syy.sum(axis=1) - sxy.sum(axis=1) ** 2 / total
+    sigma = np.sqrt(np.maximum(rss, 0.0) / dof)[:, None]
+    slopes = np.where(sxx > 0, sxy / np.where(sxx > 0, sxx, 1.0), np.nan)
+    ses = np.where(sxx > 0, sigma / np.sqrt(np.where(sxx > 0, sxx, 1.0)), np.nan)
+    return np.array([slope_distance(b, s, span) for b, s in zip(slopes, ses, strict=True)])
+
+
+def grid_limit(kstar, first_budget: float, last_budget: float, b: float) -> tuple[float, float]:
+    """(decades of N* that an exponent ``b`` needs across the panel's k* span, decades the budget grid spans):
+    b·log10(max k*/min k*) against log10(last/first budget). An uncensored N* lies in (first, last budget]
+    (A.4, "Remark (existence and bracketing)"), so where the first exceeds the second the grid cannot show
+    the exponent across the whole panel."""
+    k = np.asarray(kstar, dtype=float)
+    k = k[np.isfinite(k) & (k > 0)]
+    if not len(k) or not 0 < first_budget <= last_budget:
+        return math.nan, math.nan
+    return float(b * np.log10(k.max() / k.min())), float(np.log10(last_budget / first_budget))
 
 
 def residual_sd(n_star_values, kstar, student, task) -> float:

@@ -242,3 +242,58 @@ def speed(runs: pd.DataFrame) -> pd.DataFrame:
     out = frame.groupby("student", sort=False).agg(runs=("auroc", "size"), examples=("examples", "sum"),
                                                    tokens=("tokens", "sum"), seconds=("seconds", "sum")).reset_index()
     return out.assign(tokens_per_s=out.tokens / out.seconds, examples_per_s=out.examples / out.seconds)
+
+
+def gated_share_at_low_counts(requirement_rows: pd.DataFrame, low: float = 2, gate: float = 0.90) -> float:
+    """Share of the gated pairs (C_t > ``gate``, 0 < k* < ∞), censored or not, at k* ≤ ``low``: how often a
+    censored cell would lie at k* ≤ ``low`` if censoring did not depend on k* (the null of A.4.2's "Eighteen of
+    the 19 censored cells occur at k* ≤ 2"); NaN without a gated pair."""
+    gated = requirement_rows[(requirement_rows.ceiling > gate) & np.isfinite(requirement_rows.kstar)
+                             & (requirement_rows.kstar > 0)]
+    return float((gated.kstar <= low).mean()) if len(gated) else math.nan
+
+
+def panel_residual_sd(panel: pd.DataFrame) -> float:
+    """Eq. 57's residual s.d. on the panel rows (:func:`label_budget.residual_sd`); NaN below three rows or
+    without a residual degree of freedom."""
+    if len(panel) < 3:
+        return math.nan
+    return label_budget.residual_sd(panel.n_star, panel.kstar, panel.student, panel.task)
+
+
+def exponent_not_measured(fit: dict, sigma: float) -> str:
+    """Why Eq. 57's exponent cannot be tested on this panel ("" when it can): too few points, no within-student
+    spread of k*, too few tasks for the task bootstrap's interval (the s.e. of b), or no residual degree of
+    freedom for the residual s.d. the power simulation draws from. ``fit``: :func:`exponent`'s dict."""
+    if fit["n_obs"] < 3:
+        return (f"the panel holds {fit['n_obs']} gated, uncensored (k*, N*) pair(s); Eq. 57 needs at least three, "
+                "so b is not fitted")
+    if math.isnan(fit["b"]):
+        return "no student has two tasks of distinct k* in the panel, so b is not identified (Proposition 8)"
+    if fit["n_tasks"] < label_budget.MIN_BOOTSTRAP_TASKS:
+        return (f"the panel spans {fit['n_tasks']} task(s); the task bootstrap needs "
+                f"{label_budget.MIN_BOOTSTRAP_TASKS} to give b an interval, so its s.e. is unknown")
+    if not (math.isfinite(fit["low"]) and math.isfinite(fit["high"])):
+        return ("no task-bootstrap replicate kept two distinct k* within a student, so b has no interval and its s.e. "
+                "is unknown")
+    if not math.isfinite(sigma):
+        return (f"the panel's {fit['n_obs']} points leave no residual degree of freedom after b and "
+                f"{fit['n_students']} student intercepts, so the residual s.d. the power simulation draws from is "
+                "undefined")
+    return ""
+
+
+def grid_mechanism(panel: pd.DataFrame, b_hat: float, b_paper: float, file: str) -> str:
+    """Why a fitted exponent below the paper's can come from the budget grid ("" where it cannot): an uncensored
+    N* lies in (first, last budget] (A.4, "Remark (existence and bracketing)"), so when ``b_paper`` across the
+    panel's k* span needs more decades of N* than the grid spans (:func:`label_budget.grid_limit`), the grid
+    cannot show the paper's exponent. ``file``: the logged table the numbers come from."""
+    if not len(panel) or not b_hat < b_paper:
+        return ""
+    first, last = float(panel.first_budget.min()), float(panel.last_budget.max())
+    needed, spanned = label_budget.grid_limit(panel.kstar, first, last, b_paper)
+    if not needed > spanned:
+        return ""
+    return (f"N* is read on budgets {first:g} to {last:g}, {spanned:.2f} decades, and an uncensored N* lies in "
+            f"(first, last budget]; b = {b_paper:g} across the panel's k* span {panel.kstar.min():g} to "
+            f"{panel.kstar.max():g} would move N* by {needed:.2f} decades, more than the grid can show ({file})")

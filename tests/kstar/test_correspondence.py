@@ -139,3 +139,17 @@ def test_bad_input_is_refused_before_compute():
         corr.label_matched_null(XA, XB, [500], y)
     with pytest.raises(ValueError, match="allowed: 0 and 1"):
         corr.match_score(XA, XB, y + 1)
+
+
+def test_paper_pooled_rate_weighs_each_task_by_its_tests():
+    assert corr.paper_pooled_rate() == pytest.approx((0.562 * 447 + 0.489 * 280 + 0.343 * 105) / 832)
+    assert corr.PAPER_RATE_SPAN[0] < corr.paper_pooled_rate() < corr.PAPER_RATE_SPAN[1]
+
+
+def test_median_z_clips_a_degenerate_null_and_gives_the_median_se():
+    z, se = corr.median_z([1.0, 2.0, np.inf, 3e16, -1.0])
+    assert z == 2.0  # two values clipped to 10 leave the median where it was
+    clipped = np.array([1.0, 2.0, 10.0, 10.0, -1.0])
+    assert se == pytest.approx(np.sqrt(np.pi / 2) * clipped.std(ddof=1) / np.sqrt(5))
+    assert all(np.isnan(v) for v in corr.median_z([]))
+    assert np.isnan(corr.median_z([1.5])[1])

@@ -149,14 +149,47 @@ def test_generation_table_reads_no_change_without_an_edit_and_a_change_with_one(
     folder, _ = tiny
     texts = ["good film", "bad film", "fine", "awful", "great fun", "dull"]
     X_train = np.random.default_rng(0).standard_normal((10, 32))
-    table = iv.generation_table(str(folder), texts, [1, 0, 1, 0, 1, 0], 0, list(range(16)), X_train,
-                                instruction="Review: {text}", continuations=["yes", "no"], random_seeds=(0,),
-                                key="t", max_new_tokens=3, batch_size=4)
+    prompts = iv.generation_prompts(str(folder), texts, [1, 0, 1, 0, 1, 0], 0, list(range(16)), X_train,
+                                    instruction="Review: {text}", continuations=["yes", "no"], random_seeds=(0,),
+                                    key="t", max_new_tokens=3, batch_size=4)
+    assert len(prompts) == 5 * len(texts) and list(prompts.columns) == list(iv.PROMPT_COLUMNS)
+    table = iv.generation_table(prompts)
     assert list(table.condition) == ["none", "support", "support", "random", "random"]
     base = table.iloc[0]
     assert base.margin_change == 0 and base.replies_changed == 0
     assert (table.margin_change.iloc[1:] > 0).all()
-    assert table.set_size.iloc[1:].eq(16).all()
+    assert table.set_size.iloc[1:].eq(16).all() and table.n_prompts.eq(len(texts)).all()
     with pytest.raises(ValueError, match="placeholder"):
-        iv.generation_table(str(folder), texts, [1, 0] * 3, 0, [0], X_train, instruction="no slot",
-                            continuations=["yes", "no"])
+        iv.generation_prompts(str(folder), texts, [1, 0] * 3, 0, [0], X_train, instruction="no slot",
+                              continuations=["yes", "no"])
+
+
+def _prompts(support: float, randoms: list[float], n: int = 40, noise: float = 0.1, seed: int = 0) -> pd.DataFrame:
+    """Per-prompt margin changes: S around ``support``, random set r around ``randoms[r]`` (mean mode)."""
+    rng = np.random.default_rng(seed)
+    rows = [{"condition": "support", "set_seed": -1, "mode": "mean", "prompt": i,
+             "margin_change": abs(support + noise * rng.standard_normal())} for i in range(n)]
+    rows += [{"condition": "random", "set_seed": r, "mode": "mean", "prompt": i,
+              "margin_change": abs(level + noise * rng.standard_normal())}
+             for r, level in enumerate(randoms) for i in range(n)]
+    return pd.DataFrame(rows)
+
+
+def test_margin_ratio_is_the_log2_ratio_to_the_median_random_set_with_a_bootstrap_se():
+    value, se = iv.margin_ratio(_prompts(2.0, [0.5, 1.0, 1.0, 1.5, 3.0]), n_boot=400)
+    assert value == pytest.approx(1.0, abs=0.05)  # 2 against the median set's 1
+    assert 0 < se < 0.5
+    tight, _ = iv.margin_ratio(_prompts(1.0, [1.0] * 5, noise=0.01), n_boot=50)
+    assert tight == pytest.approx(0.0, abs=0.02)
+    # a wider spread between random directions widens the s.e.
+    assert iv.margin_ratio(_prompts(2.0, [0.2, 0.5, 1.0, 2.0, 5.0]), n_boot=400)[1] > se
+    with pytest.raises(ValueError, match="no support or no random"):
+        iv.margin_ratio(_prompts(2.0, [1.0]).query("condition == 'support'"))
+
+
+def test_edit_norm_mechanism_names_a_smaller_edit_that_moves_more_per_unit():
+    table = pd.DataFrame({"condition": ["support", "random", "random"], "mode": "mean", "edit_norm": [1.0, 4.0, 2.0],
+                          "margin_change": [0.9, 1.2, 1.0]})
+    text = iv.edit_norm_mechanism(table, "mean", "generation.parquet")
+    assert "norm of 1 against a median 3" in text and text.endswith("(generation.parquet)")
+    assert iv.edit_norm_mechanism(table.assign(edit_norm=[5.0, 4.0, 2.0]), "mean", "g.parquet") == ""

@@ -160,36 +160,59 @@ def _design():
     return kstar, student, task
 
 
-def test_the_vectorised_slope_is_eq_57s_fit_on_the_resampled_panel():
-    """A bootstrap weight of c on a row is that row drawn c times: the closed form equals statsmodels' fit."""
+def test_exponent_draws_are_eq_57s_fit_of_each_simulated_panel_and_spread_as_its_closed_form():
     kstar, student, task = _design()
-    rng = np.random.default_rng(3)
-    n_star = 10 ** (1 + 0.6 * np.log10(kstar) + rng.normal(0, 0.2, len(kstar)))
-    x, groups = np.log10(kstar), (student[:, None] == np.unique(student)[None, :]).astype(float)
-    weights = rng.integers(0, 3, size=(5, len(kstar))).astype(float)
-    closed = lb._slopes(x, np.log10(n_star)[None, :], groups, weights)[0]
-    for w, value in zip(weights, closed, strict=True):
-        rows = np.repeat(np.arange(len(kstar)), w.astype(int))
-        frame = lb._check_panel(n_star[rows], kstar[rows], student[rows], task[rows]) if len(rows) >= 3 else None
-        expected = lb._fit(frame)[0] if frame is not None else math.nan
-        assert value == pytest.approx(expected, abs=1e-10, nan_ok=True)
-
-
-def test_claim_power_separates_a_true_exponent_from_none_on_a_wide_panel_and_not_on_three_points():
-    kstar, student, task = _design()
-    wide = {"residual_sd": 0.05, "interval": (0.44, 0.91), "n_sim": 400, "n_boot": 200}
-    assert lb.claim_power(kstar, student, task, b_true=0.65, **wide).holds > 0.95
-    assert lb.claim_power(kstar, student, task, b_true=0.0, **wide).holds < 0.05
-    exact = lb.claim_power(kstar, student, task, b_true=0.65, residual_sd=0.0, interval=(0.44, 0.91), n_sim=3)
-    assert exact.holds == 1.0  # no noise: b̂ = 0.65 with a zero-width interval
-    few = [np.array([16.0, 32.0, 76.0]), np.array(["m"] * 3), np.array(["a", "b", "c"])]
-    at_paper = lb.claim_power(*few, b_true=0.65, residual_sd=0.3, interval=(0.44, 0.91), n_sim=400, n_boot=200)
-    at_zero = lb.claim_power(*few, b_true=0.0, residual_sd=0.3, interval=(0.44, 0.91), n_sim=400, n_boot=200)
-    assert at_zero.holds > 0.2 and at_paper.holds < 0.95  # three close counts cannot tell 0.65 from 0
-    two_tasks = lb.claim_power(*[a[:2] for a in few], b_true=0.65, residual_sd=0.0, interval=(0.44, 0.91), n_sim=5)
-    assert two_tasks.holds == 0.0  # no interval below three tasks: the claim is never measured
+    x, y, _ = lb.simulated_responses(kstar, student, b_true=0.65, residual_sd=0.2, n_sim=5, seed=3)
+    draws = lb.exponent_draws(kstar, student, b_true=0.65, residual_sd=0.2, n_sim=5, seed=3)
+    for row, value in zip(y, draws, strict=True):
+        assert value == pytest.approx(lb._fit(lb._check_panel(10 ** row, kstar, student, task))[0], abs=1e-10)
+    many = lb.exponent_draws(kstar, student, b_true=0.65, residual_sd=0.2, n_sim=20000, seed=1)
+    frame = lb._check_panel(kstar, kstar, student, task)
+    sxx = float(((frame.x - frame.groupby("student").x.transform("mean")) ** 2).sum())
+    assert many.mean() == pytest.approx(0.65, abs=0.005)  # OLS is unbiased
+    assert many.std() == pytest.approx(0.2 / math.sqrt(sxx), rel=0.03)  # σ/√ΣS^xx_m
+    assert np.isnan(lb.exponent_draws([4.0, 4.0, 8.0], ["a", "a", "b"], b_true=0.65, residual_sd=0.1, n_sim=2)).all()
     with pytest.raises(ValueError, match="residual_sd"):
-        lb.claim_power(*few, b_true=0.65, residual_sd=-1.0, interval=(0.44, 0.91))
+        lb.exponent_draws(kstar, student, b_true=0.65, residual_sd=-1.0)
+
+
+def test_slope_distance_is_zero_inside_the_span_and_counts_standard_errors_outside():
+    assert lb.slope_distance([0.5, 0.6], [0.1, 0.1]) == 0.0
+    assert lb.slope_distance([0.254, 0.6], [0.1, 0.4]) == pytest.approx(2.0)  # 0.2 below 0.454, s.e. 0.1
+    assert lb.slope_distance([0.9, 0.0], [0.1, 0.454]) == pytest.approx(2.0)  # 0.2 above 0.700 beats 1 s.e. below
+    assert math.isnan(lb.slope_distance([math.nan], [0.1]))
+
+
+def test_separate_slope_ses_use_the_pooled_residual_sd():
+    kstar, student, task = _design()
+    n_star = 10 ** (0.5 * np.log10(kstar) + np.random.default_rng(2).normal(0, 0.3, len(kstar)))
+    sigma = lb.residual_sd(n_star, kstar, student, task)
+    ses = lb.separate_slope_ses(n_star, kstar, student, task)
+    x = np.log10(kstar)
+    for name in ("s1", "s2", "s3"):
+        mine = x[student == name]
+        assert ses[name] == pytest.approx(sigma / np.sqrt(((mine - mine.mean()) ** 2).sum()))
+
+
+def test_slope_distance_draws_are_the_statistic_of_each_simulated_panel():
+    kstar, student, task = _design()
+    _, y, _ = lb.simulated_responses(kstar, student, b_true=0.0, residual_sd=0.3, n_sim=6, seed=4)
+    draws = lb.slope_distance_draws(kstar, student, b_true=0.0, residual_sd=0.3, n_sim=6, seed=4)
+    for row, value in zip(y, draws, strict=True):
+        slopes = lb.separate_slopes(10 ** row, kstar, student, task)
+        ses = lb.separate_slope_ses(10 ** row, kstar, student, task)
+        assert value == pytest.approx(lb.slope_distance([slopes[m] for m in ses], list(ses.values())), abs=1e-9)
+    # a wide design tells slopes at 0.65 from slopes at 0; no residual degree of freedom gives NaN draws
+    wide = {"residual_sd": 0.05, "n_sim": 400}
+    assert np.mean(lb.slope_distance_draws(kstar, student, b_true=0.65, **wide) <= 3) > 0.95
+    assert np.mean(lb.slope_distance_draws(kstar, student, b_true=0.0, **wide) <= 3) < 0.05
+    assert np.isnan(lb.slope_distance_draws([4.0, 16.0, 4.0], ["a", "a", "b"], b_true=0.65, **wide)).all()
+
+
+def test_grid_limit_compares_the_decades_an_exponent_needs_with_the_grid():
+    needed, spanned = lb.grid_limit([1, 10, 100, math.inf], 16, 256, 0.65)
+    assert needed == pytest.approx(1.3) and spanned == pytest.approx(math.log10(16))
+    assert all(math.isnan(v) for v in lb.grid_limit([math.inf], 16, 256, 0.65))
 
 
 def test_residual_sd_is_the_ols_scale():

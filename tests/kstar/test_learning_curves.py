@@ -93,6 +93,33 @@ def test_exponent_recovers_a_planted_slope_and_reports_why_it_cannot_fit():
     assert math.isnan(fit["b"]) and "observations" in fit["reason"]
 
 
+def test_gated_share_at_low_counts_is_the_null_share_of_the_censored_cells():
+    rows = pd.DataFrame({"kstar": [1.0, 2.0, 8.0, 64.0, math.inf, 1.0], "ceiling": [0.95, 0.99, 0.95, 0.97, 0.99, 0.8]})
+    assert learning_curves.gated_share_at_low_counts(rows) == pytest.approx(0.5)  # inf and C ≤ 0.90 leave
+    assert math.isnan(learning_curves.gated_share_at_low_counts(rows.assign(ceiling=0.5)))
+
+
+def _fit(n_obs: int, b: float, n_tasks: int, n_students: int = 2, low: float = 0.3) -> dict:
+    return {"n_obs": n_obs, "b": b, "n_tasks": n_tasks, "n_students": n_students, "low": low, "high": 0.7}
+
+
+def test_exponent_not_measured_names_what_the_panel_lacks():
+    assert "needs at least three" in learning_curves.exponent_not_measured(_fit(2, math.nan, 2), math.nan)
+    assert "not identified" in learning_curves.exponent_not_measured(_fit(4, math.nan, 4), math.nan)
+    assert "task bootstrap" in learning_curves.exponent_not_measured(_fit(4, 0.5, 2), 0.1)
+    assert "residual degree" in learning_curves.exponent_not_measured(_fit(3, 0.5, 3), math.nan)
+    assert "no interval" in learning_curves.exponent_not_measured(_fit(8, 0.5, 4, low=math.nan), 0.1)
+    assert learning_curves.exponent_not_measured(_fit(8, 0.5, 4), 0.1) == ""
+
+
+def test_grid_mechanism_only_when_the_grid_cannot_show_the_paper_exponent_below_it():
+    panel = pd.DataFrame({"kstar": [1.0, 30.0, 1000.0], "first_budget": [16.0] * 3, "last_budget": [256.0] * 3})
+    text = learning_curves.grid_mechanism(panel, 0.3, 0.65, "requirements.parquet")
+    assert "1.20 decades" in text and "1.95 decades" in text and text.endswith("(requirements.parquet)")
+    assert learning_curves.grid_mechanism(panel, 0.8, 0.65, "requirements.parquet") == ""  # above the paper's b
+    assert learning_curves.grid_mechanism(panel.assign(kstar=[1.0, 2.0, 4.0]), 0.3, 0.65, "r.parquet") == ""
+
+
 def test_reference_counts_come_from_k01_only_when_its_arguments_agree(sandbox):
     from lib import config, results
     from lib.kstar import schemas

@@ -51,3 +51,11 @@ def test_supports_take_the_smallest_qualifying_candidate_against_the_ceiling_of_
     assert table.loc["d3", "ceiling"] == 0.95 and not table.loc["d3", "has_support"]
     assert sae_measure.support_map(table.reset_index(), "t") == {("m", "d1"): [200, 201], ("m", "d2"): [7],
                                                                  ("m", "d3"): None}
+
+
+def test_dictionary_mechanism_names_small_dictionaries_only():
+    comp = pd.DataFrame({"model": ["a", "a", "b"], "decision": ["x", "y", "x"], "dictionary_size": [3, 5, 4]})
+    text = sae_measure.dictionary_mechanism(comp, "bbc_topic", "composition.parquet")
+    assert "1 to 2 class decisions" in text and "median of 4 features (composition.parquet)" in text
+    assert sae_measure.dictionary_mechanism(comp.assign(dictionary_size=60), "bbc_topic", "c.parquet") == ""
+    assert sae_measure.dictionary_mechanism(comp.iloc[:0], "bbc_topic", "c.parquet") == ""
