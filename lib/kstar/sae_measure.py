@@ -30,7 +30,7 @@ import scipy.sparse as sp
 
 from lib.kstar import composition, counts, measure, probe_search, rules
 from lib.kstar import sae as saes
-from lib.models import extraction
+from lib.models import architecture, extraction
 
 
 @cache
@@ -45,8 +45,8 @@ def train_saes(model: str, *, tasks: tuple[str, ...], cap: int, pool_seed: int, 
     texts = sorted({t for pool in task_pools.values() for t in pool.texts_train})
     rng = np.random.default_rng([seed, 1])
     chosen = [texts[i] for i in np.sort(rng.choice(len(texts), size=min(n_texts, len(texts)), replace=False))]
-    states, _ = extraction.token_states(model, chosen, layers=[b + 1 for b in blocks], max_tokens=max_tokens,
-                                      progress=False)
+    states, _ = extraction.token_states(model, chosen, layers=[architecture.hidden_state_index(b) for b in blocks],
+                                        max_tokens=max_tokens, progress=False)
     d = states.shape[-1]
     by_block = {int(b): saes.train_topk_stages(states[i], width_factor * d, stages=stages, k=k, batch_size=batch_size,
                                                lr=lr, seed=seed + i) for i, b in enumerate(blocks)}
