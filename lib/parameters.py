@@ -121,12 +121,16 @@ def layer_param(default: int | str, doc: str = "") -> Any:
                  doc=doc or 'hidden-state layer: "mid" (⌊L/2⌋), "last" (the final layer) or an index 0…L')
 
 
-#: Fields that name models (a registry name, hub id or local folder, or a list of them): checked against the
-#: model's ``config.json`` before any compute (:func:`lib.runner.check_models`).
-MODEL_FIELDS: tuple[str, ...] = ("model", "models", "reference", "references", "checkpoint_paths", "generator",
-                                 "control_model", "students", "tuned_model")
-#: The model fields whose models the ``layer`` field indexes.
-LAYERED_MODEL_FIELDS: tuple[str, ...] = ("model", "models", "reference", "references", "checkpoint_paths")
+def model_param(default: Any, *, doc: str, layered: bool = True) -> Any:
+    """A field naming a model (a registry name, hub id or local folder, or a list of them): checked against the
+    model's ``config.json`` before any compute (:func:`lib.runner.check_models`). ``layered``: a ``layer`` field
+    of the schema indexes this field's models."""
+    return field(default=default, metadata={"doc": doc, "model": "layered" if layered else "plain"})
+
+
+def model_fields(params: Any) -> dict[str, bool]:
+    """The schema's model fields (:func:`model_param`), each with whether its ``layer`` field indexes it."""
+    return {f.name: f.metadata["model"] == "layered" for f in fields(params) if "model" in f.metadata}
 
 
 #: Every registered schema by notebook name; filled as the paper packages' ``schemas`` modules import.

@@ -192,13 +192,13 @@ def is_placeholder(value: Any) -> bool:
 def _placeholder_fields(params: parameters.NotebookParams) -> list[str]:
     """The model and CSV parameters holding a placeholder, in schema order."""
     values = config.as_dict(params)
-    names = [f.name for f in fields(params) if f.name in parameters.MODEL_FIELDS or f.name.endswith("_csv")]
+    names = [f.name for f in fields(params) if f.name in parameters.model_fields(params) or f.name.endswith("_csv")]
     return [name for name in names if any(is_placeholder(v) for v in _values(values.get(name)))]
 
 
 def _wanted(params: parameters.NotebookParams, name: str) -> str:
     """What a placeholder of parameter ``name`` should be replaced with."""
-    if name in parameters.MODEL_FIELDS:
+    if name in parameters.model_fields(params):
         return "a local folder with config.json and weights, or a hub id"
     doc = next(f.metadata.get("doc", "") for f in fields(params) if f.name == name)
     return f"the path of your CSV file ({doc.removeprefix('paper profile: ')})" if doc else "the path of your CSV file"
@@ -234,10 +234,10 @@ def check_models(params: parameters.NotebookParams) -> None:
     """
     check_placeholders(params)
     values = config.as_dict(params)
-    for field in parameters.MODEL_FIELDS:
+    for field, layered in parameters.model_fields(params).items():
         names = values.get(field) or []
         for name in names if isinstance(names, list) else [names]:
-            layer = values.get("layer") if field in parameters.LAYERED_MODEL_FIELDS else None
+            layer = values.get("layer") if layered else None
             try:
                 layer_resolver.check_model(name, layer)
             except (ValueError, registry.ModelUnavailableError) as error:

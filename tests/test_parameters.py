@@ -53,3 +53,28 @@ def test_seed_and_n_jobs_exist_only_where_a_notebook_reads_them():
         assert "seed" not in {f.name for f in fields(config.schema_for(notebook))}
     for notebook in ("A01_audit_your_model", "D01_deltab", "D02_deltab_ablations"):  # nothing runs in parallel
         assert "n_jobs" not in {f.name for f in fields(config.schema_for(notebook))}
+
+
+def test_each_schema_marks_its_own_model_fields_with_whether_a_layer_indexes_them():
+    from lib import config, parameters
+
+    e01 = config.canonical("E01_regimes", "smoke")
+    assert parameters.model_fields(e01) == {"models": True}
+    k08 = config.canonical("K08_label_budget", "smoke")
+    assert parameters.model_fields(k08) == {"model": True, "students": False}
+    k05 = config.canonical("K05_deployment", "smoke")
+    assert parameters.model_fields(k05) == {"model": True, "tuned_model": False}
+
+
+def test_a_model_field_under_a_new_name_is_checked_before_any_compute():
+    import dataclasses
+
+    from lib import config, runner
+    from lib.parameters import NotebookParams, model_param
+
+    @dataclasses.dataclass(frozen=True)
+    class Teachers(NotebookParams):
+        teacher: str = model_param("no-such-model", layered=False, doc="a teacher model")
+
+    with pytest.raises(config.ConfigError, match=r"parameter 'teacher' = 'no-such-model'"):
+        runner.check_models(Teachers())

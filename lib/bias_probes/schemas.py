@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from lib.parameters import ParallelParams, SeededParams, layer_param, n_jobs_param, param, register
+from lib.parameters import ParallelParams, SeededParams, layer_param, model_param, n_jobs_param, param, register
 
 _POOLINGS = ("mean", "last", "max")
 
@@ -98,7 +98,7 @@ _DIMENSIONS = ("gender", "race", "religion", "age")
 class ModelGridParams(Paper000Params):
     """The models and bias dimensions of a model-feature notebook (paper 000, Sec. VI-A)."""
 
-    models: tuple[str, ...] = param(_OFFLINE_MODELS, doc="registry names, hub ids or local checkpoint folders")
+    models: tuple[str, ...] = model_param(_OFFLINE_MODELS, doc="registry names, hub ids or local checkpoint folders")
     dimensions: tuple[str, ...] = param(_DIMENSIONS, choices=_DIMENSIONS, doc="bias dimensions of the template grid")
 
 
@@ -388,7 +388,8 @@ class Paraphrases(ModelNotebookParams):
 
     docs: ClassVar[dict[str, str]] = {"seed": "root seed; the cell subset and every draw derive from it"}
 
-    generator: str = param("smollm2-135m", doc="offline paraphrasing model (used when ollama_url is empty)")
+    generator: str = model_param("smollm2-135m", layered=False,
+                                 doc="offline paraphrasing model (used when ollama_url is empty)")
     ollama_url: str = param("", doc="a local ollama server, e.g. http://localhost:11434 (empty: offline generator)")
     ollama_model: str = param("", doc="ollama model tag, recorded with the paraphrases")
     cells_per_dimension: int = param(60, ge=5, le=340,
@@ -406,7 +407,7 @@ class AuditYourModel(SeededParams):
 
     docs: ClassVar[dict[str, str]] = {"seed": "seed of the cross-fitting splits"}
 
-    model: str = param("minilm", doc="registry name, hub id or local checkpoint folder")
+    model: str = model_param("minilm", doc="registry name, hub id or local checkpoint folder")
     dimensions: tuple[str, ...] = param(_DIMENSIONS, choices=_DIMENSIONS, doc="bias dimensions of the template grid")
     layer: int | str = layer_param("mid")
     pooling: str = _pooling()

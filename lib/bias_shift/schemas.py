@@ -12,7 +12,7 @@ from typing import ClassVar
 from lib.bias_shift.evaluation import UNITS
 from lib.bias_shift.sentences import ANCHOR_SOURCES, ATTRIBUTE_VARIANTS, GROUPS, TARGET_VARIANTS
 from lib.bias_shift.stereotype import N_TEMPLATES, SYSTEM_PROMPTS
-from lib.parameters import SeededParams, layer_param, param, register
+from lib.parameters import SeededParams, layer_param, model_param, param, register
 
 #: Offline output-level scorers: DecodingTrust agreement by forced choice and by sampling; VADER sentiment and
 #: alt-profanity-check's offensive-language probability of sampled continuations.
@@ -26,8 +26,8 @@ class DeltaBSpectrumParams(SeededParams):
     ratios: tuple[float, ...] = param((0.9, 0.7, 0.5, 0.3, 0.1), gt=0, lt=1,
                                       doc="merge weights of the unharmful model (Appendix C)")
     epochs: int = param(3, ge=1, doc="fine-tuning epochs (Appendix C)")
-    checkpoint_paths: tuple[str, ...] = param((), doc="paper profile: checkpoint folders or ids to audit instead "
-                                              "of the built spectrum")
+    checkpoint_paths: tuple[str, ...] = model_param((), doc="paper profile: checkpoint folders or ids to audit "
+                                                    "instead of the built spectrum")
     groups: tuple[str, ...] = param(GROUPS, choices=GROUPS, doc="the 24 DecodingTrust groups")
     layer: int | str = layer_param("last", doc='hidden-state layer: "last" (the paper\'s choice), "mid" (⌊L/2⌋) or '
                                                'an index 0…L')
@@ -65,8 +65,8 @@ class DeltaB(DeltaBSpectrumParams):
 
     docs: ClassVar[dict[str, str]] = {"seed": "training, generation, template-subset and bootstrap seed"}
 
-    references: tuple[str, ...] = param(("smollm2-135m",), doc="base models, one family each: registry names, "
-                                        "hub ids or local folders")
+    references: tuple[str, ...] = model_param(("smollm2-135m",), doc="base models, one family each: registry "
+                                              "names, hub ids or local folders")
     methods: tuple[str, ...] = param(("lora",), choices=("lora", "full"),
                                      doc="fine-tuning regimes (each reference × method is a setting): lora | full")
     table1_csv: str = param("", doc="paper profile: CSV family,regime,benchmark,checkpoint,group,delta_b,"
@@ -104,7 +104,7 @@ class DeltaBAblations(DeltaBSpectrumParams):
         "seed": "seed of the spectrum (as D01), of the anchor subsets and of the generation",
     }
 
-    reference: str = param("smollm2-135m", doc="the base model: registry name, hub id or local folder")
+    reference: str = model_param("smollm2-135m", doc="the base model: registry name, hub id or local folder")
     method: str = param("lora", choices=("lora", "full"), doc="fine-tuning regime: lora | full")
     anchor_sources: tuple[str, ...] = param(ANCHOR_SOURCES, choices=ANCHOR_SOURCES,
                                             doc="anchor sets compared (Sec. 4.5, Figure 4)")

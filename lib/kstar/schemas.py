@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 from lib.kstar import layer_specs
 from lib.kstar.catalog import ALL_TASKS, DEFAULT_TASKS
 from lib.models import loading
-from lib.parameters import DistributedParams, ParallelParams, param, register
+from lib.parameters import DistributedParams, ParallelParams, model_param, param, register
 
 _OFFLINE_MODELS = ("minilm", "smollm2-135m")
 
@@ -65,7 +65,7 @@ class KstarProtocolParams(DistributedParams):
 class KstarParams(KstarProtocolParams):
     """A k* notebook that reads every one of its models."""
 
-    models: tuple[str, ...] = param(_OFFLINE_MODELS, doc="registry names, hub ids or local checkpoint folders")
+    models: tuple[str, ...] = model_param(_OFFLINE_MODELS, doc="registry names, hub ids or local checkpoint folders")
 
     def layered_models(self) -> tuple[str, ...]:
         return tuple(self.models)
@@ -88,7 +88,8 @@ class GatedKstarParams(KstarParams):
 class ReferenceKstarParams(KstarProtocolParams):
     """A k* notebook measured on one reference model, gated on its ceiling."""
 
-    model: str = param("smollm2-135m", doc="the reference model: registry name, hub id or local checkpoint folder")
+    model: str = model_param("smollm2-135m",
+                             doc="the reference model: registry name, hub id or local checkpoint folder")
     readable_ceiling: float = _readability_gate()
 
     def layered_models(self) -> tuple[str, ...]:
@@ -109,7 +110,8 @@ class KstarControls(KstarParams):
     """K02: estimator and representation controls of the count (A.1.11, A.2.2)."""
 
     thresholds: tuple[float, ...] = param((0.90, 0.975), gt=0, le=1, doc="alternative threshold factors frac of Eq. 4")
-    control_model: str = param("smollm2-135m", doc="the model rotated and read in chat format (one of models)")
+    control_model: str = model_param("smollm2-135m", layered=False,
+                                     doc="the model rotated and read in chat format (one of models)")
     rotation_seed: int = param(0, ge=0, doc="seed of the random orthogonal rotation")
     format_tasks: tuple[str, ...] = param(("rt_sentiment", "rt_subjectivity", "debate_moderator", "word_valence"),
                                           choices=ALL_TASKS, doc="tasks read in chat format (short texts: CPU budget)")
@@ -178,12 +180,12 @@ class Deployment(ReferenceKstarParams):
 
     docs: ClassVar[dict[str, str]] = {"readable_ceiling": "the gate: both ceilings above this (A.3.1)"}
 
-    model: str = param("gemma3-270m", doc="the reference model (weights 0, the base release; its chat cell renders "
-                       "with its instruction-tuned counterpart's template): registry name, hub id or local checkpoint "
-                       "folder")
-    tuned_model: str | None = param(None,
-                                    doc="the tuned checkpoint (weights 1) sharing the reference's chat template: "
-                                    "registry name, hub id or local folder; None: the format axis only")
+    model: str = model_param("gemma3-270m", doc="the reference model (weights 0, the base release; its chat cell "
+                             "renders with its instruction-tuned counterpart's template): registry name, hub id or "
+                             "local checkpoint folder")
+    tuned_model: str | None = model_param(None, layered=False,
+                                          doc="the tuned checkpoint (weights 1) sharing the reference's chat "
+                                          "template: registry name, hub id or local folder; None: the format axis only")
     extra_pairs: tuple[tuple[str, ...], ...] = param((), doc="further [base, tuned] pairs read for A.3.1's ratios "
                                                      "(base on plain text, tuned in chat format)")
     low_count: int = param(8, ge=1, doc="base counts at or below: the group whose ratio the paper finds 1.00 (A.3.1)")
@@ -199,10 +201,10 @@ class Deployment(ReferenceKstarParams):
 class SaeCorrespondence(DistributedParams):
     """K06: SAE supports, feature correspondence across models and composition within one (A.1.10, A.2.4–A.2.5)."""
 
-    models: tuple[str, ...] = param(("smollm2-135m", "gemma3-270m"),
-                                    doc="registry names, hub ids or local checkpoint folders (offline: the two causal "
-                                    "LMs, as the paper pairs causal LMs); the later model of a pair supplies the "
-                                    "null's replacements")
+    models: tuple[str, ...] = model_param(("smollm2-135m", "gemma3-270m"),
+                                          doc="registry names, hub ids or local checkpoint folders (offline: the two "
+                                          "causal LMs, as the paper pairs causal LMs); the later model of a pair "
+                                          "supplies the null's replacements")
     tasks: tuple[str, ...] = param(("bbc_topic", "rt_sentiment", "debate_moderator", "rt_subjectivity"),
                                    choices=ALL_TASKS, doc="task pools (A.1.3)")
     composition_task: str = param("bbc_topic", choices=ALL_TASKS,
@@ -248,7 +250,8 @@ class SupportInterventions(GatedKstarParams):
     tasks: tuple[str, ...] = param(("bbc_topic", "rt_sentiment", "rt_subjectivity", "word_valence"),
                                    choices=ALL_TASKS, doc="task pools whose supports are ablated (A.1.3)")
     random_seeds: tuple[int, ...] = param((0, 1, 2, 3, 4), ge=0, doc="equal-size random coordinate sets per support")
-    generator: str = param("smollm2-135m", doc="the causal LM ablated while it answers (one of models)")
+    generator: str = model_param("smollm2-135m", layered=False,
+                                 doc="the causal LM ablated while it answers (one of models)")
     generation_task: str = param("bbc_topic", choices=ALL_TASKS,
                                  doc="the task whose support (its first decision holding one) is ablated inside the "
                                  "model")
@@ -284,10 +287,10 @@ class LabelBudget(ReferenceKstarParams):
         "readable_ceiling": "the panel gate of Eq. 57 (reference ceiling above)",
     }
 
-    model: str = param("minilm", doc="the frozen reference model of k* and of the teacher probe: registry name, "
-                       "hub id or local checkpoint folder")
-    students: tuple[str, ...] = param(("minilm", "smollm2-135m"), doc="student backbones (A.4.1: eight pretrained "
-                                      "models)")
+    model: str = model_param("minilm", doc="the frozen reference model of k* and of the teacher probe: registry "
+                             "name, hub id or local checkpoint folder")
+    students: tuple[str, ...] = model_param(("minilm", "smollm2-135m"), layered=False,
+                                            doc="student backbones (A.4.1: eight pretrained models)")
     student_tasks: tuple[str, ...] = param(("rt_subjectivity", "debate_moderator", "bbc_topic", "word_valence"),
                                            choices=ALL_TASKS,
                                            doc="tasks the students learn (a subset of tasks)")
