@@ -26,6 +26,9 @@ class NotebookParams:
 
     notebook: ClassVar[str] = ""
     docs: ClassVar[Mapping[str, str]] = {}
+    #: The notebooks whose logged results this one reads: ``lib run`` runs them first, and one rerun or gone stale
+    #: since makes this one stale (:func:`lib.runner.status`).
+    reads: ClassVar[tuple[str, ...]] = ()
     profile: str = field(
         default="default",
         metadata={"choices": paths.PROFILES, "doc": "the profile whose params/<profile>/ YAML the notebook runs"},

@@ -31,8 +31,8 @@ import logging
 import os
 import tempfile
 import time
-from collections.abc import Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, fields
 from datetime import UTC, datetime
 from pathlib import Path
@@ -160,10 +160,42 @@ def _status(profile: str, notebook: str, variant: str) -> str:
 
 
 def _is_done(params: parameters.NotebookParams, stamp: dict[str, Any] | None) -> bool:
-    """The stamp is current and, for the canonical run, no result in its folder came from other parameters."""
-    if not _stamp_is_current(stamp, fingerprint(params)):
+    """The stamp is current, no notebook it reads (``params.reads``) reran or went stale since, and, for the
+    canonical run, no result in its folder came from other parameters."""
+    if not _stamp_is_current(stamp, fingerprint(params)) or _stale_producers(params, stamp):
         return False
     return bool(config.variant(params)) or not _foreign_results(params)
+
+
+def _stale_producers(params: parameters.NotebookParams, stamp: dict[str, Any] | None) -> list[str]:
+    """The notebooks ``params`` reads that went stale or corrupt, or finished after the run stamped ``stamp``."""
+    finished = (stamp or {}).get("finished", "")
+    found = []
+    for producer in params.reads:
+        made = _stamp(params.profile, producer)
+        if status(params.profile, producer) in ("stale", "corrupt") or (made and made.get("finished", "") > finished):
+            found.append(producer)
+    return found
+
+
+def run_order(resolved: Sequence[parameters.NotebookParams]) -> list[parameters.NotebookParams]:
+    """``resolved`` with each notebook after the ones it reads (``params.reads``) among them, else as given."""
+    by_name = {p.notebook: p for p in resolved}
+    ordered: list[parameters.NotebookParams] = []
+
+    def place(params: parameters.NotebookParams, chain: tuple[str, ...]) -> None:
+        if params in ordered:
+            return
+        if params.notebook in chain:
+            raise config.ConfigError(f"notebooks read each other's results in a cycle: {' → '.join(chain)}")
+        for producer in params.reads:
+            if producer in by_name:
+                place(by_name[producer], (*chain, params.notebook))
+        ordered.append(params)
+
+    for params in resolved:
+        place(params, ())
+    return ordered
 
 
 def variants(profile: str) -> list[tuple[str, str]]:
@@ -475,11 +507,12 @@ def run_batch(
         progress.Reporter(prefix=jobs > 1, enabled=log_output, bar=bar).watching(),
         ThreadPoolExecutor(jobs) as pool,
     ):
-        futures = [
-            pool.submit(run_one, p, force=force, reuse=reuse, cell_timeout_s=cell_timeout_s, log_output=log_output)
-            for p in resolved
-        ]
-        for future in futures:
+        futures: dict[str, Future] = {}
+        for p in run_order(resolved):  # a producer is submitted, so started, before the notebooks that read it
+            producers = [futures[name] for name in p.reads if name in futures]
+            futures[p.notebook] = pool.submit(_after, producers, run_one, p, force=force, reuse=reuse,
+                                              cell_timeout_s=cell_timeout_s, log_output=log_output)
+        for future in futures.values():
             outcome = future.result()
             outcomes.append(outcome)
             bar.update()
@@ -490,6 +523,12 @@ def run_batch(
             _log.warning("warning: %s not rewritten: [Errno %s] %s", paths.display(paths.figures_index(profile)),
                          error.errno, error.strerror)
     return outcomes
+
+
+def _after(producers: Sequence[Future], func: Callable[..., Outcome], *args: Any, **kwargs: Any) -> Outcome:
+    """``func(*args, **kwargs)`` once every producer's run has ended (whatever its outcome)."""
+    wait(producers)
+    return func(*args, **kwargs)
 
 
 def _unknown_notebook(name: str, profile: str, available: Sequence[str]) -> str:

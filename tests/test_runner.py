@@ -388,3 +388,42 @@ def test_a_mistyped_notebook_name_gets_the_closest_one(repo):
     assert "error: no notebook 'ZZ_tiyn' under profile 'smoke'; did you mean 'ZZ_tiny'? (available: ZZ_tiny)" \
         in result.stderr
     assert "did you mean" not in run_cli(repo, "figures", "nothing_alike", "--profile", "smoke").stderr
+
+
+READER_SCHEMA = '''
+from typing import ClassVar
+
+
+@register("ZZ_reader")
+@dataclass(frozen=True)
+class Reader(Tiny):
+    reads: ClassVar[tuple[str, ...]] = ("ZZ_tiny",)
+'''
+
+
+def test_a_notebook_runs_after_the_notebook_it_reads_and_goes_stale_when_that_one_reruns(repo):
+    add_toy_schema(repo, READER_SCHEMA)
+    (repo / "notebooks" / "ZZ_reader.py").write_text(TINY_NOTEBOOK.replace("ZZ_tiny", "ZZ_reader"))
+    (repo / "params" / "smoke" / "ZZ_reader.yaml").write_text("{}\n")
+    both = run_cli(repo, "run", "ZZ_reader", "ZZ_tiny", "--profile", "smoke", "--quiet")
+    assert both.returncode == 0, both.stderr
+    finished = {n: json.loads((repo / "build" / "smoke" / f"{n}.done.json").read_text())["finished"]
+                for n in ("ZZ_tiny", "ZZ_reader")}
+    assert finished["ZZ_tiny"] < finished["ZZ_reader"]  # asked for second, run first
+    listed = run_cli(repo, "list").stdout
+    assert all("done" in line for line in listed.splitlines() if "ZZ_" in line), listed
+    assert run_cli(repo, "run", "ZZ_tiny", "--profile", "smoke", "--quiet", "--force").returncode == 0
+    stale = [line for line in run_cli(repo, "list").stdout.splitlines() if "ZZ_reader" in line]
+    assert stale and "stale" in stale[0]
+    assert "ran  ZZ_reader" in run_cli(repo, "run", "--profile", "smoke", "--quiet").stdout
+
+
+def test_the_run_order_puts_what_a_notebook_reads_first_and_refuses_a_cycle():
+    from types import SimpleNamespace
+
+    a, b, c = (SimpleNamespace(notebook=n, reads=r) for n, r in (("A", ("B",)), ("B", ()), ("C", ("A",))))
+    assert [p.notebook for p in runner.run_order([c, a, b])] == ["B", "A", "C"]
+    assert [p.notebook for p in runner.run_order([a])] == ["A"]  # a producer outside the batch is not waited for
+    loop = SimpleNamespace(notebook="B", reads=("A",))
+    with pytest.raises(config.ConfigError, match="in a cycle: A → B"):
+        runner.run_order([a, loop])

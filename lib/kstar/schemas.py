@@ -275,6 +275,7 @@ class LabelBudget(ReferenceKstarParams):
     (see params/default/K08_label_budget.yaml for the cut and its measured cost).
     """
 
+    reads: ClassVar[tuple[str, ...]] = ("K01_kstar",)  # its k* table and windows, when logged with these arguments
     docs: ClassVar[dict[str, str]] = {
         "n_jobs": "worker processes for K01's searches (-1: this process's share of cores); results do not "
                   "depend on it",
