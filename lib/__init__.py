@@ -1,9 +1,17 @@
-"""The probing companion's library: a flat shared core plus one package per paper (see docs/ARCHITECTURE.md).
+"""The probing companion's library: a flat shared core, a models wing and one package per paper (docs/ARCHITECTURE.md).
 
-Core: config, parameters, schemas (the registry index), paths, results, plotting, parallel, runner, stats,
-features, probes, wheels, files, sources, progress, report, mathml, captions, lab. Papers: ``bias_probes``
-(000), ``bias_shift`` (001), ``kstar`` (002); the core never imports a paper (except the registry index and
-the command line in ``__main__``), and papers never import each other.
+Core: ``config`` and ``parameters`` (typed notebook parameters, profiles, one-line errors before compute),
+``defaults`` (the copies written from the schemas), ``paths``, ``files``, ``results`` (logged results and their
+manifests), ``sources`` (code keys), ``runner`` (papermill batches), ``parallel``, ``progress``, ``probes``,
+``stats``, ``uncertainty``, ``plotting``, ``wheels``; the claims: ``claims`` (the contract and the five verdicts),
+``claim_catalogue`` (each notebook's pre-registered claims), ``claim_power``, ``claim_changes``, ``scoreboard``;
+the reader's side: ``report``, ``mathml``, ``captions``, ``publish``, ``published``, ``readme``, ``lab``; and
+``papers``, which discovers the paper packages by their plugin records, with ``__main__`` the command line. The
+models wing, ``lib.models``: the registry, converters, the hub, loading, architecture facts from ``config.json``,
+layers by name, hidden states and their cache, training precision. Papers: ``bias_probes`` (000), ``bias_shift``
+(001), ``kstar`` (002), each with its schemas, its notebooks' claims catalogues under ``claims/`` and its
+command-line commands. The core never imports a paper (it finds them through ``papers``), and papers never import
+each other.
 """
 
 from lib.parallel import configure_threads as _configure_threads
