@@ -20,7 +20,7 @@ from IPython.display import display
 
 from lib import config, plotting, results, stats
 from lib.bias_probes import power, theory
-from lib.claims import Bound, Point, claim, show_claims
+from lib.claims import Evidence, show_claims
 
 # %% tags=["parameters"]
 profile = "default"  # smoke | default | paper
@@ -98,25 +98,23 @@ plotting.save_figure(fig, "budget", "Test texts an audit needs to detect purity 
 # %% [markdown]
 # ## Claims
 #
-# The calculator has no paper number to reproduce on this model; its claims are sanity checks of the
-# algebra (kind `sanity`, never counted as reproduction).
+# The calculator has no paper number to reproduce on this model; its claims, pre-registered in
+# `lib/bias_probes/claims/A01_audit_your_model.yaml`, are sanity checks of the algebra (kind `sanity`, never
+# counted as reproduction).
 
 # %%
 finite = reports[reports.n_required.notna()]
 round_trip = max([abs(theory.critical_purity_exact(power.required_n(r.s_hat, params.alpha, params.delta, params.gamma),
                                                    r.s_hat, params.delta, params.gamma, stats.DETECTION_NULL_MULTIPLIER)
                       - params.alpha) for r in finite.itertuples()], default=np.nan)
-claims = [
-    claim("budget_round_trip", "Sec. VII; Thm 4 (the exact power condition, not the linearised Eq. 11)",
-          "largest |α*(n(α)) − α| over dimensions, n(α) the closed-form budget and α*(n) the exact root of the same "
-          "power condition at 1.4·σ₀ (the budget solves the power condition)", "0", round_trip,
-          Bound("<=", 1e-6, reason="α* is solved by brentq to xtol 1e-12 and n(α) in closed form, so only "
-                "floating-point error remains; 1e-6 is far above it"), kind="sanity"),
-    claim("detection_line", "Thm 4; Sec. V-E", "AUC a detection needs at n minus ½ + 1.645·1.4·σ₀(n)", "0",
-          reports.detection_auc.iloc[0] - (0.5 + 1.6448536 * power.null_scale(params.n)), Point(0, tol=1e-6, reason="floating-point agreement of two formulas for one number"),
-          kind="sanity"),
-]
-claims_table, claims_file = run.record_claims(claims)
+claims_table, claims_file = run.record_claims({
+    "budget_round_trip": Evidence(
+        round_trip, note=f"{len(finite)} of {len(reports)} dimensions with a finite budget",
+        not_measured="" if len(finite) else "no dimension's ŝ gives a finite budget at this purity, so there is no "
+                                            "budget to solve back"),
+    "detection_line": Evidence(reports.detection_auc.iloc[0] - (0.5 + 1.6448536 * power.null_scale(params.n)),
+                               note=f"n = {params.n}"),
+})
 plotting.save_table(claims_table, "claims", "A01 (paper 000, Sec. VII): sanity checks of the power calculator.",
                     [claims_file])
 show_claims(claims_table, params.profile)
