@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import pandas as pd
+
+from lib.kstar import rules
+
+#: How a paper value summarises its cells: the one cell, or the smallest, largest or median over models.
+SUMMARIES = ("only", "min", "max", "median")
 
 
 def cells(table: pd.DataFrame, task: str, model: str = "") -> pd.Series:
@@ -12,6 +18,19 @@ def cells(table: pd.DataFrame, task: str, model: str = "") -> pd.Series:
     ends with ``model`` (every model when empty: the paper's value over its ten base models)."""
     rows = table[table.task == task]
     return rows[rows.model.str.lower().str.endswith(model)].kstar if model else rows.kstar
+
+
+def value(table: pd.DataFrame, task: str, model: str = "", how: str = "only") -> float:
+    """The paper value's statistic on the matching cells (:func:`cells`): the first cell (``only``), or their
+    smallest, largest or median (Eq. 15's median on N ∪ {∞}); NaN when no cell matches."""
+    if how not in SUMMARIES:
+        raise ValueError(f"how={how!r}; allowed: {', '.join(SUMMARIES)}")
+    found = cells(table, task, model)
+    if found.empty:
+        return math.nan
+    summary = {"only": lambda v: v.iloc[0], "min": lambda v: v.min(), "max": lambda v: v.max(),
+               "median": lambda v: rules.ext_median(v)}[how]
+    return float(summary(found))
 
 
 def unmeasured(table: pd.DataFrame, models: Sequence[str], tasks: Sequence[str], task: str, model: str = "",

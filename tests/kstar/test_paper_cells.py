@@ -1,6 +1,9 @@
 """lib.kstar.paper_cells: the k* cells a paper value is read on, and why one is not measured."""
 
+import math
+
 import pandas as pd
+import pytest
 
 from lib.kstar import paper_cells
 
@@ -20,3 +23,13 @@ def test_unmeasured_names_the_profile_and_keeps_an_extra_reason():
     reason = paper_cells.unmeasured(TABLE, ["minilm"], ["bbc_topic"], "routing", extra="few classes")
     assert reason.startswith("the paper prints this value for routing on its ten base models; this profile reads "
                              "minilm on bbc_topic") and reason.endswith("; few classes")
+
+
+def test_value_summarises_the_matching_cells():
+    assert paper_cells.value(TABLE, "harmfulness", "gemma-2-9b") == 341.0
+    assert paper_cells.value(TABLE, "harmfulness", how="min") == 200.0
+    assert paper_cells.value(TABLE, "harmfulness", how="max") == 341.0
+    assert paper_cells.value(TABLE, "harmfulness", how="median") == 270.5
+    assert math.isnan(paper_cells.value(TABLE, "routing", how="max"))
+    with pytest.raises(ValueError, match="how='mean'"):
+        paper_cells.value(TABLE, "harmfulness", how="mean")
