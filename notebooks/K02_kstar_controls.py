@@ -159,7 +159,7 @@ plotting.save_table(shuffled_counts.round(4), "shuffled_counts", "k* and the tas
                     "≤ 0.90, unreadable; a task whose every decision reads at or below ½ has no row.",
                     [shuffled_counts_file])
 plotting.save_table(shuffled.round(4), "shuffled", "Per shuffled decision: the largest test AUROC of any probe the whole "
-                    "search fitted, the number of fits, z = (max − ½)/σ₀ (Theorem 4's σ₀ of the test split) and the "
+                    "search fitted, the number of test AUROCs behind it, z = (max − ½)/σ₀ (Theorem 4's σ₀ of the test split) and the "
                     "Šidák level z_limit that the largest of that many independent null AUROCs exceeds with chance 0.05.",
                     [shuffled_file])
 
@@ -244,7 +244,7 @@ claims_table, claims_file = run.record_claims({
         seed_draws.family_ratio(shuffled, shuffled_tests) if len(shuffled) else np.nan, if_paper=search_paper,
         if_null=search_null, note="" if worst is None else (
             f"{shuffled_tests} test AUROCs over {len(shuffled)} shuffled decisions, family level z = "
-            f"{seed_draws.family_z_limit(shuffled_tests):.2f}; the largest z, "
+            f"{counts.sidak_z_limit(shuffled_tests):.2f}; the largest z, "
             f"{worst.z:.2f}, is {worst.model}'s {worst.task} ({worst.decision}: AUROC {worst.maximum:.3f} on "
             f"{int(worst.n_test_pos + worst.n_test_neg)} test texts)")),
     "shuffled_tasks_unreadable": Evidence(

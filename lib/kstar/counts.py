@@ -61,19 +61,30 @@ def local_counts(rows: pd.DataFrame, thresholds: pd.DataFrame, paths: Sequence[s
     return out
 
 
+def sidak_z_limit(tests: int | np.ndarray, level: float = 0.05) -> float | np.ndarray:
+    """The z that the largest of ``tests`` independent null AUROC z scores exceeds with probability ``level``
+    (Šidák: 1 − Φ(z)^tests = level), computed in logs so that a million tests keep their precision."""
+    tests = np.asarray(tests, dtype=float)
+    if (tests < 1).any():
+        raise ValueError(f"tests={tests.tolist()}; allowed: >= 1")
+    found = norm.isf(-np.expm1(np.log1p(-level) / tests))
+    return float(found) if found.ndim == 0 else found
+
+
 def search_maximum(rows: pd.DataFrame, level: float = 0.05) -> pd.DataFrame:
     """Per decision: the largest test AUROC of any probe a whole search fitted (every path, pooling, block and seed
-    of its sweep and window ``rows``), the number of fits behind it, z = (max − ½)/σ₀ with Theorem 4's σ₀ of
-    the test split (paper 000), and ``z_limit``, the z that the largest of that many independent null AUROCs
-    exceeds with probability ``level`` (Šidák). The shuffled-label control of paper 002 (A.1.11, Table 7:
-    "the search does not produce high AUROCs from label noise"): fits of one search are correlated, so their
-    maximum stays below the independent limit unless the labels leak through the search."""
-    out = rows.groupby(DECISION, sort=False).agg(maximum=("auroc", "max"), fits=("n_fits", "sum"),
+    of its sweep and window ``rows``), the number of test AUROCs behind it (one per logged row: the dense probe and
+    each candidate; the validation fits that choose γ read no test label), z = (max − ½)/σ₀ with Theorem 4's σ₀
+    of the test split (paper 000), and ``z_limit`` (:func:`sidak_z_limit` of that many). The shuffled-label
+    control of paper 002 (A.1.11, Table 7: "the search does not produce high AUROCs from label noise"): tests of
+    one search are correlated, so their maximum stays below the independent limit unless the labels leak through
+    the search."""
+    out = rows.groupby(DECISION, sort=False).agg(maximum=("auroc", "max"), tests=("auroc", "size"),
                                                  n_test_pos=("n_test_pos", "first"),
                                                  n_test_neg=("n_test_neg", "first")).reset_index()
     out["sigma0"] = stats.null_auc_sd(out.n_test_pos, out.n_test_neg)
     out["z"] = (out.maximum - 0.5) / out.sigma0
-    out["z_limit"] = norm.isf(1 - (1 - level) ** (1 / out.fits.clip(lower=1)))
+    out["z_limit"] = sidak_z_limit(out.tests.to_numpy(), level)
     return out
 
 

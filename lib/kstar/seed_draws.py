@@ -16,7 +16,7 @@ noise moves both alike. From it:
 * :func:`ceiling_change_draws`: the largest change of a task ceiling between two seed resamples, shifted by a
   stated move under the null (Table 15, "ceilings move by at most 0.03");
 * :func:`seed_se`: the s.e. of any statistic of the task table over seed resamples;
-* :func:`family_z_limit`, :func:`null_max_z_draws`, :func:`readable_by_chance`, :func:`unreadable_share_draws`:
+* :func:`null_max_z_draws`, :func:`readable_by_chance`, :func:`unreadable_share_draws`:
   the shuffled-label control (A.1.11, Table 7) as a family of independent null AUROCs, a conservative model (fits
   of one search are correlated, so their maximum is smaller), and :func:`family_ratio` with
   :func:`family_ratio_draws`, the search maximum over that family's level.
@@ -240,14 +240,6 @@ def seed_se(per_seed: pd.DataFrame, tasks: pd.DataFrame, statistic: Callable[[pd
 # --------------------------------------------------------------------------- the shuffled-label control
 
 
-def family_z_limit(fits: int, level: float = 0.05) -> float:
-    """The z that the largest of ``fits`` independent null AUROC z scores exceeds with probability ``level``
-    (Šidák over the whole family: every fit of every shuffled decision)."""
-    if fits < 1:
-        raise ValueError(f"fits={fits}; allowed: >= 1")
-    return float(norm.isf(-np.expm1(np.log1p(-level) / fits)))
-
-
 def null_max_z_draws(fits: int, *, n: int = DRAWS, seed: int = 0) -> np.ndarray:
     """``n`` draws of the largest of ``fits`` independent standard normal z scores (P(max ≤ x) = Φ(x)^fits): the
     search maximum on label noise if every fit were independent; correlated fits give smaller maxima."""
@@ -279,11 +271,11 @@ def unreadable_share_draws(p_readable: Sequence[float], *, n: int = DRAWS, seed:
 
 def family_ratio(shuffled: pd.DataFrame, n_tests: int, level: float = 0.05) -> float:
     """The largest z over the shuffled decisions of :func:`lib.kstar.counts.search_maximum` (each the z of the
-    largest test AUROC of any probe its whole search fitted) over :func:`family_z_limit` of the ``n_tests`` test
-    AUROCs the searches recorded (one per logged row: the dense probe and each candidate; the validation fits
-    that choose γ read no test label): ≤ 1 when the search maximum stays below the level that many independent
-    null AUROCs exceed with chance ``level``."""
-    return float(shuffled.z.max() / family_z_limit(n_tests, level))
+    largest test AUROC of any probe its whole search fitted) over :func:`lib.kstar.counts.sidak_z_limit` of the
+    ``n_tests`` test AUROCs the searches recorded (one per logged row: the dense probe and each candidate; the
+    validation fits that choose γ read no test label): ≤ 1 when the search maximum stays below the level that many
+    independent null AUROCs exceed with chance ``level``."""
+    return float(shuffled.z.max() / counts.sidak_z_limit(n_tests, level))
 
 
 def family_ratio_draws(shuffled: pd.DataFrame, n_tests: int, level: float = 0.05, cut: float = rules.READABLE_ABOVE,
@@ -292,7 +284,7 @@ def family_ratio_draws(shuffled: pd.DataFrame, n_tests: int, level: float = 0.05
     independent null AUROC z scores (no signal in shuffled labels; correlated fits give smaller maxima, so the share
     holding is a lower bound), and the same with one decision, the one with the widest null spread σ₀, reaching
     the readability ``cut`` (A.1.6: label noise read as a readable task)."""
-    limit = family_z_limit(n_tests, level)
+    limit = counts.sidak_z_limit(n_tests, level)
     if_paper = null_max_z_draws(n_tests, n=n, seed=seed) / limit
     z_cut = (cut - 0.5) / float(shuffled.sigma0.max())
     return if_paper, np.maximum(if_paper, z_cut / limit)

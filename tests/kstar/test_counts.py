@@ -169,10 +169,10 @@ def test_the_search_maximum_and_its_sidak_limit_against_simulated_null_maxima():
     ranks = rng.standard_normal((400, fits, n_pos + n_neg)).argsort(axis=-1).argsort(axis=-1) + 1  # positives first
     aurocs = (ranks[..., :n_pos].sum(axis=-1) - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg)  # Mann-Whitney
     maxima = aurocs.max(axis=1)
-    rows = pd.DataFrame({"model": "m", "task": "t", "decision": "d", "auroc": [0.6, 0.7, 0.55],
-                         "n_fits": [20, 20, 10], "n_test_pos": n_pos, "n_test_neg": n_neg})
+    rows = pd.DataFrame({"model": "m", "task": "t", "decision": "d", "auroc": rng.uniform(0.4, 0.7, fits),
+                         "n_fits": 66, "n_test_pos": n_pos, "n_test_neg": n_neg})  # one row per test AUROC
     found = counts.search_maximum(rows).iloc[0]
-    assert found.maximum == 0.7 and found.fits == fits
+    assert found.maximum == rows.auroc.max() and found.tests == fits  # rows, not the fits each row repeats
     limit = 0.5 + found.z_limit * found.sigma0
     exceed = float((maxima > limit).mean())
     assert abs(exceed - 0.05) < 3 * np.sqrt(0.05 * 0.95 / len(maxima)) + 0.01  # the AUROC's lattice: a little slack

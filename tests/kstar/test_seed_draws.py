@@ -124,12 +124,12 @@ def test_seed_se_is_zero_without_seed_noise_and_nan_with_one_seed():
 
 def test_family_limit_and_null_maximum_agree_with_monte_carlo():
     fits = 50
-    limit = seed_draws.family_z_limit(fits, 0.05)
+    limit = counts.sidak_z_limit(fits, 0.05)
     simulated = np.random.default_rng(5).standard_normal((20000, fits)).max(axis=1)
     assert np.mean(simulated > limit) == pytest.approx(0.05, abs=0.006)
     draws = seed_draws.null_max_z_draws(fits, n=20000, seed=6)
     assert np.quantile(draws, [0.1, 0.5, 0.9]) == pytest.approx(np.quantile(simulated, [0.1, 0.5, 0.9]), abs=0.03)
-    assert seed_draws.family_z_limit(10**6) == pytest.approx(norm.isf(0.05 / 10**6), rel=1e-3)
+    assert counts.sidak_z_limit(10**6) == pytest.approx(norm.isf(0.05 / 10**6), rel=1e-3)
 
 
 def test_readable_by_chance_is_the_exceedance_of_the_largest_dense_fit():
@@ -145,7 +145,7 @@ def test_readable_by_chance_is_the_exceedance_of_the_largest_dense_fit():
 
 def test_family_ratio_holds_at_the_level_under_independent_null_fits():
     shuffled = pd.DataFrame({"z": [2.0, 4.0], "sigma0": [0.03, 0.05]})
-    limit = seed_draws.family_z_limit(1000)
+    limit = counts.sidak_z_limit(1000)
     assert seed_draws.family_ratio(shuffled, 1000) == pytest.approx(4.0 / limit)
     if_paper, if_null = seed_draws.family_ratio_draws(shuffled, 1000, n=20000, seed=8)
     assert np.mean(if_paper <= 1) == pytest.approx(0.95, abs=0.005)
