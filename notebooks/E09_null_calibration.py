@@ -24,7 +24,7 @@ from matplotlib import pyplot as plt
 
 from lib import config, plotting, results, uncertainty
 from lib.bias_probes import calibration, claim_cells
-from lib.claims import Point, Range, claim, show_claims
+from lib.claims import Evidence, show_claims
 
 # %% tags=["parameters"]
 profile = "default"  # smoke | default | paper
@@ -117,63 +117,44 @@ plotting.save_figure(
 # %%
 paper_pool = rates[rates.pool == "noise"]  # the paper's generator; the stress pool is reported beside it, not claimed
 sound, broken = paper_pool[~paper_pool.broken], paper_pool[paper_pool.broken]
-cells_text = f"the {len(sound)} pool-respecting (α, n) cells of the paper's label-free noise pool"
-
-
+cells_note = f"{len(sound)} pool-respecting (α, n) cells, {params.reps} null replicates each"
 seeds_low, seeds_low_se, _ = claim_cells.extreme(sound, "fpr_sigma0_over_sqrt_seeds", largest=False)
 seeds_high, seeds_high_se, _ = claim_cells.extreme(sound, "fpr_sigma0_over_sqrt_seeds", largest=True)
 sigma0_low, sigma0_low_se, _ = claim_cells.extreme(sound, "fpr_sigma0", largest=False)
 sigma0_high, sigma0_high_se, _ = claim_cells.extreme(sound, "fpr_sigma0", largest=True)
 inflation_low, _, inflation_low_reps = claim_cells.extreme(sound, "inflation", largest=False)
 inflation_high, _, inflation_high_reps = claim_cells.extreme(sound, "inflation", largest=True)
-broken_inflation = float(broken.inflation.max()) if len(broken) else np.nan
 broken_row = broken.loc[broken.inflation.idxmax()] if len(broken) else None
-broken_reps = float(broken_row.reps) if broken_row is not None else np.nan
-broken_text = f"α = {broken_row.alpha:g}, n = {broken_row.n:g}" if broken_row is not None else "none in this profile"
 calibrated_high, _, calibrated_reps = claim_cells.extreme(sound, "fpr_calibrated", largest=True)
-nominal_se = uncertainty.binomial_se(params.level, calibrated_reps)  # binomial s.e. of an FPR at the nominal level
-seeds_quote = "its measured $H_{0}$ rejection rate is $0.22$–$0.37$ at nominal $.05$ (E9)"
-sigma0_quote = "giving realized levels of $0.067$–$0.100$"
-inflation_quote = "E9 measures inflation factors of $1.20$–$1.31$ across pool-respecting cells"
-binomial = "each end widened by 3 binomial s.e. √(p(1 − p)/N) of that cell's rate p over its N null replicates"
-claims = [
-    claim("fpr_independent_seeds_min", "Sec. V-E (ii); E9",
-          f"lowest realised FPR of the σ₀/√{params.n_seeds} test (seeds taken as independent) at level {params.level:g} "
-          f"over {cells_text}, in the paper's range, {binomial}", seeds_quote, seeds_low,
-          Range(0.22, 0.37, se=seeds_low_se, k=3)),
-    claim("fpr_independent_seeds_max", "Sec. V-E (ii); E9",
-          f"highest realised FPR of the σ₀/√{params.n_seeds} test (seeds taken as independent) at level "
-          f"{params.level:g} over {cells_text}, in the paper's range, {binomial}", seeds_quote, seeds_high,
-          Range(0.22, 0.37, se=seeds_high_se, k=3)),
-    claim("fpr_sigma0_min", "Sec. V-E (ii); E9",
-          f"lowest realised FPR of the σ₀ test on the seed average at level {params.level:g} over {cells_text}, in the "
-          f"paper's range, {binomial}", sigma0_quote, sigma0_low, Range(0.067, 0.100, se=sigma0_low_se, k=3)),
-    claim("fpr_sigma0_max", "Sec. V-E (ii); E9",
-          f"highest realised FPR of the σ₀ test on the seed average at level {params.level:g} over {cells_text}, in the "
-          f"paper's range, {binomial}", sigma0_quote, sigma0_high, Range(0.067, 0.100, se=sigma0_high_se, k=3)),
-    claim("inflation_min", "Sec. V-E (ii); E9",
-          f"lowest null s.d. inflation (realised s.d. of the seed-averaged AUC / σ₀) over {cells_text}, in the paper's "
-          "range, each end widened by 3 s.e. of that cell's s.d. (normal theory: s.d./√(2(N − 1)) over its N replicates)",
-          inflation_quote, inflation_low,
-          Range(1.20, 1.31, se=uncertainty.sd_se(inflation_low, inflation_low_reps), k=3)),
-    claim("inflation_max", "Sec. V-E (ii); E9",
-          f"highest null s.d. inflation (realised s.d. of the seed-averaged AUC / σ₀) over {cells_text}, in the paper's "
-          "range, each end widened by 3 s.e. of that cell's s.d. (normal theory: s.d./√(2(N − 1)) over its N replicates)",
-          inflation_quote, inflation_high,
-          Range(1.20, 1.31, se=uncertainty.sd_se(inflation_high, inflation_high_reps), k=3)),
-    claim("inflation_broken", "Sec. V-E (ii); E9",
-          f"null s.d. inflation in the broken cell that resamples past the pool ({broken_text}), within 3 s.e. of its "
-          "s.d. (normal theory: s.d./√(2(N − 1)) over its N replicates)",
-          "$1.9\\times$ in the deliberately broken cell that resamples past the pool at $\\alpha=1$, $n=1000$",
-          broken_inflation, Point(1.9, se=uncertainty.sd_se(broken_inflation, broken_reps), k=3)),
-    claim("fpr_calibrated_max", "Sec. V-E (ii); Sec. VI-B, Table VIII",
-          f"highest realised FPR of the calibrated 1.4·σ₀ test at level {params.level:g} over {cells_text}: at or below "
-          f"the nominal level within 3 binomial s.e. √(δ(1 − δ)/N) of an FPR at the nominal δ = {params.level:g} over "
-          "that cell's N null replicates (the lower end 0 is no test)",
-          "its realized level on every pool-respecting E9 cell is at or below the nominal $.05$", calibrated_high,
-          Range(0.0, params.level, se=nominal_se, k=3)),
-]
-claims_table, claims_file = run.record_claims(claims)
+fpr_file = "false_positive_rates.parquet"
+claims_table, claims_file = run.record_claims({
+    "fpr_independent_seeds_min": Evidence(
+        seeds_low, se=seeds_low_se, note=cells_note,
+        mechanism=calibration.fpr_mechanism(sound, "sigma0_over_sqrt_seeds", False, params.n_seeds, params.level,
+                                            fpr_file)),
+    "fpr_independent_seeds_max": Evidence(
+        seeds_high, se=seeds_high_se, note=cells_note,
+        mechanism=calibration.fpr_mechanism(sound, "sigma0_over_sqrt_seeds", True, params.n_seeds, params.level,
+                                            fpr_file)),
+    "fpr_sigma0_min": Evidence(
+        sigma0_low, se=sigma0_low_se, note=cells_note,
+        mechanism=calibration.fpr_mechanism(sound, "sigma0", False, params.n_seeds, params.level, fpr_file)),
+    "fpr_sigma0_max": Evidence(
+        sigma0_high, se=sigma0_high_se, note=cells_note,
+        mechanism=calibration.fpr_mechanism(sound, "sigma0", True, params.n_seeds, params.level, fpr_file)),
+    "inflation_min": Evidence(inflation_low, se=uncertainty.sd_se(inflation_low, inflation_low_reps), note=cells_note),
+    "inflation_max": Evidence(inflation_high, se=uncertainty.sd_se(inflation_high, inflation_high_reps),
+                              note=cells_note),
+    "inflation_broken": Evidence(
+        None if broken_row is None else float(broken_row.inflation),
+        se=None if broken_row is None else uncertainty.sd_se(broken_row.inflation, broken_row.reps),
+        not_measured="" if broken_row is not None else "this profile runs no cell that resamples past the pool",
+        note="" if broken_row is None else f"α = {broken_row.alpha:g}, n = {broken_row.n:g}, {broken_row.reps:g} "
+                                           "null replicates"),
+    "fpr_calibrated_max": Evidence(
+        calibrated_high, se=uncertainty.binomial_se(params.level, calibrated_reps), note=cells_note,
+        mechanism=calibration.fpr_mechanism(sound, "calibrated", True, params.n_seeds, params.level, fpr_file)),
+})
 plotting.save_table(
     claims_table, "claims",
     "E09 null calibration (paper 000, Sec. V-E): the paper's value beside the measured value. The paper's ranges are "

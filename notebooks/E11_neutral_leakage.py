@@ -26,15 +26,13 @@
 # `stereotype_leakage` (figure and table), `leaky_purity` (figure and table), `claims`.
 
 # %%
-import math
-
 import numpy as np
 from IPython.display import display
 from matplotlib import pyplot as plt
 
 from lib import config, plotting, results, stats, uncertainty
-from lib.bias_probes import model_audit, neutral_leakage, theory
-from lib.claims import Bound, Range, claim, show_claims
+from lib.bias_probes import cell_draws, model_audit, neutral_leakage, theory
+from lib.claims import Evidence, show_claims
 
 # %% tags=["parameters"]
 profile = "default"  # smoke | default | paper
@@ -213,49 +211,25 @@ plotting.save_figure(
 # %%
 top_leak, no_leak = leaky[leaky.leak == leaky.leak.max()], leaky[leaky.leak == 0]
 paired = top_leak.merge(no_leak, on=["model", "alpha"], suffixes=("", "_0"))
+gain = paired.auc - paired.auc_0
 audits = len(independence)
-below = (1 - math.erfc(3.5 / math.sqrt(2))) ** audits  # P(largest of `audits` standard normal |z| ≤ 3.5)
-nominal_se = uncertainty.binomial_se(0.05, audits)  # binomial s.e. of a detection rate at the nominal level .05
-detection_scale = ("0.05 ≈ 1.4·σ₀ = 0.047 at the paper's n = 300 balanced texts (Theorem 4's null s.d. times the "
-                   "paper's calibration multiplier): a smaller error is within one null s.d. of a single audit's AUC")
-neutral_quote = "$(1-\\alpha)n$ neutral sentences with random labels—the operational meaning of “neutral texts carry no label information.”"
-claims = [
-    claim("neutral_within_noise", "E11; Sec. VI-A",
-          f"largest |AUC − ½| / (1.4·σ₀) of the probes on neutral texts with random labels, over the {audits} audits "
-          "(models × dimensions × probes × labellings) (true by construction: the labels are drawn at random, so H0 "
-          "holds exactly)", neutral_quote, independence.detection_z.abs().max(),
-          Bound("<=", 3.5, reason="each z has null s.d. at most 1 once 1.4·σ₀ covers the CV inflation (E9): the "
-                f"largest |z| of {audits} audits stays at or below 3.5 with probability at least {below:.3f}"),
-          kind="sanity"),
-    claim("neutral_detections", "E11; Sec. V-E",
-          f"share of the {audits} neutral-only audits with random labels (linear and non-linear probes) detected by the "
-          "calibrated 1.4·σ₀ test at level .05: at or below the nominal level within 3 binomial s.e. √(.05·.95/N) of "
-          "a rate at .05 over the N audits (the lower end 0 is no test)",
-          "its realized level on every pool-respecting E9 cell is at or below the nominal $.05$ (E9's noise features "
-          "and linear probe; not stated for E11)", independence.detection_detected.mean(),
-          Range(0.0, 0.05, se=nominal_se, k=3), kind="extension"),
-    claim("leaky_excess", "E11; Thm 3",
-          f"mean (measured − Eq. 8 at ŝ) at the largest leak rate {leaky.leak.max():g} (realised share "
-          f"{top_leak.leak_realised.mean():.2f}) over models × purities: positive if the stereotype labels the probe "
-          "reads in the neutral texts lift the AUC above the mixture law",
-          "a leaky-purity stress test of the mixture law; no value stated", top_leak.excess.mean(),
-          Bound(">", 0, reason="a direction: label information in the neutral texts that the probe reads is expected to add to Eq. 8"),
-          kind="extension"),
-    claim("leaky_gain", "E11", f"mean AUC gain of leak {leaky.leak.max():g} over leak 0 on the same draws, over models × "
-          "purities", "a leaky-purity stress test of the mixture law; no value stated",
-          (paired.auc - paired.auc_0).mean(), Bound(">", 0, reason="a direction: leak 0 is the same draw without "
-                                                     "stereotype labels"), kind="extension"),
-    claim("leak0_vs_eq8", "Thm 3; E2 (here with folds holding out whole professions)",
-          "largest |measured − Eq. 8 at ŝ| at leak 0 over models × purities (E02's draw of the gender pool, but with "
-          "profession-held-out folds: a control of the leaky test, not E02's measurement)",
-          "a single cross-fitted $\\hat{s}$ measured on counterfactual pairs predicts the entire AUC–$\\alpha$ curve "
-          "with no further tuning; no tolerance stated",
-          no_leak.excess.abs().max(), Bound("<=", 0.05, reason=detection_scale), kind="extension"),
-]
+cells_note = f"{len(top_leak)} model × purity cells, leak {leaky.leak.max():g} (realised share " \
+             f"{top_leak.leak_realised.mean():.2f}), {params.draws} paired draws each"
 # Measured, not assumed away (the paper states no value, so these are reported, not claims): how well the held-out
 # gender probe separates neutral sentences about WinoBias female- vs male-stereotyped occupations.
 display(leakage[["model", "auc", "perm_p", "n_female_professions", "n_male_professions"]])
-claims_table, claims_file = run.record_claims(claims)
+claims_table, claims_file = run.record_claims({
+    "neutral_within_noise": Evidence(independence.detection_z.abs().max(), note=f"{audits} audits"),
+    "neutral_detections": Evidence(independence.detection_detected.mean(), se=uncertainty.binomial_se(0.05, audits),
+                                   note=f"{audits} audits"),
+    "leaky_excess": Evidence(top_leak.excess.mean(), se=uncertainty.mean_se(top_leak.excess), note=cells_note),
+    "leaky_gain": Evidence(gain.mean(), se=uncertainty.mean_se(gain), note=cells_note),
+    "leak0_within_bound": Evidence(
+        paired.excess_0.max(),
+        if_paper=cell_draws.max_error_draws(0.0, paired.auc_se_0),
+        if_null=cell_draws.max_error_draws(paired.excess, paired.auc_se_0),
+        note=f"{len(paired)} model × purity cells, {params.draws} draws each"),
+})
 plotting.save_table(claims_table, "claims", "E11 neutral leakage (paper 000, E11): the paper's value beside the value "
                     "measured on the models named in the parameters.", [claims_file])
 

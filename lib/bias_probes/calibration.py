@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from scipy.stats import norm
 
 from lib import parallel, probes, stats
 from lib.bias_probes import purity, synth
@@ -86,8 +87,17 @@ def null_replicates(
     return pd.DataFrame(parallel.parallel_map(_null_replicate, items, seed=seed, n_jobs=n_jobs))
 
 
+def rate_se(rejections: int, reps: int) -> float:
+    """s.e. of a rate of ``rejections`` in ``reps`` trials at the Agresti–Coull rate (k + 2)/(N + 4) over N + 4
+    trials: the Wald √(p(1 − p)/N) for a rate away from 0 and 1, and positive where no trial (or every trial)
+    rejects, where the Wald s.e. would read 0."""
+    shrunk = (rejections + 2) / (reps + 4)
+    return float(np.sqrt(shrunk * (1 - shrunk) / (reps + 4)))
+
+
 def false_positive_rates(replicates: pd.DataFrame, n_seeds: int = 5, level: float = 0.05) -> pd.DataFrame:
-    """Per pool and cell: realised FPR (± s.e.) of each test in :data:`TESTS`, and the null s.d. inflation.
+    """Per pool and cell: realised FPR (± s.e., :func:`rate_se`) of each test in :data:`TESTS`, and the null s.d.
+    inflation.
 
     Inflation = realised s.d. of the seed-averaged AUC / σ₀ (Theorem 4's i.i.d. value).
     """
@@ -104,6 +114,33 @@ def false_positive_rates(replicates: pd.DataFrame, n_seeds: int = 5, level: floa
             _, p_values, _ = stats.one_sided_z(cell.auc_mean.to_numpy(), 0.5, scale)
             rejected = p_values < level
             row[f"fpr_{name}"] = rejected.mean()
-            row[f"fpr_{name}_se"] = np.sqrt(rejected.mean() * (1 - rejected.mean()) / len(cell))
+            row[f"fpr_{name}_se"] = rate_se(int(rejected.sum()), len(cell))
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def null_multipliers(n_seeds: int) -> dict[str, float]:
+    """Each test's null scale in units of σ₀ (:data:`TESTS`): 1/√seeds, 1 and the calibrated 1.4."""
+    return {"sigma0_over_sqrt_seeds": 1 / np.sqrt(n_seeds), "sigma0": 1.0,
+            "calibrated": stats.DETECTION_NULL_MULTIPLIER}
+
+
+def normal_level(inflation: float, multiplier: float, level: float = 0.05) -> float:
+    """Realised level of the one-sided z-test at nominal ``level`` against the null scale multiplier·σ₀ when the
+    seed-averaged AUC is normal under H0 with s.d. inflation·σ₀ (Sec. V-E): Φ̄(z_{1−level}·multiplier/inflation)."""
+    return float(norm.sf(norm.isf(level) * multiplier / inflation))
+
+
+def fpr_mechanism(rates: pd.DataFrame, test: str, largest: bool, n_seeds: int, level: float, file: str) -> str:
+    """What sets the realised FPR of ``test`` in the cell with the largest or smallest ``fpr_<test>`` of ``rates``
+    (logged in ``file``): its null s.d. inflation, whose normal level (:func:`normal_level`) the rate matches within
+    3 of its binomial s.e. "" when it does not (the inflation does not account for the rate)."""
+    column = f"fpr_{test}"
+    row = rates.loc[rates[column].idxmax() if largest else rates[column].idxmin()]
+    implied = normal_level(row.inflation, null_multipliers(n_seeds)[test], level)
+    if not abs(row[column] - implied) <= 3 * row[f"{column}_se"]:
+        return ""
+    return (f"in that cell (α = {row.alpha:g}, n = {row.n:g}) the seed-averaged AUC's realised null s.d. is "
+            f"{row.inflation:.2f}·σ₀ (`{file}`), and a normal null of that s.d. gives the {TESTS[test]} test a level "
+            f"of {implied:.3f}, as measured ({row[column]:.3f} ± {row[f'{column}_se']:.3f}): the rate follows this "
+            f"cell's null s.d. inflation")

@@ -160,7 +160,6 @@ class Orthogonality(ModelNotebookParams):
     n: int = param(1000, ge=20, doc="texts per simulated audit")
     dim: int = param(10, ge=2, doc="feature dimension")
     reps: int = param(40, ge=2, doc="simulated audits per angle")
-    tolerance_z: float = param(4.0, gt=0, doc="allowed |measured − closed form|, in Monte Carlo standard errors")
     confound_correlations: tuple[float, ...] = param((0.0, 0.5, 0.8, 1.0), ge=0, le=1,
                                                      doc="label–confound correlation ρ in the training sample")
     confound_n: int = param(200, ge=20, doc="training sentences per confounded sample")
@@ -187,7 +186,6 @@ class Scaling(ModelNotebookParams):
     reps: int = param(20, ge=2, doc="probes fitted per n")
     n_test: int = param(20000, ge=100, doc="held-out texts for the test AUC and risk")
     reg: float = param(1.0, gt=0, doc="ℓ2 penalty per sample of the norm-bounded probe (C is 1/(reg·n))")
-    slope_tolerance: float = param(0.1, gt=0, doc="allowed |slope − (−½)| on log–log axes")
     model_n_values: tuple[int, ...] = param((50, 100, 200, 400), ge=10,
                                             doc="model part: training sizes (half the cells train, half test)")
     model_draws: int = param(5, ge=1, doc="model part: cell splits per size")
@@ -230,9 +228,6 @@ class Nonlinear(ModelNotebookParams):
     sphere_n: int = param(400, ge=20, doc="sphere: texts per audit")
     sphere_dim: int = param(5, ge=2, doc="sphere: ambient dimension")
     sphere_reps: int = param(8, ge=2, doc="sphere: audits per cell")
-    tolerance_z: float = param(4.0, gt=0, doc="allowed excess over a bound, in Monte Carlo standard errors")
-    recovered_tolerance: float = param(0.25, gt=0,
-                                       doc='largest share of the chordal–geodesic gap still called "essentially none"')
     model_alphas: tuple[float, ...] = param((0.1, 0.3, 1.0), gt=0, le=1,
                                             doc="model part: purities (the paper's E10 values)")
     model_n: int = param(300, ge=20, doc="model part: texts per dataset in the mixed regimes (α < 1)")
@@ -353,6 +348,7 @@ class Concentration(ModelNotebookParams):
     alphas: tuple[float, ...] = param((0.1, 0.3, 0.5, 1.0), gt=0, le=1, doc="purities")
     n: int = param(300, ge=20, doc="texts per dataset")
     draws: int = param(2, ge=1, doc="datasets per purity")
+    beta_reps: int = param(200, ge=2, doc="bootstrap resamples of counterfactual pairs for β_B's s.e.")
     link_kappas: tuple[float, ...] = param((0.0, 0.5, 1.0, 2.0, 4.0), ge=0,
                                            doc="β_B–curvature link: sphere curvatures κ")
     link_r: float = param(1.5, gt=0,

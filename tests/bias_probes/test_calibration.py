@@ -38,3 +38,27 @@ def test_the_paper_null_pool_shares_no_offset_within_a_cell():
         pool = synth.null_pool(rng, n_cells=2000, d=8, cell_scale=scale)  # s.e. of r ≈ 0.022
         first, second = pool.X[pool.group == 0], pool.X[pool.group == 1]  # pair members, in cell order
         assert low < np.corrcoef(first[:, 0], second[:, 0])[0, 1] < high
+
+
+def test_a_rate_s_e_is_wald_away_from_the_ends_and_positive_at_them():
+    assert calibration.rate_se(125, 500) == pytest.approx(np.sqrt(0.25 * 0.75 / 500), rel=0.01)
+    assert 0 < calibration.rate_se(0, 3) < 0.5 and calibration.rate_se(3, 3) == calibration.rate_se(0, 3)
+
+
+def test_the_normal_level_matches_a_simulated_inflated_null():
+    """Φ̄(z·m/inflation) against the rejection rate of normal draws with s.d. inflation·σ₀."""
+    rng = np.random.default_rng(0)
+    inflation, sigma0 = 1.25, 0.03
+    draws = 0.5 + inflation * sigma0 * rng.standard_normal(200_000)
+    for test, multiplier in calibration.null_multipliers(5).items():
+        simulated = np.mean((draws - 0.5) / (multiplier * sigma0) > 1.6448536269514722)
+        assert calibration.normal_level(inflation, multiplier) == pytest.approx(simulated, abs=0.003), test
+
+
+def test_the_fpr_mechanism_names_the_inflation_only_when_it_accounts_for_the_rate():
+    row = {"pool": "noise", "alpha": 0.3, "n": 300, "broken": False, "inflation": 1.2, "fpr_sigma0": 0.085,
+           "fpr_sigma0_se": 0.012}
+    text = calibration.fpr_mechanism(pd.DataFrame([row]), "sigma0", True, 5, 0.05, "rates.parquet")
+    assert "1.20·σ₀" in text and "0.085" in text and "`rates.parquet`" in text
+    far = pd.DataFrame([{**row, "fpr_sigma0": 0.2}])
+    assert calibration.fpr_mechanism(far, "sigma0", True, 5, 0.05, "rates.parquet") == ""

@@ -96,6 +96,23 @@ def test_pairs_travel_together_and_neutral_sentences_individually():
     assert rates.loc["all", "n_unchanged"] == 1
 
 
+def test_pair_minimality_counts_pairs_that_differ_beyond_their_marker():
+    rows = paraphrase.select_rows(["gender"], 5, seed=0).iloc[:8]
+    good = [t.replace("The ", "Indeed, the ", 1) for t in rows.text]
+    minimal = paraphrase.validate(_table(good))
+    assert paraphrase.pair_minimality(minimal).to_dict("records") == [
+        {"dimension": "gender", "kept_pairs": 2, "minimal_pairs": 2, "minimal_share": 1.0}]
+    assert paraphrase.pair_minimality(paraphrase.validate(_table(list(rows.text)))).empty  # nothing kept
+    drifted = list(good)
+    drifted[5] = drifted[5].rstrip(".") + ", and she liked it."  # the second pair's members now differ in content
+    table = paraphrase.pair_minimality(paraphrase.validate(_table(drifted)))
+    assert table.minimal_pairs.tolist() == [1] and table.minimal_share.tolist() == [0.5]
+    mechanism = paraphrase.minimality_mechanism(table, 0.8, "pair_minimality.parquet")
+    assert mechanism.startswith("1 of the 2 kept pairs (50%)") and mechanism.endswith("(pair_minimality.parquet)")
+    assert paraphrase.minimality_mechanism(table, 1.1, "pair_minimality.parquet") == ""  # ŝ did not fall
+    assert paraphrase.minimality_mechanism(paraphrase.pair_minimality(minimal), 0.8, "x.parquet") == ""
+
+
 def test_partner_marker_is_the_other_member_of_the_pair():
     rows = paraphrase.select_rows(["gender"], 5, seed=0).iloc[:4]
     first, second = rows.marker.iloc[0], rows.marker.iloc[1]
