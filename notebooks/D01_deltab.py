@@ -25,7 +25,8 @@
 # profile: your checkpoints and external benchmark scores, and Table 1 from the original pipelines' pairs.
 #
 # Writes: `control` (ΔB, control, group shift, decomposition per checkpoint), `scorers` (sampled vs forced
-# on their shared prompts), `evaluation`, `table1` (paper 001's Table 1 per scorer × family × regime, and
+# on their shared prompts), `labels` (what each scorer's labels can resolve), `evaluation`, `comparisons` (RR against
+# SEAT and CKA drift, paired), `table1` (paper 001's Table 1 per scorer × family × regime, and
 # `table1_external` from `table1_csv`), `delta_b_vs_bias` (scatter per scorer and method), `roc`, `claims`.
 
 # %%
@@ -36,8 +37,8 @@ from matplotlib import pyplot as plt
 from sklearn.metrics import roc_curve
 
 from lib import config, plotting, results, uncertainty
-from lib.bias_shift import audit, checkpoints, evaluation, output_bias, sentences, stereotype, table1
-from lib.claims import Bound, Point, Range, claim, show_claims
+from lib.bias_shift import audit, checkpoints, evaluation, evidence, output_bias, sentences, stereotype, table1
+from lib.claims import Evidence, show_claims
 
 # %% tags=["parameters"]
 profile = "default"  # smoke | default | paper | extended
@@ -99,17 +100,13 @@ shifts, shifts_file = run.table("delta_b", lambda: pd.concat([
     for (family, regime), spectrum in spectra.items()
     for pooling in params.poolings for name, folder in spectrum.items() if name != "base"
 ], ignore_index=True))
-control = shifts.groupby([*setting, "pooling", "checkpoint"], sort=False)[
-    ["delta_b", "control_delta_b", "group_shift", "targets_only", "attributes_only"]].mean().reset_index()
-control["abs_control_over_median_abs_delta_b"] = (
-    control.control_delta_b.abs() / shifts.groupby([*setting, "pooling", "checkpoint"], sort=False).delta_b
-    .apply(lambda d: d.abs().median()).to_numpy())
+control, control_file = run.table("control", lambda: audit.control_summary(shifts, [*setting, "pooling", "checkpoint"]))
 display(control.round(4))
 plotting.save_table(control.round(5), "control", "Mean over groups per setting (family, regime), pooling and "
                     "checkpoint: ΔB (RR), the group-free "
                     "control's ΔB (templates about people, the students, my neighbours), the group-specific shift "
                     "ΔB − control, and ΔB's targets-only and attributes-only parts; last column |control| over the "
-                    "median |ΔB| (above 1: ΔB is mostly drift the groups share). Not in paper 001.", [shifts_file])
+                    "median |ΔB| (above 1: ΔB is mostly drift the groups share). Not in paper 001.", [control_file])
 
 # %% [markdown]
 # ## Output-level bias: ΔBiasScore per scorer
@@ -135,6 +132,7 @@ scores, scores_file = run.table("output_bias", lambda: pd.concat(dt_frames + [
                                            external_scores_csv=params.external_scores_csv, **generation)
 ], ignore_index=True))
 pairs = shifts.merge(scores[scores.checkpoint != "base"], on=[*setting, "checkpoint", "group"])
+drawn = pairs[pairs.pooling == main_pooling]
 display(pairs[pairs.pooling == main_pooling].pivot_table(index=[*setting, "checkpoint"], columns="scorer",
                                                          values="delta_bias_score", sort=False).round(4))
 
@@ -159,6 +157,30 @@ if len(shared):
                         "read (the sampled template subset, nested in the forced-choice one), per setting × checkpoint × group: "
                         "sampled agreement index, agreement among decided replies, the fraction labelled neither, and "
                         "the forced-choice expected (mean σ(margin)) and hard (margin > 0) indices.", [per_prompt_file])
+
+# %% [markdown]
+# ## What each scorer's labels can resolve
+#
+# An ROC needs pairs of both classes (ΔBiasScore above and below 0.1) and a correlation a label that varies.
+# Per setting × scorer: the pairs labelled increased and the checkpoints holding them, and the label's spread
+# within a checkpoint beside its spread between checkpoints; per DecodingTrust checkpoint: how often the
+# forced choice prefers "I agree.", the rise the base model's index leaves, how many sampled replies say
+# neither, and the binomial noise of a sampled ΔBiasScore.
+
+# %%
+labels, labels_file = run.table("labels", lambda: pd.DataFrame([
+    {**dict(zip([*setting, "scorer"], key, strict=True)), **evaluation.label_population(frame, params.label_threshold)}
+    for key, frame in drawn.groupby([*setting, "scorer"], sort=False)]))
+display(labels.round(4))
+dt_diagnostics, dt_diagnostics_file = run.table("stereotype_diagnostics", lambda: pd.concat([
+    stereotype.diagnostics(rows).assign(family=family, regime=regime)
+    for (family, regime), rows in per_prompt.groupby(setting, sort=False)], ignore_index=True)
+    if dt_scorers else pd.DataFrame(columns=[*setting, "checkpoint"]))
+display(dt_diagnostics.round(4))
+plotting.save_table(labels.round(5), "labels", f"Per setting × scorer ({main_pooling} pooling pairs): pairs, "
+                    f"checkpoints, pairs with ΔBiasScore > {params.label_threshold:g} and the checkpoints holding them, "
+                    "distinct ΔBiasScore values, the largest, and its s.d. within a checkpoint (mean over checkpoints) "
+                    "and between checkpoint means. Not in paper 001.", [labels_file])
 
 # %% [markdown]
 # ## Evaluation (Sec. 4.1) per setting, scorer, pooling and unit: pooled statistics beside checkpoint-level ones
@@ -187,7 +209,6 @@ plotting.save_table(table.round(4), "evaluation",
 # %%
 table1_kw = {"label_threshold": params.label_threshold, "n_bootstrap": params.n_bootstrap, "seed": params.seed,
              "n_permutations": params.n_permutations}
-drawn = pairs[pairs.pooling == main_pooling]
 measured, table1_file = run.table("table1", lambda: table1.table1(
     drawn.rename(columns={"scorer": "benchmark"})[list(table1.PAIR_COLUMNS)], **table1_kw))
 display(measured.round(4))
@@ -263,122 +284,104 @@ plotting.save_figure(fig, "roc", f"ROC curves of each method's detection score a
                      "Figure 3 style).", [evaluation_file, shifts_file, scores_file])
 
 # %% [markdown]
-# ## Claims — paper value beside measured value
+# ## RR against its baselines on the same labels (Sec. 4.5, Table 7)
 #
-# The paper's numbers come from Llama-3.1-8B, Mistral-7B and Gemma-3-4B fine-tuned on WildGuardMix
-# and scored by external benchmarks; these come from the model (family), scorer and regime each claim
-# names (mean pooling, per group unless stated). The first setting keeps the plain claim ids; the
-# others carry `__<family>_<regime>`. Each claim quotes the Table 1 row of the benchmark its scorer stands
-# for: DecodingTrust for the stereotype scorers, ToxiGen for the offensive-language probability (a stand-in
-# for its toxicity classifier). VADER scores sentiment, not bias, and the paper reads no sentiment: its
-# claims are extensions. The paper states the RR-vs-baseline orderings on WildGuardMix and DecodingTrust
-# only (on ToxiGen "the two methods do not order consistently across families", Sec. 4.4), so those are
-# paper claims only when the method comparisons read a DecodingTrust (or external) scorer. A `fails`
-# outcome marks a paper statement this small model does not show, reported as measured.
+# The paper orders RR above SEAT and CKA drift on WildGuardMix and DecodingTrust only (on ToxiGen "the two
+# methods do not order consistently", Sec. 4.4): the comparisons read the first DecodingTrust (or external)
+# scorer whose labels hold both classes in the first setting, each AUC difference with its s.e. from the same
+# checkpoint resamples for both methods.
 
 # %%
-# The method comparisons read ROC AUCs: the first scorer whose labels hold both classes in every setting.
-main = evaluation.first_scorer_with_both_classes(drawn, params.label_threshold, within=setting)
-print(f"method comparisons read scorer {main} (the first whose labels have both classes)")
-by = {key: f.set_index("method") for key, f in
-      table[table.unit == "group"].groupby([*setting, "scorer", "pooling"], sort=False)}
-BENCHMARK = {"profanity": "ToxiGen"}  # the paper's benchmark a scorer's quote reads; DecodingTrust otherwise
+first_family, first_regime = next(iter(spectra))
+first = drawn[(drawn.family == first_family) & (drawn.regime == first_regime)]
+main = evaluation.first_scorer_with_both_classes(first, params.label_threshold, among=evidence.ORDERING_SCORERS)
+print(f"method comparisons read scorer {main} (first setting: {first_family}, {first_regime})")
+comparisons, comparisons_file = run.table("comparisons", lambda: pd.DataFrame([
+    {"scorer": main, "comparison": name, **evaluation.auc_difference(
+        first[first.scorer == main], a, b, params.label_threshold, params.n_bootstrap, params.seed)}
+    for name, (a, b) in {"RR − SEAT": ("delta_b", "seat_delta_b"), "CKA drift − RR": ("cka_drift", "delta_b")}.items()
+] if main else [], columns=["scorer", "comparison", "difference", "se", "n_resamples"]))
+display(comparisons.round(4))
+plotting.save_table(comparisons.round(5), "comparisons", "ROC AUC differences between ΔB (RR) and its baselines on "
+                    f"the first DecodingTrust (or external) scorer whose labels hold both classes in the first setting "
+                    f"({main_pooling} pooling, per group), with the s.e. over paired checkpoint resamples (paper 001, "
+                    "Sec. 4.5, Table 7).", [comparisons_file],
+                    empty_reason="no DecodingTrust (or external) scorer's labels hold both classes")
 
+# %% [markdown]
+# ## Claims — paper value beside measured value
+#
+# The claims are pre-registered in `lib/bias_shift/claims/D01_deltab.yaml`. The paper's numbers come from
+# Llama-3.1-8B, Mistral-7B and Gemma-3-4B fine-tuned on WildGuardMix and scored by external benchmarks; these
+# come from the run's first setting (family × regime; Table 1 above covers every setting) at the first pooling,
+# per group, on the scorer each claim names. VADER scores sentiment, not bias: its claims are extensions. A
+# scorer whose labels hold one class gives no ROC, and says why; a `fails` outcome marks a paper statement this
+# small model does not show, with its mechanism where a logged diagnostic shows one.
 
-claims = []
-for index, (family, regime) in enumerate(spectra):
-    suffix = "" if index == 0 else f"__{family.replace('/', '--')}_{regime}"
-    where = f"family {family}, {regime}, {main_pooling} pooling, per group"
-    m = by[family, regime, main, main_pooling]  # ROC-based method comparisons
-    first = by[family, regime, drawn_scorers[0], main_pooling]  # the reversal: the first scorer, as listed
-    for scorer in drawn_scorers:
-        e = by[family, regime, scorer, main_pooling]
-        bench = BENCHMARK.get(scorer, "DecodingTrust")
-        claims += [
-            claim(f"rr_roc_auc_{scorer}{suffix}", "Abstract; Sec. 1; Table 1", f"ROC AUC of −ΔB (RR) for "
-                  f"ΔBiasScore > {params.label_threshold:g}; scorer {scorer}; {where}; the paper's range widened by 3 "
-                  "s.e. of this AUC (the width of its logged 95 % checkpoint-bootstrap interval / 3.92)",
-                  f"'ROC AUC between 0.65 and 0.99' (Table 1, {bench} {regime}: {table1.printed(paper, bench, regime, 'roc_auc')})",
-                  e.roc_auc["RR"], Range(0.65, 0.99, se=uncertainty.interval_se(e.auc_low["RR"], e.auc_high["RR"]), k=3), kind=table1.claim_kind(scorer)),
-            claim(f"rr_correlation_{scorer}{suffix}", "Sec. 4.2–4.3; Table 1", f"pooled Pearson r of ΔB with "
-                  f"ΔBiasScore; scorer {scorer}; {where}", "negative: 'its correlations keep the same sign as the "
-                  f"other two families everywhere' (Sec. 4.2; Table 1, {bench} {regime}: "
-                  f"{table1.printed(paper, bench, regime, 'pearson_r')})", e.pearson_r["RR"], Bound("<", 0), kind=table1.claim_kind(scorer)),
-            claim(f"rr_checkpoint_p_{scorer}{suffix}", "Sec. 4.1–4.3; Table 1", "one-sided p of that r in the "
-                  "paper's direction from permuting whole checkpoints: the share of the "
-                  f"{int(e.n_permutations['RR'])} checkpoint orders whose pooled r is at most the observed "
-                  f"{e.pearson_r['RR']:.3f} (a reversal, r > 0, gives a p near 1; the two-sided permutation p is "
-                  f"{e.p_checkpoints['RR']:.4g}; both in the evaluation table); the paper's p is two-tailed "
-                  f"and treats the {int(e.n_pairs['RR'])} pairs as independent, its stars' 5 % level in its "
-                  f"direction is this p < 0.025; scorer {scorer}; {where}", f"significant, r < 0 (Table 1, {bench} "
-                  f"{regime}: {table1.printed(paper, bench, regime, 'pearson_r', stars=True)}; * p < 0.05, *** p < 0.001)",
-                  e.p_checkpoints_negative["RR"], Bound("<", 0.025, reason="the paper's significance is two-tailed p < 0.05 "
-                                           "with r < 0: the lower tail at half the level"), kind=table1.claim_kind(scorer)),
-        ]
-    claims += [
-        claim(f"rr_beats_seat{suffix}", "Sec. 1; Sec. 4.5; Table 7; Appendix H", f"ROC AUC of RR minus SEAT; scorer "
-              f"{main}; {where}", "> 0: 'consistently more discriminative than a SEAT-based baseline across all three "
-              "model families' on WildGuardMix and DecodingTrust (Table 7: 0.964 vs 0.778, 0.949 vs 0.753)",
-              m.roc_auc["RR"] - m.roc_auc["SEAT"], Bound(">", 0), kind=table1.claim_kind(main, ordering=True)),
-    ]
-    if index == 0:
-        claims += [
-            claim("procrustes_at_chance", "Sec. 4.5; Table 7", f"ROC AUC of Procrustes-SEAT; scorer {main}; {where}; "
-                  "within 3 s.e. of chance, the s.e. from its logged 95 % checkpoint-bootstrap interval (width / 3.92)",
-                  "'Procrustes-SEAT sits at chance on both benchmarks' (Table 7: 0.567, 0.513)",
-                  m.roc_auc["Procrustes-SEAT"], Point(0.5, se=uncertainty.interval_se(m.auc_low["Procrustes-SEAT"], m.auc_high["Procrustes-SEAT"]), k=3),
-                  kind=table1.claim_kind(main, ordering=True)),
-            claim("cka_below_rr", "Sec. 4.5; Table 7", f"ROC AUC of CKA drift (+drift, no max) minus RR; scorer "
-                  f"{main}; {where}", "< 0: CKA drift 'stays below RR on both benchmarks' (Table 7: 0.864 vs 0.964, "
-                  "0.753 vs 0.949)", m.roc_auc["CKA drift"] - m.roc_auc["RR"], Bound("<", 0),
-                  kind=table1.claim_kind(main, ordering=True)),
-            claim("paper_rr_auc_two_values", "Sec. 4.5, Tables 1 and 5–7", "Not a paper statement: the paper prints "
-                  "two RR ROC AUCs for one setting (Llama, WildGuardMix, neutral 1k anchors, base sets, mean pooling), "
-                  "0.964 in Tables 6–7 and Sec. 4.5 and 0.892 in Table 1 (full FT) and the base rows of Table 5, 0.072 "
-                  "apart. Measured: width of the 95 % checkpoint-bootstrap interval of RR's AUC here (scorer "
-                  f"{main}; {where}); holds when it exceeds 0.072, i.e. seven checkpoints cannot tell the two printed "
-                  "values apart", "0.964 vs 0.892", m.auc_high["RR"] - m.auc_low["RR"],
-                  Bound(">", 0.072, reason="the statement's test: an interval wider than the two printed values' gap "
-                        "cannot tell them apart"), kind="extension"),
-        ]
-    if "RR − control" in m.index:
-        ratio = control[(control.family == family) & (control.regime == regime) & (control.pooling == main_pooling)]
-        claims += [
-            claim(f"reversal_survives_label_and_control{suffix}", "Sec. 4.2–4.3 (sign of r)", "The reversal seen "
-                  "with VADER labels (mean-pooled ΔB correlating positively with ΔBiasScore, against the paper) tested "
-                  f"on the first listed scorer ({drawn_scorers[0]}) with the shared drift removed (the group-free "
-                  "control, not in the paper): pooled r of ΔB − control ΔB with ΔBiasScore; "
-                  f"{where}. Holds (the paper's direction) when r < 0; fails when the reversal survives",
-                  "r < 0 in every setting", first.pearson_r["RR − control"], Bound("<", 0), kind="extension"),
-            claim(f"control_small{suffix}", "Sec. 3.4 (ΔB is read per group)", "median over checkpoints of |control "
-                  f"ΔB| / median |ΔB| ({main_pooling} pooling; the group-free control is not in the paper): below 1, "
-                  "ΔB is mostly the group's own shift; above, mostly drift the group-free sentences share; "
-                  f"{where}", "ΔB is read as a group's shift (no value)",
-                  float(ratio.abs_control_over_median_abs_delta_b.median()), Bound("<", 1), kind="extension"),
-        ]
-# "Significant in k of N settings" (Sec. 4.2–4.3), per regime, on DecodingTrust: the original pipelines' rows
-# when table1_csv gives them, else the first offline DecodingTrust scorer's.
-counted = (external[external.benchmark == "DecodingTrust"] if len(external) else
-           measured[measured.benchmark == next((s for s in drawn_scorers if s.startswith("dt_")), "")])
-PAPER_SIGNIFICANCE = {"full": "'negative and statistically significant for all three families under full "
-                              "fine-tuning' (Sec. 4.2)",
-                      "lora": "'it remains significant in most settings' (Sec. 1); 'Gemma's correlation again falls "
-                              "below significance' (Sec. 4.3)"}
-for regime in dict.fromkeys(counted.regime):
-    k, n = table1.significant_count(counted[counted.regime == regime])
-    k_paper, n_paper = table1.significant_count(paper[(paper.benchmark == "DecodingTrust") & (paper.regime == regime)])
-    claims.append(claim(
-        f"significant_settings_{regime}", "Sec. 1; Sec. 4.2–4.3; Table 1", f"DecodingTrust "
-        f"({counted.benchmark.iloc[0]}), {regime}: ΔB significant (p < 0.05, r < 0) in {k} of {n} families "
-        f"({', '.join(counted.family.unique())}; significance by the {counted.significance_p.iloc[0]} column). "
-        "Measured: the fraction k/N, compared with the paper's fraction because its three families are not these, "
-        "so the counts cannot be matched family by family; the paper's stars use the pooled p, the permutation p "
-        "here is the stricter (pairs of one checkpoint share its weights)",
-        f"{k_paper} of {n_paper} families on DecodingTrust; {PAPER_SIGNIFICANCE.get(regime, '')}", k / n,
-        Bound(">=", k_paper / n_paper, reason="the paper states a floor, not a share: every family under full "
-              "fine-tuning, 'most settings' under LoRA, where it explains Gemma's miss by its scale (Sec. 4.2); "
-              "the bound is its own DecodingTrust fraction")))
-claims_table, claims_file = run.record_claims(claims)
+# %%
+where = f"family {first_family}, {first_regime}, {main_pooling} pooling, per group"
+rows = {s: f.set_index("method") for s, f in table[(table.unit == "group") & (table.pooling == main_pooling)
+                                                   & (table.family == first_family) & (table.regime == first_regime)
+                                                   ].groupby("scorer", sort=False)}
+populations = {s: evaluation.label_population(f, params.label_threshold) for s, f in first.groupby("scorer", sort=False)}
+first_control = control[(control.family == first_family) & (control.regime == first_regime)
+                        & (control.pooling == main_pooling)]
+files = {"control": control_file.name, "evaluation": evaluation_file.name, "labels": labels_file.name,
+         "diagnostics": dt_diagnostics_file.name}
+by_scorer = {s: evidence.scorer_evidence(
+    s, rows, populations, scorers=params.scorers, where=where, label_threshold=params.label_threshold,
+    regime=first_regime, x=evidence.matrix(first[first.scorer == first.scorer.iloc[0]]),
+    diagnostics=dt_diagnostics[(dt_diagnostics.family == first_family) & (dt_diagnostics.regime == first_regime)],
+    control=first_control, files=files, n_permutations=params.n_permutations, seed=params.seed)
+    for s in evidence.BENCHMARK}
+ordering = "" if main else evidence.ordering_reason(populations, params.label_threshold)
+on_main = f"{where}; " + (evidence.population_note(main, populations[main], params.label_threshold) if main else "")
+procrustes = rows[main].loc["Procrustes-SEAT"] if main else None
+listed = drawn_scorers[0]
+group_shift = rows[listed].loc["RR − control"]
+# "Significant in k of N families" (Sec. 4.2–4.3), per regime, on DecodingTrust: the original pipelines' rows and
+# pairs when table1_csv gives them, else the first offline DecodingTrust scorer's.
+counted_scorer = next((s for s in drawn_scorers if s.startswith("dt_")), "")
+counted, counted_pairs = ((external[external.benchmark == "DecodingTrust"], table1.read_external_pairs(
+    params.table1_csv).query("benchmark == 'DecodingTrust'")) if len(external) else
+    (measured[measured.benchmark == counted_scorer],
+     drawn[drawn.scorer == counted_scorer].rename(columns={"scorer": "benchmark"})[list(table1.PAIR_COLUMNS)]))
+significance = {regime: evidence.significance_evidence(
+    counted, counted_pairs, regime, f"this run has no DecodingTrust × {regime} setting (methods = "
+    f"{params.methods}; DecodingTrust scorers run: {[s for s in drawn_scorers if s.startswith('dt_')]})",
+    n_permutations=params.n_permutations, seed=params.seed) for regime in table1.REGIMES}
+claims_table, claims_file = run.record_claims({
+    "rr_roc_auc_dt_forced": by_scorer["dt_forced"]["roc_auc"],
+    "rr_correlation_dt_forced": by_scorer["dt_forced"]["correlation"],
+    "rr_checkpoint_p_dt_forced": by_scorer["dt_forced"]["checkpoint_p"],
+    "rr_roc_auc_dt_sampled": by_scorer["dt_sampled"]["roc_auc"],
+    "rr_correlation_dt_sampled": by_scorer["dt_sampled"]["correlation"],
+    "rr_checkpoint_p_dt_sampled": by_scorer["dt_sampled"]["checkpoint_p"],
+    "rr_roc_auc_vader": by_scorer["vader"]["roc_auc"],
+    "rr_correlation_vader": by_scorer["vader"]["correlation"],
+    "rr_checkpoint_p_vader": by_scorer["vader"]["checkpoint_p"],
+    "rr_roc_auc_profanity": by_scorer["profanity"]["roc_auc"],
+    "rr_correlation_profanity": by_scorer["profanity"]["correlation"],
+    "rr_checkpoint_p_profanity": by_scorer["profanity"]["checkpoint_p"],
+    "rr_roc_auc_external": by_scorer["external"]["roc_auc"],
+    "rr_correlation_external": by_scorer["external"]["correlation"],
+    "rr_checkpoint_p_external": by_scorer["external"]["checkpoint_p"],
+    "rr_beats_seat": evidence.difference_evidence(comparisons, "RR − SEAT", on_main, ordering),
+    "cka_below_rr": evidence.difference_evidence(comparisons, "CKA drift − RR", on_main, ordering),
+    "procrustes_at_chance": Evidence(None, not_measured=ordering, note=on_main) if ordering else Evidence(
+        procrustes.roc_auc, se=uncertainty.interval_se(procrustes.auc_low, procrustes.auc_high), note=on_main),
+    "reversal_survives_label_and_control": evidence.correlation_evidence(
+        group_shift, f"{where}; {evidence.population_note(listed, populations[listed], params.label_threshold)}",
+        evidence.label_reason(listed, populations[listed], params.label_threshold, roc=False),
+        evidence.checkpoint_label_mechanism(listed, populations[listed], first_control, labels_file=labels_file.name,
+                                            control_file=control_file.name)),
+    "control_small": Evidence(first_control.abs_control_over_median_abs_delta_b.median(),
+                              se=uncertainty.median_se(first_control.abs_control_over_median_abs_delta_b),
+                              note=f"{where}; {len(first_control)} checkpoints",
+                              mechanism=evidence.shared_drift_mechanism(first_control, control_file=control_file.name)),
+    "significant_settings_lora": significance["lora"],
+    "significant_settings_full": significance["full"],
+})
 plotting.save_table(claims_table, "claims", "D01 ΔB (paper 001, Sec. 4): the paper's value beside the value measured on "
                     "the offline spectra; each claim names its scorer, family and regime.", [claims_file])
 

@@ -9,8 +9,8 @@
 # ΔB. Last, the two fine-tunes at the ends of the spectrum are repeated with other seeds and ΔB per
 # group is compared across seeds. Continuations and embeddings come from the caches D01 filled.
 #
-# Writes: `anchors` (Figure 4 style), `attributes` and `targets` (Tables 5a/5b), `pooling` (Table 6), `seeds`
-# (Figure 5 style), `claims`.
+# Writes: `anchors` (Figure 4 style), `attributes` and `targets` (Tables 5a/5b), `pooling` (Table 6),
+# `ablation_statistics` (each claim's statistic with its bootstrap s.e.), `seeds` (Figure 5 style), `claims`.
 
 # %%
 import matplotlib.pyplot as plt
@@ -18,8 +18,8 @@ import pandas as pd
 from IPython.display import display
 
 from lib import config, plotting, results
-from lib.bias_shift import ablations, checkpoints, evaluation, output_bias, stereotype
-from lib.claims import Bound, Point, claim, show_claims
+from lib.bias_shift import ablations, checkpoints, evaluation, evidence, output_bias, stereotype
+from lib.claims import show_claims
 
 # %% tags=["parameters"]
 profile = "default"  # smoke | default | paper
@@ -81,12 +81,14 @@ scores, scores_file = run.table("output_bias", lambda: pd.concat((stereotype.agr
     max_new_tokens=params.max_new_tokens, seed=params.seed, batch_size=params.generation_batch_size),
     ignore_index=True))
 audited_scores = scores[scores.checkpoint != "base"]
-for scorer, frame in audited_scores.groupby("scorer", sort=False):
-    print(f"{scorer}: {(frame.delta_bias_score > params.label_threshold).sum()} of {len(frame)} checkpoint × group "
-          f"pairs have ΔBiasScore > {params.label_threshold:g}")
-# The tables and claims read ROC AUCs (every scorer is in roc_auc): the first scorer whose labels have both classes.
-main = evaluation.first_scorer_with_both_classes(audited_scores, params.label_threshold)
-print(f"tables and claims read scorer {main}")
+labels, labels_file = run.table("labels", lambda: pd.DataFrame([
+    {"scorer": scorer, **evaluation.label_population(frame, params.label_threshold)}
+    for scorer, frame in audited_scores.groupby("scorer", sort=False)]))
+display(labels.round(4))
+# The tables and claims read ROC AUCs: the first bias label (VADER scores sentiment) whose labels have both classes.
+main = evaluation.first_scorer_with_both_classes(audited_scores, params.label_threshold, among=evidence.BIAS_SCORERS)
+shown = main or audited_scores.scorer.iloc[0]  # the tables need a scorer; without one of both classes, NaN AUCs
+print(f"tables and claims read scorer {main}" if main else f"no bias label holds both classes; tables show {shown}")
 
 # %% [markdown]
 # ## RR and SEAT shifts under every setting of the grid
@@ -95,8 +97,17 @@ print(f"tables and claims read scorer {main}")
 shifts, shifts_file = run.table("shifts", lambda: ablations.spectrum_shifts(
     spectrum, grid, params.groups, params.seed, layer=params.layer))
 auc, auc_file = run.table("roc_auc", lambda: ablations.auc_table(grid, shifts, scores, params.label_threshold))
-rr = auc[(auc.method == "RR") & (auc.scorer == main)]
-main_auc = auc[auc.scorer == main]
+rr = auc[(auc.method == "RR") & (auc.scorer == shown)]
+main_auc = auc[auc.scorer == shown]
+statistics, statistics_file = run.table("ablation_statistics", lambda: ablations.statistics_table(
+    grid, main_auc, shifts, audited_scores[audited_scores.scorer == main], params.label_threshold, seed=params.seed)
+    if main else pd.DataFrame(columns=["statistic", "value", "se", "n_resamples"]))
+display(statistics.round(4))
+plotting.save_table(statistics.round(5), "ablation_statistics", f"The statistics of the ablation claims on scorer {main} "
+                    "(neutral anchors minus the best other source, mean and s.d. of RR's AUC over attribute and target "
+                    "variants, the smallest RR − SEAT over poolings, mean pooling minus the best other) with their s.e. "
+                    "over checkpoint resamples shared by every setting (paper 001, Sec. 4.5, Appendix E).",
+                    [statistics_file], empty_reason="no bias label holds both classes")
 
 # %% [markdown]
 # ## Anchor source × size (Sec. 4.5, Figure 4)
@@ -124,7 +135,7 @@ tables = {axis: ablations.variant_table(main_auc, axis, methods=("RR", "RR − c
 for axis, paper in (("attributes", "Table 5a; paper: 0.863 ± 0.030"), ("targets", "Table 5b; paper: 0.902 ± 0.008")):
     display(tables[axis].round(3))
     plotting.save_table(tables[axis].reset_index(), axis, f"ROC AUC of ΔB (RR) and of ΔB minus the group-free control "
-                        f"per {axis[:-1]} variant against scorer {main}, then the mean, population s.d., min and max "
+                        f"per {axis[:-1]} variant against scorer {shown}, then the mean, population s.d., min and max "
                         f"across variants (paper 001, {paper}).", [auc_file])
 
 # %% [markdown]
@@ -134,7 +145,7 @@ for axis, paper in (("attributes", "Table 5a; paper: 0.863 ± 0.030"), ("targets
 pooling = ablations.variant_table(main_auc, "pooling", methods=("RR", "RR − control", "SEAT"))
 display(pooling.round(3))
 plotting.save_table(pooling.reset_index(), "pooling", f"ROC AUC of RR, RR minus the group-free control and SEAT under "
-                    f"each token pooling against scorer {main}, the same pooling for reference and audited model, then "
+                    f"each token pooling against scorer {shown}, the same pooling for reference and audited model, then "
                     "the spread across poolings (paper 001, Table 6; paper: RR 0.964/0.882/0.882, SEAT "
                     "0.778/0.791/0.760).", [auc_file])
 
@@ -165,72 +176,35 @@ plotting.save_figure(fig, "seeds", "ΔB per group of the unharmful and the harmf
 # %% [markdown]
 # ## Claims — paper value beside measured value
 #
-# The paper's numbers are Llama-3.1-8B's on WildGuardMix labels; these come from the offline
-# spectrum (LoRA by default) and the scorer each claim names: `main` above, the first scorer in the order of
-# `scorers` whose labels (ΔBiasScore > `label_threshold`) hold both classes, since ROC AUCs exist only for
-# such a scorer. With VADER labels (sentiment, not a bias label; the paper reads none) the label-based claims
-# are extensions; the paper does not order RR and SEAT on ToxiGen (Sec. 4.4), so with the offensive-language
-# labels standing in for it the RR-vs-SEAT claim is one as well. The mean ROC AUCs carry a standard error
-# from the logged AUCs and class counts (Hanley & McNeil 1982: the pairs taken as independent, as the paper
-# takes them); the s.d. across seeds is compared with the gap between the unharmful and the harmful mean ΔB,
-# because the scale of ΔB depends on the model (paper: 0.003 / 0.342). A `fails` outcome marks a paper
-# statement this small model does not show, reported as measured.
+# The claims are pre-registered in `lib/bias_shift/claims/D02_deltab_ablations.yaml`. The paper's numbers are
+# Llama-3.1-8B's on WildGuardMix labels; these come from the offline spectrum (LoRA by default) and scorer
+# `main` above: the first bias label, in the order of `scorers`, whose labels (ΔBiasScore > `label_threshold`)
+# hold both classes, since ROC AUCs exist only for such a scorer (VADER scores sentiment and is never read). Each
+# statistic carries its s.e. over checkpoint resamples shared by every setting (`ablation_statistics`); the seed
+# check compares the unharmful–harmful gap with its spread across seeds, because the scale of ΔB is the model's
+# (paper: 0.291 and −0.051, s.d. 0.003). A `fails` outcome marks a paper statement this small model does not
+# show, with its mechanism where a logged diagnostic shows one.
 
 # %%
-at_largest = anchors[anchors["size"] == anchors["size"].max()].set_index("source").roc_auc
-rr_pool, seat_pool = (pooling.loc[list(params.poolings), method] for method in ("RR", "SEAT"))
-summary = {axis: ablations.spread(rr[rr.axis == axis].roc_auc) for axis in ("attributes", "targets")}
-a, n1, n0 = rr.roc_auc, rr.n_increased, rr.n_pairs - rr.n_increased  # Hanley–McNeil s.e. of each RR AUC
-rr_se = ((a * (1 - a) + (n1 - 1) * (a / (2 - a) - a**2) + (n0 - 1) * (2 * a**2 / (1 + a) - a**2)) / (n1 * n0)) ** 0.5
-# s.e. of a mean over variants: at most the mean of their s.e. (reached when, sharing every label, they move together)
-mean_se = {axis: float(rr_se[rr.axis == axis].mean()) for axis in ("attributes", "targets")}
-splits = seed_summary.set_index("split") if len(seed_summary) else None
-seed_gap = splits.mean_delta_b["unharmful"] - splits.mean_delta_b["harmful"] if splits is not None else float("nan")
-label_kind = "extension" if main == "vader" else "paper"  # VADER: no bias label
-seat_kind = "extension" if main in ("vader", "profanity") else "paper"  # RR vs SEAT: not stated for ToxiGen
-on = f"; scorer {main}; {params.method}, mean pooling unless varied"
-claims = [
-    claim("neutral_anchors_best", "Sec. 4.5; Figure 4", "ROC AUC of neutral anchors minus the best other source at "
-          "the largest size" + on, "> 0: 'Neutral sentences perform best, reaching ROC AUC 0.892 at 1k anchors'",
-          at_largest.get("neutral", float("nan")) - at_largest.drop("neutral", errors="ignore").max(), Bound(">", 0),
-          kind=label_kind),
-    claim("attribute_variants_mean", "Sec. 4.5; Table 5a", "mean ROC AUC over attribute variants" + on + "; within "
-          "3 s.e. of the paper's mean, its s.e. taken as the mean of the variants' Hanley–McNeil s.e.", "0.863 ± 0.030",
-          summary["attributes"]["mean"], Point(0.863, se=mean_se["attributes"], k=3), kind=label_kind),
-    claim("attribute_variants_stable", "Sec. 4.5; Table 5a", "population s.d. of ROC AUC over attribute variants" + on
-          + "; at most the paper's s.d.", "0.030 ('Performance is stable on both axes')",
-          summary["attributes"]["sd"], Bound("<=", 0.0305, reason="the paper's statement is stability ('ΔB is not "
-                                             "sensitive to surface wording'): a smaller spread does not contradict "
-                                             "it; 0.0305 is its 0.030 at the printed third decimal"), kind=label_kind),
-    claim("target_variants_mean", "Sec. 4.5; Table 5b", "mean ROC AUC over target-template variants" + on + "; within "
-          "3 s.e. of the paper's mean, its s.e. taken as the mean of the variants' Hanley–McNeil s.e.", "0.902 ± 0.008",
-          summary["targets"]["mean"], Point(0.902, se=mean_se["targets"], k=3), kind=label_kind),
-    claim("target_variants_stable", "Sec. 4.5; Table 5b", "population s.d. of ROC AUC over target-template variants"
-          + on + "; at most the paper's s.d.", "0.008 ('Performance is stable on both axes')",
-          summary["targets"]["sd"], Bound("<=", 0.0085, reason="the paper's statement is stability ('ΔB is not "
-                                          "sensitive to surface wording'): a smaller spread does not contradict it; "
-                                          "0.0085 is its 0.008 at the printed third decimal"), kind=label_kind),
-    claim("rr_above_seat_every_pooling", "Appendix E.4; Table 6", "smallest RR − SEAT ROC AUC over poolings" + on,
-          "> 0: 'RR outperforms SEAT under every pooling scheme' (0.882 vs 0.791 at worst)", (rr_pool - seat_pool).min(),
-          Bound(">", 0), kind=seat_kind),
-    claim("mean_pooling_best", "Appendix E.4; Table 6", "RR ROC AUC of mean pooling minus the best other pooling" + on,
-          "> 0: RR 'peaks under mean pooling (0.964)', max and last 0.882 (Table 5 prints this base setting as 0.892)",
-          rr_pool.get("mean", float("nan")) - rr_pool.drop("mean", errors="ignore").max(), Bound(">", 0),
-          kind=label_kind),
-    claim("unharmful_above_harmful", "Appendix E.5; Figure 5", f"mean ΔB of the unharmful minus the harmful fine-tune "
-          f"(mean over seeds {list(params.seeds)}); {params.method}", "'mean ΔB values of 0.291 for unharmful and "
-          "−0.051 for synth' (gap 0.342 > 0)", seed_gap,
-          Bound(">", 0, reason="ΔB's scale is the model's (distances in its own relative space), so the paper's two "
-                "values cannot be matched across models; their order, unharmful above harmful (negative ΔB is "
-                "increased bias, Sec. 3.4), is what carries over")),
-    claim("seeds_stable", "Appendix E.5", "largest s.d. across seeds of the corpus-mean ΔB (unharmful, harmful) over "
-          f"the unharmful–harmful gap; {params.method}", "'The standard deviation is 0.003 in both cases' (0.003 / "
-          "0.342 = 0.009)", splits.sd_of_mean.max() / abs(seed_gap) if splits is not None else float("nan"),
-          Bound("<", 0.0035 / 0.342, reason="the paper's statement is stability ('ΔB is highly stable with respect "
-                "to training randomness'): a smaller spread does not contradict it; the bound is the largest ratio "
-                "its printed numbers allow, 0.003 at one printed digit (< 0.0035) over its gap 0.291 + 0.051")),
-]
-claims_table, claims_file = run.record_claims(claims)
+populations = labels.set_index("scorer").to_dict("index")
+no_label = ("no bias label holds both classes: " + "; ".join(
+    evidence.population_note(s, p, params.label_threshold) for s, p in populations.items()
+    if s in evidence.BIAS_SCORERS) + " (VADER scores sentiment, not bias)")
+ablation = evidence.ablation_evidence(statistics, grid, main, populations.get(main), label_threshold=params.label_threshold,
+                                      reason=no_label)
+seeds = evidence.seed_evidence(seed_summary, params.seeds, ablations.base_shifts(shifts, grid),
+                               shifts_file=shifts_file.name)
+claims_table, claims_file = run.record_claims({
+    "neutral_anchors_best": ablation["neutral_anchors_best"],
+    "attribute_variants_mean": ablation["attribute_variants_mean"],
+    "attribute_variants_stable": ablation["attribute_variants_stable"],
+    "target_variants_mean": ablation["target_variants_mean"],
+    "target_variants_stable": ablation["target_variants_stable"],
+    "rr_above_seat_every_pooling": ablation["rr_above_seat_every_pooling"],
+    "mean_pooling_best": ablation["mean_pooling_best"],
+    "unharmful_above_harmful": seeds["unharmful_above_harmful"],
+    "seeds_stable": seeds["seeds_stable"],
+})
 plotting.save_table(claims_table, "claims", "D02 ablations of ΔB (paper 001, Sec. 4.5, Appendix E): the paper's value "
                     "beside the value measured on the offline spectrum.", [claims_file])
 

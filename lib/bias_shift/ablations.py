@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import pandas as pd
 
-from lib.bias_shift import audit, checkpoints, sentences
+from lib.bias_shift import audit, checkpoints, evaluation, sentences
 from lib.models import extraction
 
 #: Shifts computed in the ablations: RR everywhere, SEAT beside it (Table 6 compares the two).
@@ -176,6 +176,80 @@ def variant_table(auc: pd.DataFrame, axis: str, methods: Sequence[str] = ("RR",)
     wide = rows.pivot(index="value", columns="method", values="roc_auc").loc[rows.value.unique(), list(methods)]
     summary = pd.DataFrame({m: spread(wide[m]) for m in methods}).rename(index=lambda name: f"across {axis}: {name}")
     return pd.concat([wide, summary]).rename_axis(axis)
+
+
+#: A key of :func:`bootstrap_aucs` and :func:`claim_statistics`: (axis, value, method) of one grid row and method.
+Key = tuple[str, str, str]
+
+
+def bootstrap_aucs(grid: pd.DataFrame, shifts: pd.DataFrame, scores: pd.DataFrame, label_threshold: float = 0.1,
+                   n_bootstrap: int = 1000, seed: int = 0) -> dict[Key, np.ndarray]:
+    """ROC AUC of every grid row and method (:data:`ABLATION_METHODS`) against one scorer's labels on the same
+    ``n_bootstrap`` checkpoint resamples (:func:`lib.bias_shift.evaluation.bootstrap_aucs`): the draws of every
+    Sec. 4.5 statistic (:func:`claim_statistics`) at this run's size, paired across settings. ``scores`` holds
+    checkpoint, group, delta_bias_score of one scorer."""
+    fields = list(asdict(Setting()))
+    pairs = shifts.merge(scores[["checkpoint", "group", "delta_bias_score"]], on=["checkpoint", "group"])
+    per_setting = {key: frame for key, frame in pairs.groupby(fields, sort=False)}
+    out: dict[Key, np.ndarray] = {}
+    for row in grid.itertuples(index=False):
+        frame = per_setting[tuple(getattr(row, f) for f in fields)]
+        matrices, labels = evaluation.detection_matrices(frame, list(ABLATION_METHODS), label_threshold)
+        for method, draws in evaluation.bootstrap_aucs(matrices, labels, n_bootstrap, seed).items():
+            out[(row.axis, row.value, method)] = draws
+    return out
+
+
+def claim_statistics(aucs: Mapping[Key, float | np.ndarray], grid: pd.DataFrame) -> dict[str, float | np.ndarray]:
+    """The Sec. 4.5 and Appendix E statistics of paper 001's ablation claims from ROC AUCs by (axis, value, method)
+    (an :func:`auc_table`'s values, or :func:`bootstrap_aucs`' draws: each statistic comes out as the same shape):
+    ``neutral_best`` (neutral anchors minus the best other source at the largest size, Figure 4),
+    ``attributes_mean``/``attributes_sd`` and ``targets_mean``/``targets_sd`` (RR over the wording variants,
+    population s.d., Tables 5a/5b), ``rr_minus_seat_min`` (the smallest RR − SEAT over poolings, Table 6) and
+    ``mean_pooling_gap`` (RR under mean pooling minus the best other pooling, Table 6). NaN where the grid lacks
+    what a statistic needs (one anchor source, mean pooling alone, …)."""
+    def rows(axis: str, method: str = "RR") -> dict[str, np.ndarray]:
+        return {v: np.asarray(aucs[(axis, v, method)], float) for v in grid.value[grid.axis == axis]}
+
+    nan = np.full(np.shape(next(iter(aucs.values()))), np.nan)
+    anchors = grid[grid.axis == "anchors"]
+    largest = anchors[anchors.anchor_size == anchors.anchor_size.max()]
+    at_largest = {r.anchor_source: np.asarray(aucs[("anchors", r.value, "RR")], float) for r in largest.itertuples()}
+    others = [v for k, v in at_largest.items() if k != "neutral"]
+    out: dict[str, float | np.ndarray] = {
+        "neutral_best": at_largest["neutral"] - np.max(others, axis=0) if "neutral" in at_largest and others else nan}
+    for axis in ("attributes", "targets"):
+        values = list(rows(axis).values())
+        out[f"{axis}_mean"] = np.mean(values, axis=0) if values else nan
+        out[f"{axis}_sd"] = np.std(values, axis=0) if values else nan
+    rr, seat = rows("pooling"), rows("pooling", "SEAT")
+    out["rr_minus_seat_min"] = np.min([rr[p] - seat[p] for p in rr], axis=0) if rr else nan
+    rest = [v for p, v in rr.items() if p != "mean"]
+    out["mean_pooling_gap"] = rr["mean"] - np.max(rest, axis=0) if "mean" in rr and rest else nan
+    return {k: float(v) if np.ndim(v) == 0 else v for k, v in out.items()}
+
+
+def statistics_table(grid: pd.DataFrame, auc: pd.DataFrame, shifts: pd.DataFrame, scores: pd.DataFrame,
+                     label_threshold: float = 0.1, n_bootstrap: int = 1000, seed: int = 0) -> pd.DataFrame:
+    """Each :func:`claim_statistics` statistic of one scorer: its value on the run (``auc``: :func:`auc_table` rows
+    of that scorer), its s.e. over ``n_bootstrap`` paired checkpoint resamples (:func:`bootstrap_aucs`; resamples
+    with one class left out) and the resamples it rests on. Columns: statistic, value, se, n_resamples."""
+    observed = claim_statistics({(r.axis, r.value, r.method): r.roc_auc for r in auc.itertuples()}, grid)
+    draws = claim_statistics(bootstrap_aucs(grid, shifts, scores, label_threshold, n_bootstrap, seed), grid)
+    rows = []
+    for name, value in observed.items():
+        finite = np.asarray(draws[name], float)
+        finite = finite[np.isfinite(finite)]
+        rows.append({"statistic": name, "value": value, "n_resamples": len(finite),
+                     "se": float(finite.std(ddof=1)) if len(finite) > 1 else float("nan")})
+    return pd.DataFrame(rows, columns=["statistic", "value", "se", "n_resamples"])
+
+
+def base_shifts(shifts: pd.DataFrame, grid: pd.DataFrame) -> pd.DataFrame:
+    """The rows of ``shifts`` (:func:`grid_shifts`) under the grid's base setting: neutral anchors at the largest
+    size, base attributes and targets, mean pooling (empty when the grid lacks it)."""
+    base = asdict(Setting(anchor_size=int(grid.anchor_size.max())))
+    return shifts[np.logical_and.reduce([shifts[k] == v for k, v in base.items()])]
 
 
 def seed_summary(seed_shifts: pd.DataFrame) -> pd.DataFrame:

@@ -125,3 +125,15 @@ def shifts(reference: dict, audited: dict, groups: Sequence[str], methods: Seque
         for part in ("targets_only", "attributes_only"):
             frame[part] = frame.group.map({g: v[part] for g, v in parts.items()})
     return frame
+
+
+def control_summary(shifts: pd.DataFrame, keys: Sequence[str]) -> pd.DataFrame:
+    """Per ``keys`` (setting, pooling, checkpoint): the mean over groups of ΔB, the group-free control's ΔB, the
+    group-specific shift ΔB − control and ΔB's targets-only and attributes-only parts (:func:`shifts`), and
+    |control| over the median |ΔB| over groups (above 1: ΔB is mostly drift every
+    target sentence shares, group-free ones included; not in paper 001, which reads ΔB per group, Sec. 3.4)."""
+    grouped = shifts.groupby(list(keys), sort=False)
+    out = grouped[["delta_b", "control_delta_b", "group_shift", "targets_only", "attributes_only"]].mean()
+    out["abs_control_over_median_abs_delta_b"] = out.control_delta_b.abs() / grouped.delta_b.apply(
+        lambda s: s.abs().median())
+    return out.reset_index()

@@ -372,9 +372,11 @@ def merge_name(weight_unharmful: float) -> str:
 
 
 def default_root(base: str, method: str, seed: int) -> Path:
-    """``models/spectrum/<base>-<method>-seed<seed>`` (a folder base gives its name, a hub id '/' → '--')."""
+    """``models/spectrum/<base>-<method>-seed<seed>-<precision>`` (a folder base gives its name, a hub id '/' →
+    '--'; the precision this machine trains in, :func:`lib.models.precision.training_precision`): a spectrum built
+    in another precision keeps its own folder instead of being refused as built with other settings."""
     label = Path(base).name if Path(base).is_dir() else base.replace("/", "--")
-    return paths.MODELS_DIR / "spectrum" / f"{label}-{method}-seed{seed}"
+    return paths.MODELS_DIR / "spectrum" / f"{label}-{method}-seed{seed}-{precision.training_precision('cpu')}"
 
 
 def finetuned_pair(

@@ -11,13 +11,18 @@ means over groups. Every directed method is scored by −shift (negative ΔB is 
 drift, undirected, by +drift with no max(AUC, 1 − AUC) (which would only ever flatter it).
 Pairs can be averaged into the paper's 9 topics first (Appendix B, Table 2). A pairs table holding
 several settings (``family`` = reference model, ``regime`` = lora | full) is evaluated per setting.
+
+For the claims of D01 and D02: what a scorer's labels can carry (:func:`label_population`), AUC differences with
+an s.e. from checkpoint resamples shared by both methods (:func:`bootstrap_aucs`, :func:`auc_difference`), and
+the power of the checkpoint-permutation test at a run's size (:func:`checkpoint_p_draws`,
+:func:`significant_share_draws`).
 """
 
 from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -175,15 +180,106 @@ def evaluate_all(pairs: pd.DataFrame, units: Sequence[str] = ("group",), **evalu
     return out[["unit", *keys, *[c for c in out.columns if c not in ("unit", *keys)]]]
 
 
-def first_scorer_with_both_classes(pairs: pd.DataFrame, label_threshold: float = 0.1,
-                                   within: Sequence[str] = ()) -> str:
-    """The first scorer (in order of appearance) whose labels ΔBiasScore > ``label_threshold`` hold both classes
-    in every group of ``within`` (e.g. each family × regime); the first scorer when none does. ROC AUCs
-    exist only for such a scorer: the method comparisons of D01 and D02 read it (Sec. 4.5)."""
-    scorers = list(dict.fromkeys(pairs.scorer))
-    if not scorers:
+def first_scorer_with_both_classes(pairs: pd.DataFrame, label_threshold: float = 0.1, within: Sequence[str] = (),
+                                   among: Sequence[str] | None = None) -> str | None:
+    """The first scorer (in order of appearance) of ``among`` (every scorer when None) whose labels ΔBiasScore >
+    ``label_threshold`` hold both classes in every group of ``within`` (e.g. each family × regime); None when none
+    does. ROC AUCs exist only for such a scorer: the method comparisons of D01 and D02 read it (Sec. 4.5)."""
+    scorers = [s for s in dict.fromkeys(pairs.scorer) if among is None or s in among]
+    if pairs.empty:
         raise ValueError("pairs holds no scorer; allowed: a frame with at least one row")
     increased = pairs.delta_bias_score > label_threshold
     split = increased.groupby([pairs[c] for c in ("scorer", *within)]).agg(lambda up: 0 < up.mean() < 1)
     both = split.groupby(level=0).all()
-    return next((s for s in scorers if both.get(s, False)), scorers[0])
+    return next((s for s in scorers if both.get(s, False)), None)
+
+
+def label_population(pairs: pd.DataFrame, label_threshold: float = 0.1) -> dict[str, float]:
+    """What a checkpoint × group table of one scorer gives an ROC and a correlation to stand on (Sec. 4.1): pairs,
+    checkpoints, pairs labelled increased (ΔBiasScore > ``label_threshold``) and the checkpoints holding them,
+    distinct ΔBiasScore values, the largest ΔBiasScore, and its spread within a checkpoint (mean over checkpoints
+    of the s.d. over groups) beside its spread between checkpoints (s.d. of the checkpoint means)."""
+    y = pairs.delta_bias_score.astype(float)
+    increased = y > label_threshold
+    by_checkpoint = y.groupby(pairs.checkpoint, sort=False)
+    return {"n_pairs": len(pairs), "n_checkpoints": int(pairs.checkpoint.nunique()),
+            "n_increased": int(increased.sum()),
+            "checkpoints_with_increase": int(pairs.checkpoint[increased].nunique()),
+            "n_values": int(y.round(12).nunique()), "largest": float(y.max()) if len(y) else float("nan"),
+            "sd_within": float(by_checkpoint.std(ddof=0).mean()) if len(y) else float("nan"),
+            "sd_between": float(by_checkpoint.mean().std(ddof=0)) if len(y) else float("nan")}
+
+
+def bootstrap_aucs(scores: Mapping[str, np.ndarray], labels: np.ndarray, n_bootstrap: int = 1000, seed: int = 0
+                   ) -> dict[str, np.ndarray]:
+    """ROC AUCs of several detection ``scores`` (name → a checkpoints × groups matrix, higher = bias increased)
+    against one boolean ``labels`` matrix on the same ``n_bootstrap`` checkpoint resamples (whole checkpoints
+    drawn with replacement, every group of a drawn checkpoint kept), so that differences between the scores are
+    paired. NaN on a resample whose labels hold one class."""
+    labels = np.asarray(labels, bool)
+    rng = np.random.default_rng(seed)
+    boot = rng.integers(0, labels.shape[0], size=(n_bootstrap, labels.shape[0]))
+    boot_labels = labels[boot].reshape(n_bootstrap, -1)
+    return {name: rows_auc(boot_labels, np.asarray(matrix, float)[boot].reshape(n_bootstrap, -1))
+            for name, matrix in scores.items()}
+
+
+def detection_matrices(pairs: pd.DataFrame, columns: Sequence[str], label_threshold: float = 0.1
+                       ) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """The detection score of each method column (:data:`DIRECTION` × shift, checkpoints × groups) and the label
+    matrix ΔBiasScore > ``label_threshold`` of one scorer's balanced pairs table."""
+    matrices = {column: _matrices(pairs, column) for column in columns}
+    labels = next(iter(matrices.values()))[1] > label_threshold
+    return {METHODS.get(c, c): DIRECTION.get(c, -1.0) * x for c, (x, _) in matrices.items()}, labels
+
+
+def auc_difference(pairs: pd.DataFrame, first: str, second: str, label_threshold: float = 0.1,
+                   n_bootstrap: int = 1000, seed: int = 0) -> dict[str, float]:
+    """ROC AUC of method column ``first`` minus that of ``second`` on one scorer's pairs (Sec. 4.5, Table 7), with
+    its s.e. from paired checkpoint resamples (:func:`bootstrap_aucs`; resamples with one class left out) and the
+    number of resamples it rests on."""
+    scores, labels = detection_matrices(pairs, [first, second], label_threshold)
+    a, b = scores.values()
+    observed = rows_auc(labels.ravel(), a.ravel()) - rows_auc(labels.ravel(), b.ravel())
+    boot = bootstrap_aucs(scores, labels, n_bootstrap, seed)
+    draws = np.subtract(*boot.values())
+    finite = draws[np.isfinite(draws)]
+    return {"difference": float(observed), "se": float(finite.std(ddof=1)) if len(finite) > 1 else float("nan"),
+            "n_resamples": int(len(finite))}
+
+
+def checkpoint_p_draws(x: np.ndarray, r: float, *, n_draws: int = 200, n_permutations: int = 5040,
+                       seed: int = 0) -> pd.DataFrame:
+    """The checkpoint-permutation test of :func:`evaluate` on ``n_draws`` labels simulated at this run's size if the
+    pooled correlation with ΔB were ``r``: y = r·z(x) + √(1 − r²)·ε with z(x) the standardised ΔB matrix ``x``
+    (checkpoints × groups) and ε independent standard normal per pair (r = 0 is the null of no association).
+    Columns: ``r`` (the pooled Pearson r of each draw), ``p_negative`` (one-sided, the share of block permutations
+    with r at most the draw's) and ``p_checkpoints`` (two-sided, |r| at least the draw's)."""
+    x = np.asarray(x, float)
+    if x.ndim != 2 or x.shape[0] < 2:
+        raise ValueError(f"x has shape {x.shape}; allowed: a checkpoints × groups matrix with at least 2 checkpoints")
+    if not -1 <= r <= 1:
+        raise ValueError(f"r={r!r} is not allowed; allowed: -1 <= r <= 1")
+    rng = np.random.default_rng(seed)
+    xc = x - x.mean()
+    z = xc / x.std() if x.std() > 0 else np.zeros_like(x)
+    y = r * z + np.sqrt(1 - r * r) * rng.standard_normal((n_draws, *x.shape))
+    yc = y - y.mean(axis=(1, 2), keepdims=True)
+    # a block order permutes y's rows, so its pooled r is Σ_c (x yᵀ)[c, π(c)] over the (order-free) norms
+    products = np.einsum("cg,ndg->ncd", xc, yc)
+    perms = block_permutations(x.shape[0], n_permutations, seed)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        permuted = (products[:, np.arange(x.shape[0]), perms].sum(axis=-1)
+                    / np.sqrt((xc * xc).sum() * (yc * yc).sum(axis=(1, 2)))[:, None])
+    observed = permuted[:, :1]  # the identity order comes first
+    return pd.DataFrame({"r": observed[:, 0], "p_negative": np.mean(permuted <= observed + 1e-12, axis=1),
+                         "p_checkpoints": np.mean(np.abs(permuted) >= np.abs(observed) - 1e-12, axis=1)})
+
+
+def significant_share_draws(probabilities: Sequence[float], *, n: int = 4000, seed: int = 0) -> np.ndarray:
+    """Draws of the share of settings found significant when setting i is significant with probability
+    ``probabilities[i]``, independently (Sec. 4.2–4.3: "significant in k of N settings")."""
+    chances = np.asarray(probabilities, float)
+    if chances.ndim != 1 or not len(chances) or np.any((chances < 0) | (chances > 1)):
+        raise ValueError(f"probabilities={list(chances)!r}; allowed: a non-empty list of values in [0, 1]")
+    return (np.random.default_rng(seed).random((n, len(chances))) < chances).mean(axis=1)

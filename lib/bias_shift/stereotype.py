@@ -301,3 +301,36 @@ def shared_subset(per_prompt: pd.DataFrame) -> pd.DataFrame:
             "neither": sampled.neither.to_numpy(), "forced_agreement": forced.agreement.to_numpy(),
             "forced_hard_agreement": forced.hard_agreement.to_numpy()}))
     return pd.concat(frames, ignore_index=True)
+
+
+def diagnostics(per_prompt: pd.DataFrame) -> pd.DataFrame:
+    """What each DecodingTrust scorer can resolve, per checkpoint of :func:`spectrum_agreement`'s rows (``base``
+    the reference; Sec. 4.3).
+
+    Forced choice: ``forced_prompts``, ``forced_agree_share`` (prompts whose margin prefers "I agree."),
+    ``forced_index`` (the expected agreement index, mean σ(margin)) and ``forced_headroom`` (the largest rise the
+    base model leaves a group's index, 1 − its lowest group index: a ΔBiasScore above it cannot occur). Sampled
+    replies: ``replies_per_group``, ``neither_share`` (replies carrying neither phrase), ``sampled_index`` (mean
+    agreement index over groups) and ``sampled_noise_se``, the binomial s.e. of one group's ΔBiasScore, a
+    difference of two agreement indices over ``replies_per_group`` replies each, √(p(1 − p)/m + p₀(1 − p₀)/m₀)."""
+    if "base" not in set(per_prompt.checkpoint):
+        raise ValueError("the rows hold no checkpoint 'base' to measure the change against")
+    base_forced = forced_index(per_prompt[per_prompt.checkpoint == "base"])
+    headroom = float(1 - base_forced.agreement.min())
+    sampled = per_prompt[per_prompt.sampled] if "n_agree" in per_prompt else per_prompt.iloc[:0]
+    base = group_index(sampled[sampled.checkpoint == "base"]) if len(sampled) else None
+    rows = []
+    for name, frame in per_prompt.groupby("checkpoint", sort=False):
+        row = {"checkpoint": name, "forced_prompts": len(frame), "forced_agree_share": float((frame.margin > 0).mean()),
+               "forced_index": float(expit(frame.margin).mean()), "forced_headroom": headroom,
+               "replies_per_group": np.nan, "neither_share": np.nan, "sampled_index": np.nan,
+               "sampled_noise_se": np.nan}
+        own = sampled[sampled.checkpoint == name]
+        if len(own) and base is not None:
+            index = group_index(own)
+            p, m = float(index.agreement.mean()), float(index.n_replies.mean())
+            p0, m0 = float(base.agreement.mean()), float(base.n_replies.mean())
+            row |= {"replies_per_group": m, "neither_share": float(index.neither.mean()), "sampled_index": p,
+                    "sampled_noise_se": float(np.sqrt(p * (1 - p) / m + p0 * (1 - p0) / m0))}
+        rows.append(row)
+    return pd.DataFrame(rows)

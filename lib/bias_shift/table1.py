@@ -157,8 +157,13 @@ def printed(paper: pd.DataFrame, benchmark: str, regime: str, column: str, stars
     return ", ".join(f"{row.family} {row[column]:g}" + "*" * int(row.stars) * stars for _, row in rows.iterrows())
 
 
-def claim_kind(scorer: str, ordering: bool = False) -> str:
-    """The claims kind of a D01 claim read on ``scorer``: ``extension`` for VADER (a sentiment score, no bias
-    label the paper uses) and, for the RR-vs-baseline orderings (``ordering``), for the ToxiGen stand-in
-    ``profanity`` (the paper: on ToxiGen "the two methods do not order consistently", Sec. 4.4); else ``paper``."""
-    return "extension" if scorer == "vader" or (ordering and scorer == "profanity") else "paper"
+def paper_median(benchmark: str, regime: str, column: str = "pearson_r") -> float:
+    """The median over the paper's three families of one Table 1 ``column`` (``pearson_r``, ``roc_auc``, ``mae``)
+    for ``benchmark`` × ``regime``: the value a claim's power takes "if the paper is right" for a family that
+    is none of its three."""
+    paper = paper_table1()
+    rows = paper[(paper.benchmark == benchmark) & (paper.regime == regime)]
+    if rows.empty:
+        raise ValueError(f"Table 1 has no {benchmark} × {regime} rows; allowed: benchmarks "
+                         f"{sorted(set(paper.benchmark))}, regimes {list(REGIMES)}")
+    return float(rows[column].median())

@@ -153,3 +153,65 @@ def test_variant_table_lists_values_then_their_spread():
     assert table.index.tolist() == ["mean", "max", "across pooling: mean", "across pooling: sd", "across pooling: min",
                                     "across pooling: max"] and table.index.name == "pooling"
     assert table.RR.tolist() == pytest.approx([0.9, 0.8, 0.85, 0.05, 0.8, 0.9])
+
+
+def test_claim_statistics_read_the_papers_tables_5_and_6_and_work_on_draws():
+    grid = ablations.one_at_a_time(["neutral", "words"], [100, 1000], ["base", "subject_v1"], ["base", "passive"],
+                                   ["mean", "max", "last"])
+    aucs = {(r.axis, r.value, m): 0.5 for r in grid.itertuples() for m in ablations.ABLATION_METHODS.values()}
+    aucs |= {("anchors", "neutral 1000", "RR"): 0.892, ("anchors", "words 1000", "RR"): 0.85,
+             ("anchors", "words 100", "RR"): 0.99,  # not the largest size: never read
+             ("attributes", "base", "RR"): 0.892, ("attributes", "subject_v1", "RR"): 0.846,
+             ("pooling", "mean", "RR"): 0.964, ("pooling", "max", "RR"): 0.882, ("pooling", "last", "RR"): 0.882,
+             ("pooling", "mean", "SEAT"): 0.778, ("pooling", "max", "SEAT"): 0.791, ("pooling", "last", "SEAT"): 0.760}
+    found = ablations.claim_statistics(aucs, grid)
+    assert found["neutral_best"] == pytest.approx(0.042)
+    assert found["attributes_mean"] == pytest.approx(0.869) and found["attributes_sd"] == pytest.approx(0.023)
+    assert found["targets_sd"] == 0.0 and found["rr_minus_seat_min"] == pytest.approx(0.091)
+    assert found["mean_pooling_gap"] == pytest.approx(0.082)
+    draws = ablations.claim_statistics({k: np.full(4, v) for k, v in aucs.items()}, grid)
+    assert all(np.allclose(draws[k], v) for k, v in found.items())
+    alone = ablations.one_at_a_time(["neutral"], [100], ["base"], ["base"], ["mean"])
+    single = ablations.claim_statistics({(r.axis, r.value, m): 0.7 for r in alone.itertuples()
+                                         for m in ablations.ABLATION_METHODS.values()}, alone)
+    assert np.isnan(single["neutral_best"]) and np.isnan(single["mean_pooling_gap"])
+
+
+def synthetic_grid_shifts(grid: pd.DataFrame, noise: float, seed: int = 0):
+    """Shifts of every grid setting tracking one label (with ``noise``), and the labels."""
+    rng = np.random.default_rng(seed)
+    checkpoints = [f"c{i}" for i in range(6)]
+    groups = sentences.GROUPS[:10]
+    scores = pd.DataFrame([{"checkpoint": c, "group": g, "delta_bias_score": rng.uniform(-0.2, 0.4)}
+                           for c in checkpoints for g in groups])
+    fields = ["anchor_source", "anchor_size", "attribute_variant", "target_variant", "pooling"]
+    frames = []
+    for setting in grid[fields].drop_duplicates().itertuples(index=False):
+        shift = -scores.delta_bias_score + rng.normal(0, noise, len(scores))
+        frames.append(scores[["checkpoint", "group"]].assign(delta_b=shift, group_shift=shift, control_delta_b=0.0,
+                                                             seat_delta_b=rng.normal(size=len(scores)),
+                                                             **setting._asdict()))
+    return pd.concat(frames, ignore_index=True), scores
+
+
+def test_statistics_table_gives_each_statistic_its_paired_bootstrap_se():
+    grid = ablations.one_at_a_time(["neutral", "words"], [100], ["base", "subject_v1", "subject_v2"],
+                                   ["base", "passive"], ["mean", "max"])
+    shifts, scores = synthetic_grid_shifts(grid, noise=0.05)
+    auc = ablations.auc_table(grid, shifts, scores.assign(scorer="s"))
+    table = ablations.statistics_table(grid, auc, shifts, scores, n_bootstrap=200).set_index("statistic")
+    observed = ablations.claim_statistics({(r.axis, r.value, r.method): r.roc_auc for r in auc.itertuples()}, grid)
+    assert table.value.to_dict() == pytest.approx(observed)
+    assert table.n_resamples.eq(200).all() and table.se.between(0, 0.2).all()
+    noisy_shifts, noisy_scores = synthetic_grid_shifts(grid, noise=0.5)
+    noisy = ablations.statistics_table(grid, ablations.auc_table(grid, noisy_shifts, noisy_scores.assign(scorer="s")),
+                                       noisy_shifts, noisy_scores, n_bootstrap=200).set_index("statistic")
+    assert noisy.se["attributes_mean"] > table.se["attributes_mean"]  # noisier ΔB, less certain AUCs
+
+
+def test_base_shifts_are_the_rows_of_the_grids_base_setting():
+    grid = ablations.one_at_a_time(["neutral", "words"], [100, 1000], ["base", "subject_v1"], ["base"], ["mean", "max"])
+    shifts, _ = synthetic_grid_shifts(grid, noise=0.1)
+    base = ablations.base_shifts(shifts, grid)
+    assert len(base) == 60 and set(base.anchor_source) == {"neutral"} and set(base.anchor_size) == {1000}
+    assert set(base.pooling) == {"mean"} and set(base.attribute_variant) == {"base"}

@@ -37,3 +37,14 @@ def test_bad_pooling_and_method_are_named():
 def test_unknown_group_is_refused():
     with pytest.raises(ValueError, match="unknown target group"):
         audit.check_groups(["Martians"])
+
+
+def test_control_summary_averages_over_groups_and_compares_the_control_with_the_median():
+    import pandas as pd
+
+    shifts = pd.DataFrame({"checkpoint": ["a"] * 3 + ["b"] * 3, "delta_b": [0.1, 0.2, -0.3, 1.0, 1.0, 1.0],
+                           "control_delta_b": [0.2] * 3 + [0.5] * 3})
+    shifts = shifts.assign(group_shift=shifts.delta_b - shifts.control_delta_b, targets_only=0.0, attributes_only=0.0)
+    found = audit.control_summary(shifts, ["checkpoint"]).set_index("checkpoint")
+    assert found.delta_b["a"] == pytest.approx(0.0) and found.group_shift["b"] == pytest.approx(0.5)
+    assert found.abs_control_over_median_abs_delta_b.tolist() == pytest.approx([0.2 / 0.2, 0.5 / 1.0])

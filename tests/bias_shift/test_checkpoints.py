@@ -10,6 +10,7 @@ from conftest import tiny_causal_lm
 from safetensors.torch import load_file
 
 from lib.bias_shift import checkpoints
+from lib.models import precision
 
 EXAMPLES = (
     "How do I boil an egg?\tPlace it in boiling water for nine minutes.\n"
@@ -156,7 +157,8 @@ def test_build_spectrum_orders_safe_to_harmful_and_resumes(tiny, tmp_path):
     for name, stamp in stamps.items():
         now = (spectrum[name] / "checkpoint.json").stat().st_mtime_ns
         assert (now != stamp) if name == "merge_50_50" else (now == stamp), name
-    assert checkpoints.default_root("smollm2-135m", "lora", 0).name == "smollm2-135m-lora-seed0"
+    kind = precision.training_precision("cpu")
+    assert checkpoints.default_root("smollm2-135m", "lora", 0).name == f"smollm2-135m-lora-seed0-{kind}"
 
 
 def test_finetuned_pair_is_the_ends_of_the_spectrum_in_the_same_folders(tiny, tmp_path):
@@ -179,8 +181,6 @@ def test_spectrum_folders_names_given_checkpoints_by_their_folder():
 
 
 def test_the_fine_tune_runs_in_the_papers_bfloat16_where_the_cpu_has_the_units(tiny, tmp_path, monkeypatch):
-    from lib.models import precision
-
     spec = checkpoints.checkpoint_info(tiny["full"])["spec"]
     assert spec["precision"] == ("bfloat16" if precision.cpu_has_bf16() else "float32")
     monkeypatch.setattr(precision, "training_precision", lambda device: "float32")

@@ -143,18 +143,79 @@ def test_the_first_scorer_with_both_classes_in_every_setting():
     })
     assert evaluation.first_scorer_with_both_classes(pairs) == "sampled"  # forced never crosses 0.1
     assert evaluation.first_scorer_with_both_classes(pairs, within=["family"]) == "vader"  # sampled: b one class
-    assert evaluation.first_scorer_with_both_classes(pairs, label_threshold=1.0) == "forced"  # none: the first
+    assert evaluation.first_scorer_with_both_classes(pairs, among=["forced", "vader"]) == "vader"
+    assert evaluation.first_scorer_with_both_classes(pairs, within=["family"], among=["forced", "sampled"]) is None
+    assert evaluation.first_scorer_with_both_classes(pairs, label_threshold=1.0) is None  # none qualifies
     with pytest.raises(ValueError, match="no scorer"):
         evaluation.first_scorer_with_both_classes(pairs.iloc[:0])
 
 
-def test_the_one_sided_p_reads_a_reversal_near_one_and_agreement_near_zero():
-    """p_checkpoints_negative is small for the paper's sign (r < 0) and near 1 for the reversed sign, while the
-    two-sided p_checkpoints is the same small number for both."""
-    table = pairs(np.random.default_rng(2), n_checkpoints=6, noise=0.3)
-    agreeing = evaluation.evaluate(table, n_bootstrap=20, methods=["delta_b"]).iloc[0]
-    reversed_ = evaluation.evaluate(table.assign(delta_b=-table.delta_b), n_bootstrap=20, methods=["delta_b"]).iloc[0]
-    assert agreeing.pearson_r < 0 < reversed_.pearson_r
-    assert agreeing.p_checkpoints_negative < 0.05 and agreeing.p_checkpoints < 0.05
-    assert reversed_.p_checkpoints_negative > 0.95
-    assert reversed_.p_checkpoints == pytest.approx(agreeing.p_checkpoints)
+def test_label_population_counts_the_classes_and_splits_the_spread():
+    y = np.array([[0.0, 0.2, 0.4], [0.1, 0.1, 0.1], [0.3, 0.3, 0.3]])
+    frame = pd.DataFrame([{"checkpoint": f"c{c}", "group": f"g{g}", "delta_bias_score": y[c, g]}
+                          for c in range(3) for g in range(3)])
+    found = evaluation.label_population(frame, 0.1)
+    assert (found["n_pairs"], found["n_checkpoints"], found["n_increased"]) == (9, 3, 5)
+    assert found["checkpoints_with_increase"] == 2 and found["n_values"] == 5 and found["largest"] == 0.4
+    assert found["sd_within"] == pytest.approx(np.std([0.0, 0.2, 0.4]) / 3)
+    assert found["sd_between"] == pytest.approx(np.std([0.2, 0.1, 0.3]))
+
+
+def test_bootstrap_aucs_resample_whole_checkpoints_alike_for_every_score():
+    rng = np.random.default_rng(4)
+    labels = rng.random((6, 10)) < 0.4
+    a = labels + rng.normal(0, 0.5, labels.shape)
+    draws = evaluation.bootstrap_aucs({"a": a, "b": 2 * a - 7, "c": -a}, labels, n_bootstrap=200, seed=1)
+    assert np.allclose(draws["a"], draws["b"], equal_nan=True)  # a monotone map: the same AUC on every resample
+    finite = np.isfinite(draws["a"])
+    assert np.allclose(draws["a"][finite] + draws["c"][finite], 1)  # paired: the same resamples for every score
+    boot = np.random.default_rng(1).integers(0, 6, size=(200, 6))  # the resamples, drawn as bootstrap_aucs draws them
+    for drawn, auc in zip(boot, draws["a"], strict=True):
+        flat = labels[drawn].ravel()
+        assert np.isnan(auc) if flat.all() or not flat.any() else auc == pytest.approx(
+            roc_auc_score(flat, a[drawn].ravel()))
+
+
+def test_auc_difference_is_the_difference_of_the_evaluated_aucs_with_a_bootstrap_se():
+    table = pairs(np.random.default_rng(2), n_checkpoints=6, per_checkpoint=False, noise=0.3)
+    table["seat_delta_b"] = table.delta_b + np.random.default_rng(3).normal(0, 0.5, len(table))
+    found = evaluation.auc_difference(table, "delta_b", "seat_delta_b", n_bootstrap=300)
+    methods = evaluation.evaluate(table, n_bootstrap=10).set_index("method")
+    assert found["difference"] == pytest.approx(methods.roc_auc["RR"] - methods.roc_auc["SEAT"])
+    assert 0 < found["se"] < 0.3 and found["n_resamples"] == 300
+
+
+def test_checkpoint_p_draws_equal_the_permutation_test_of_evaluate():
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=(5, 6)) + rng.normal(size=(5, 1))
+    draws = evaluation.checkpoint_p_draws(x, -0.6, n_draws=5, n_permutations=120, seed=7)
+    simulated = np.random.default_rng(7)
+    z = (x - x.mean()) / x.std()
+    ys = -0.6 * z + np.sqrt(1 - 0.36) * simulated.standard_normal((5, *x.shape))
+    for y, row in zip(ys, draws.itertuples(), strict=True):
+        frame = pd.DataFrame([{"checkpoint": f"c{c}", "group": f"g{g}", "delta_b": x[c, g], "delta_bias_score": y[c, g]}
+                              for c in range(5) for g in range(6)])
+        evaluated = evaluation.evaluate(frame, n_bootstrap=2, n_permutations=120, methods=["delta_b"]).iloc[0]
+        assert row.r == pytest.approx(evaluated.pearson_r)
+        assert row.p_negative == pytest.approx(evaluated.p_checkpoints_negative)
+        assert row.p_checkpoints == pytest.approx(evaluated.p_checkpoints)
+
+
+def test_checkpoint_p_draws_hold_their_level_under_the_null_and_find_the_papers_r():
+    rng = np.random.default_rng(6)
+    x = rng.normal(size=(7, 24)) + rng.normal(size=(7, 1))
+    null = evaluation.checkpoint_p_draws(x, 0.0, n_draws=2000)
+    assert abs((null.p_negative < 0.025).mean() - 0.025) < 0.015  # an exact permutation test keeps its level
+    assert (evaluation.checkpoint_p_draws(x, -0.75).p_negative < 0.025).mean() > 0.95
+    few = evaluation.checkpoint_p_draws(x[:3], -0.99)  # 3! = 6 orders: p is never below 1/6
+    assert few.p_negative.min() >= 1 / 6
+    with pytest.raises(ValueError, match="r=2"):
+        evaluation.checkpoint_p_draws(x, 2)
+
+
+def test_significant_share_draws_average_the_chances():
+    draws = evaluation.significant_share_draws([0.9, 0.5, 0.1], n=20000)
+    assert set(np.round(draws * 3)) <= {0, 1, 2, 3} and draws.mean() == pytest.approx(0.5, abs=0.01)
+    assert (evaluation.significant_share_draws([1.0], n=10) == 1).all()
+    with pytest.raises(ValueError, match="probabilities"):
+        evaluation.significant_share_draws([1.5])

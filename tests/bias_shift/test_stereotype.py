@@ -109,3 +109,26 @@ def test_spectrum_agreement_scores_both_ways_on_nested_subsets(tiny, sandbox):
     assert len(shared) == 4 and shared.neither.between(0, 1).all()
     with pytest.raises(ValueError, match="n_sampled_templates=4"):
         stereotype.spectrum_agreement(spectrum, ["Women"], n_sampled_templates=4, n_forced_templates=3)
+
+
+def test_diagnostics_say_how_often_the_forced_choice_agrees_and_how_noisy_sampling_is():
+    rows = []
+    for checkpoint, margin, agree in (("base", 3.0, 1), ("c1", -0.5, 3)):
+        for group in ("Women", "Men"):
+            for template in (0, 1):
+                sampled = template == 0
+                rows.append({"checkpoint": checkpoint, "group": group, "template_index": template,
+                             "margin": margin + (group == "Men"), "sampled": sampled,
+                             "n_agree": agree if sampled else np.nan, "n_disagree": 0 if sampled else np.nan,
+                             "n_neither": 4 - agree if sampled else np.nan})
+    found = stereotype.diagnostics(pd.DataFrame(rows)).set_index("checkpoint")
+    assert found.forced_prompts.tolist() == [4, 4] and found.forced_agree_share.tolist() == [1.0, 0.5]
+    base_women = 1 / (1 + np.exp(-3.0))  # the lowest base index: the most a group can rise is 1 minus it
+    assert found.forced_headroom.tolist() == pytest.approx([1 - base_women] * 2)
+    assert found.replies_per_group.tolist() == [4, 4] and found.neither_share.tolist() == [0.75, 0.25]
+    p, p0 = 0.75, 0.25
+    assert found.sampled_noise_se["c1"] == pytest.approx(np.sqrt(p * (1 - p) / 4 + p0 * (1 - p0) / 4))
+    forced_only = stereotype.diagnostics(pd.DataFrame(rows).drop(columns=["n_agree", "n_disagree", "n_neither"]))
+    assert forced_only.neither_share.isna().all()
+    with pytest.raises(ValueError, match="no checkpoint 'base'"):
+        stereotype.diagnostics(pd.DataFrame(rows).query("checkpoint == 'c1'"))

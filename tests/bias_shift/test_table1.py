@@ -122,10 +122,12 @@ def test_read_external_pairs_needs_a_file(tmp_path):
         table1.read_external_pairs(tmp_path / "none.csv")
 
 
-def test_printed_values_and_claim_kinds():
+def test_printed_values_and_paper_medians():
     paper = table1.paper_table1()
     row = paper[(paper.benchmark == "DecodingTrust") & (paper.regime == "lora")]
     text = table1.printed(paper, "DecodingTrust", "lora", "pearson_r", stars=True)
     assert text.count(",") == len(row) - 1 and all(str(f) in text for f in row.family)
-    assert table1.claim_kind("vader") == "extension" and table1.claim_kind("dt_forced") == "paper"
-    assert table1.claim_kind("profanity") == "paper" and table1.claim_kind("profanity", ordering=True) == "extension"
+    assert table1.paper_median("DecodingTrust", "lora") == -0.75  # Mistral -0.77, Llama -0.75, Gemma -0.14
+    assert table1.paper_median("ToxiGen", "full", "roc_auc") == 0.78  # 0.78, 0.91, 0.69
+    with pytest.raises(ValueError, match="no Toxigen"):
+        table1.paper_median("Toxigen", "lora")

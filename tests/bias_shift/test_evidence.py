@@ -1,0 +1,172 @@
+"""lib.bias_shift.evidence: the evidence of paper 001's D01/D02 claims from their logged tables."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from lib import claim_catalogue
+from lib.bias_shift import ablations, evaluation, evidence
+
+FILES = {"control": "control.parquet", "evaluation": "evaluation.parquet", "labels": "labels.parquet",
+         "diagnostics": "stereotype_diagnostics.parquet"}
+
+
+def population(**kw) -> dict:
+    base = {"n_pairs": 168, "n_checkpoints": 7, "n_increased": 4, "checkpoints_with_increase": 4, "n_values": 7,
+            "largest": 0.17, "sd_within": 0.094, "sd_between": 0.009}
+    return base | kw
+
+
+def forced_diagnostics(share: float = 1.0, headroom: float = 0.035) -> pd.DataFrame:
+    return pd.DataFrame({"checkpoint": ["base", "c1"], "forced_prompts": 384, "forced_agree_share": share,
+                         "forced_index": [0.97, 0.8], "forced_headroom": headroom, "replies_per_group": 12.0,
+                         "neither_share": 0.86, "sampled_index": 0.05, "sampled_noise_se": 0.104})
+
+
+def control(shift: float = 0.0005) -> pd.DataFrame:
+    """Seven checkpoints whose mean ΔB runs from −0.026 to 0.009, ``shift`` away from the control's."""
+    delta_b = np.linspace(-0.026, 0.009, 7)
+    return pd.DataFrame({"checkpoint": [f"c{i}" for i in range(7)], "delta_b": delta_b,
+                         "control_delta_b": delta_b - shift, "group_shift": shift,
+                         "abs_control_over_median_abs_delta_b": 1.07})
+
+
+def evaluation_rows(checkpoint_r: float = 0.95) -> pd.DataFrame:
+    return pd.DataFrame({"method": ["RR", "RR − control"], "pearson_r": [0.70, 0.10], "r_low": [0.5, 0.0],
+                         "r_high": [0.8, 0.2], "roc_auc": [0.08, 0.46], "auc_low": [0.03, 0.4], "auc_high": [0.19, 0.5],
+                         "p_checkpoints": [0.0014, 0.85], "p_checkpoints_negative": [0.9988, 0.15],
+                         "checkpoint_r": [checkpoint_r, -0.5], "n_checkpoints": 7}).set_index("method")
+
+
+def test_label_reasons_say_why_the_labels_carry_no_roc():
+    constant = evidence.label_reason("vader", population(n_values=1, largest=0.0), 0.1, roc=False)
+    assert "every one of the 168 checkpoint × group pairs has the same ΔBiasScore (0) under scorer vader" in constant
+    forced = evidence.label_reason("dt_forced", population(n_increased=0, largest=-0.0002), 0.1, roc=True,
+                                   diagnostics=forced_diagnostics(), file="stereotype_diagnostics.parquet")
+    assert "none of the 168 checkpoint × group pairs has ΔBiasScore above 0.1" in forced
+    assert "prefers 'I agree.' on every one of its 384 prompts per checkpoint" in forced
+    assert "leaves a group at most 0.035 to rise, below the 0.1 threshold (`stereotype_diagnostics.parquet`)" in forced
+    roomy = evidence.label_reason("dt_forced", population(n_increased=0), 0.1, roc=True,
+                                  diagnostics=forced_diagnostics(share=0.4, headroom=0.5), file="d.parquet")
+    assert "40% to 40% of its 384 prompts" in roomy and "to rise" not in roomy
+    assert "no unchanged class" in evidence.label_reason("x", population(n_increased=168), 0.1, roc=True)
+    assert evidence.label_reason("dt_sampled", population(), 0.1, roc=True) == ""
+    assert evidence.label_reason("x", population(n_increased=0), 0.1, roc=False) == ""  # r needs no classes
+
+
+def test_the_drift_mechanism_holds_only_when_the_control_carries_the_trend_and_it_rises_with_the_label():
+    found = evidence.drift_mechanism(control(), evaluation_rows(), control_file="control.parquet",
+                                     evaluation_file="evaluation.parquet")
+    assert "its checkpoint means run from -0.026 to 0.009" in found and "at most 0.0005 (`control.parquet`)" in found
+    assert "r = 0.95 over 7 checkpoints" in found
+    assert "pooled r is 0.10, permutation p 0.85 (`evaluation.parquet`)" in found
+    assert evidence.drift_mechanism(control(shift=0.02), evaluation_rows(), control_file="c", evaluation_file="e") == ""
+    assert evidence.drift_mechanism(control(), evaluation_rows(-0.9), control_file="c", evaluation_file="e") == ""
+    assert "span 0.035" in evidence.shared_drift_mechanism(control(), control_file="control.parquet")
+    assert evidence.shared_drift_mechanism(control(shift=0.02), control_file="control.parquet") == ""
+    between = evidence.checkpoint_label_mechanism("dt_forced", population(sd_within=0.01, sd_between=0.08), control(),
+                                                  labels_file="labels.parquet", control_file="control.parquet")
+    assert "s.d. 0.080 between checkpoint means, 0.010 within, `labels.parquet`" in between
+    assert evidence.checkpoint_label_mechanism("dt_sampled", population(), control(), labels_file="l",
+                                               control_file="c") == ""  # that label varies within checkpoints
+
+
+def test_the_noise_mechanism_needs_binomial_noise_about_the_labels_spread():
+    found = evidence.noise_mechanism("dt_sampled", population(), forced_diagnostics(), labels_file="labels.parquet",
+                                     diagnostics_file="stereotype_diagnostics.parquet")
+    assert "spreads 0.094 (s.d.) over groups within a checkpoint and 0.009 between" in found
+    assert "against 0.104 from the binomial noise of two agreement indices over 12 replies each, 86%" in found
+    assert evidence.noise_mechanism("dt_sampled", population(sd_within=0.3), forced_diagnostics(), labels_file="l",
+                                    diagnostics_file="d") == ""
+    assert evidence.noise_mechanism("profanity", population(), forced_diagnostics(), labels_file="l",
+                                    diagnostics_file="d") == ""
+
+
+def test_scorer_evidence_measures_a_scored_label_and_names_an_unscored_one():
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(7, 24)) + np.linspace(-1, 1, 7)[:, None]
+    kw = {"scorers": ["profanity"], "where": "setting", "label_threshold": 0.1, "regime": "lora", "x": x,
+          "diagnostics": forced_diagnostics(), "control": control(), "files": FILES}
+    rows, populations = {"profanity": evaluation_rows()}, {"profanity": population(n_increased=83)}
+    found = evidence.scorer_evidence("profanity", rows, populations, **kw)
+    assert found["roc_auc"].value == 0.08 and found["roc_auc"].se == pytest.approx((0.19 - 0.03) / (2 * 1.959964))
+    assert found["correlation"].value == 0.70 and "ΔB's trend over the checkpoints" in found["correlation"].mechanism
+    assert "83 of 168 checkpoint × group pairs" in found["checkpoint_p"].note
+    draws = found["checkpoint_p"]
+    assert (draws.if_paper < 0.025).mean() > 0.9 and (draws.if_null < 0.025).mean() < 0.1
+    absent = evidence.scorer_evidence("vader", rows, populations, **kw)
+    assert {e.not_measured for e in absent.values()} == {"this run scores no vader labels (scorers = ['profanity'])"}
+
+
+def test_a_failing_claim_with_a_mechanism_reads_explained():
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(7, 24)) + np.linspace(-1, 1, 7)[:, None]
+    found = evidence.scorer_evidence("profanity", {"profanity": evaluation_rows()}, {"profanity": population()},
+                                     scorers=["profanity"], where="s", label_threshold=0.1, regime="lora", x=x,
+                                     diagnostics=None, control=control(), files=FILES)
+    entry = claim_catalogue.load("D01_deltab")["rr_checkpoint_p_profanity"]
+    judged = claim_catalogue.evaluate(entry, found["checkpoint_p"], "default")
+    assert judged.verdict == "fails, explained" and "control.parquet" in judged.mechanism
+
+
+def test_ablation_evidence_reads_the_statistics_or_says_why_not():
+    grid = ablations.one_at_a_time(["neutral", "words"], [100], ["base", "subject_v1"], ["base", "passive"],
+                                   ["mean", "max"])
+    table = pd.DataFrame({"statistic": ["neutral_best", "attributes_mean", "attributes_sd", "targets_mean",
+                                        "targets_sd", "rr_minus_seat_min", "mean_pooling_gap"],
+                          "value": [0.02, 0.7, 0.02, 0.7, 0.01, 0.05, np.nan], "se": 0.05, "n_resamples": 999})
+    found = evidence.ablation_evidence(table, grid, "dt_sampled", population(), label_threshold=0.1, reason="none")
+    assert found["attribute_variants_stable"].value == 0.02 and found["attribute_variants_stable"].se == 0.05
+    assert "4 of 168" in found["neutral_anchors_best"].note and "999 paired" in found["neutral_anchors_best"].note
+    assert found["mean_pooling_best"].not_measured.startswith("the grid varies no pooling besides mean")
+    toxigen = evidence.ablation_evidence(table, grid, "profanity", population(), label_threshold=0.1, reason="none")
+    assert "does not order RR and SEAT" in toxigen["rr_above_seat_every_pooling"].not_measured
+    assert toxigen["attribute_variants_mean"].value == 0.7
+    unmeasured = evidence.ablation_evidence(table, grid, None, None, label_threshold=0.1, reason="no label")
+    assert len(unmeasured) == 7 and {e.not_measured for e in unmeasured.values()} == {"no label"}
+
+
+def test_seed_evidence_is_a_scale_free_gap_with_its_drift_mechanism():
+    summary = pd.DataFrame({"split": ["unharmful", "harmful"], "n_seeds": 3, "mean_delta_b": [-0.026, 0.009],
+                            "sd_of_mean": [0.003, 0.004], "mean_group_sd": 0.0})
+    ends = pd.DataFrame({"checkpoint": ["unharmful"] * 2 + ["harmful"] * 2, "delta_b": [-0.025, -0.027, 0.010, 0.008],
+                         "control_delta_b": [-0.026] * 2 + [0.0095] * 2})
+    found = evidence.seed_evidence(summary, [0, 1, 2], ends, shifts_file="shifts.parquet")
+    se = np.sqrt(0.003**2 / 3 + 0.004**2 / 3)
+    assert found["unharmful_above_harmful"].value == pytest.approx(-0.035 / se)
+    assert "control ΔB -0.026 (unharmful) and 0.0095 (harmful)" in found["unharmful_above_harmful"].mechanism
+    assert found["seeds_stable"].value == pytest.approx(0.004 / 0.035)
+    assert found["seeds_stable"].se == pytest.approx(0.004 / np.sqrt(4) / 0.035)
+    order = summary.assign(mean_delta_b=[0.3, -0.05])
+    assert evidence.seed_evidence(order, [0, 1, 2], ends, shifts_file="s")["unharmful_above_harmful"].mechanism == ""
+    none = evidence.seed_evidence(ablations.seed_summary(pd.DataFrame(columns=["seed", "split", "group", "delta_b"])),
+                                  [], ends, shifts_file="s")
+    assert none["seeds_stable"].not_measured.startswith("this run repeats each fine-tune under fewer than two")
+
+
+def test_significance_evidence_counts_families_and_draws_the_share():
+    rng = np.random.default_rng(1)
+    rows = []
+    for family in ("a", "b"):
+        x = rng.normal(size=(7, 12)) + np.linspace(-1, 1, 7)[:, None]
+        for c in range(7):
+            for g in range(12):
+                rows.append({"benchmark": "dt_forced", "family": family, "regime": "lora", "checkpoint": f"c{c}",
+                             "group": f"g{g}", "delta_b": x[c, g], "delta_bias_score": -x[c, g]})
+    pairs = pd.DataFrame(rows)
+    table = pd.DataFrame({"benchmark": "dt_forced", "family": ["a", "b"], "regime": "lora",
+                          "significant": [True, False], "significance_p": "p_checkpoints"})
+    found = evidence.significance_evidence(table, pairs, "lora", "none", n_permutations=5040)
+    assert found.value == 0.5 and "1 of 2 families (a, b)" in found.note
+    assert found.if_paper.mean() > 0.95 and found.if_null.mean() < 0.1
+    assert evidence.significance_evidence(table, pairs, "full", "no full setting").not_measured == "no full setting"
+
+
+def test_paper_r_reads_the_benchmark_each_scorer_stands_for():
+    assert evidence.paper_r("dt_sampled", "lora") == -0.75 and evidence.paper_r("profanity", "lora") == -0.43
+    assert evidence.paper_r("external", "full") == -0.67
+    assert evaluation.first_scorer_with_both_classes(
+        pd.DataFrame({"scorer": ["vader", "vader"], "delta_bias_score": [0.0, 0.5]}),
+        among=evidence.BIAS_SCORERS) is None  # VADER is never the bias label
