@@ -20,7 +20,8 @@ import numpy as np
 import pandas as pd
 
 from lib import stats
-from lib.kstar import counts, rules
+from lib.claim_power import DRAWS
+from lib.kstar import count_noise, counts, rules
 
 GATE = rules.READABLE_ABOVE  #: A.3.1 "Data and gate": both ceilings must exceed 0.90
 MIN_RANK_TASKS = 3  #: ρ_m needs this many gated tasks (two points always give ±1); a choice
@@ -184,3 +185,67 @@ def shared_layer_counts(cells: Mapping[str, pd.DataFrame], frac: float = rules.F
                          "kstar_shared": shared.kstar.iloc[0] if len(shared) else np.nan,
                          "ceiling_shared": shared.ceiling.iloc[0] if len(shared) else np.nan})
     return pd.DataFrame(rows)
+
+
+def cell_seed_values(window: pd.DataFrame, frac: float = rules.FRAC) -> pd.DataFrame:
+    """Per cell × task × seed: the seed's task value (Eq. 16) of every cell of a factorial window
+    (:func:`lib.kstar.count_noise.seed_values` within each ``cell``)."""
+    frames = [count_noise.seed_values(rows.drop(columns="cell"), frac).assign(cell=name)
+              for name, rows in window.groupby("cell", sort=False)]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["cell", "task", "seed", "value"])
+
+
+def cell_precision(window: pd.DataFrame, frac: float = rules.FRAC) -> pd.DataFrame:
+    """:func:`lib.kstar.count_noise.task_precision` of every cell of a factorial window, with its ``cell``."""
+    frames = [count_noise.task_precision(rows.drop(columns="cell"), frac).assign(cell=name)
+              for name, rows in window.groupby("cell", sort=False)]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
+        columns=["model", "task", "n_test", "se", "gap", "imprecise", "cell"])
+
+
+def log2_ratio_se(seeds: pd.DataFrame, numerator: str, denominator: str, task: str) -> float:
+    """The s.e. of log2(k_numerator / k_denominator) on ``task`` from a bootstrap over each cell's seeds
+    (:func:`lib.kstar.count_noise.log2_ratio_draws`): the subsample noise of a ratio of Eq. 40 or 42, the test split
+    held fixed; NaN when a cell is missing, has one seed (no spread to resample) or no draw is finite."""
+    values = [seeds.value[(seeds.cell == c) & (seeds.task == task)].to_numpy() for c in (numerator, denominator)]
+    if not all(len(v) > 1 for v in values):
+        return float("nan")
+    return count_noise.finite_sd(count_noise.log2_ratio_draws(*values))
+
+
+def widest_gated(ratios: pd.DataFrame) -> pd.Series | None:
+    """The gated row of a ratio table (:meth:`Ratios.as_table`) with the largest base count (A.3.1: "the reduction
+    concentrates on the widest readouts"); None when no task is gated."""
+    gated = ratios[ratios.gated.astype(bool)]
+    return gated.loc[gated.k_base.astype(float).idxmax()] if len(gated) else None
+
+
+def rescaled_unchanged_share(low_counts: Sequence[float], factor: float) -> float:
+    """The share of ``low_counts`` a common rescaling by ``factor`` leaves unchanged on the integer count scale
+    (round(k / factor) = k): what A.3.1's null reference, one common factor for every task, predicts for the low
+    counts the paper finds unchanged."""
+    low = np.asarray(low_counts, dtype=float)
+    if not len(low) or not factor > 0:
+        raise ValueError(f"low_counts={list(low)}, factor={factor!r}; allowed: one or more counts and a factor > 0")
+    return float(np.mean(np.round(low / factor) == low))
+
+
+def ceiling_spread_draws(ses: np.ndarray, shifts: Sequence[float], *, n: int = DRAWS, seed: int = 0) -> np.ndarray:
+    """``n`` draws of the largest ceiling spread (max − min across cells) over tasks, each cell's ceiling its
+    ``shifts[c]`` plus normal noise with its Hanley–McNeil s.e. ``ses[t, c]`` (A.1.8): the spread A.3.2 reads when the
+    cells share a ceiling (shifts 0) or when the format moves it (the chat cells shifted)."""
+    ses = np.asarray(ses, dtype=float)
+    if ses.ndim != 2 or ses.shape[1] != len(shifts) or not ses.size:
+        raise ValueError(f"ses {ses.shape} and shifts {list(shifts)}; allowed: (tasks, cells) with one shift per cell")
+    draws = np.asarray(shifts, dtype=float) + ses * np.random.default_rng(seed).standard_normal((n, *ses.shape))
+    return (draws.max(axis=2) - draws.min(axis=2)).max(axis=1)
+
+
+def window_cut(shared: pd.DataFrame, window: pd.DataFrame) -> pd.Series:
+    """Per row of :func:`shared_layer_counts`: whether the shared blocks leave out a block of that cell's own window
+    on that task (A.3.2, "Layer control"); where they do not, the shared-block count equals the own count by
+    identity, so the row tests nothing."""
+    own = window.groupby(["cell", "task"]).block.agg(lambda b: len(set(b)))
+    return pd.Series([len(blocks) < own.get((cell, task), 0) for cell, task, blocks
+                      in zip(shared.cell, shared.task, shared.shared_blocks, strict=True)], index=shared.index,
+                     dtype=bool)

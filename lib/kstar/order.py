@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from lib import stats
+from lib import stats, uncertainty
 from lib.kstar import counts, text_baseline
 
 TREATMENTS = ("all", "finite", "gated")
@@ -57,6 +57,48 @@ def pairwise_agreement(tasks: pd.DataFrame, models: Sequence[str], min_tasks: in
             rho, shared = counts.agreement(tasks[tasks.model == a], tasks[tasks.model == b], treatment, min_tasks)
             rows.append({"model_a": a, "model_b": b, "treatment": treatment, "rho": rho, "shared_tasks": shared})
     return pd.DataFrame(rows)
+
+
+def treatment_gap(pairs: pd.DataFrame) -> float:
+    """The largest spread across the three treatments (A.2.1, Table 12: "agree to within 0.05 in every column")
+    of the median, lowest and highest ρ over the model pairs of :func:`pairwise_agreement`; NaN when fewer than two
+    treatments have a ρ (a treatment with too few shared tasks has none)."""
+    columns = pairs.dropna(subset=["rho"]).groupby("treatment").rho.agg(["median", "min", "max"])
+    return float((columns.max() - columns.min()).max()) if len(columns) >= 2 else float("nan")
+
+
+def granularity_mechanism(pairs: pd.DataFrame, tolerance: float, file: str) -> str:
+    """Why the treatments disagree by more than ``tolerance``: a sentence when the treatment with the fewest shared
+    tasks has so few that one swap of two adjacent ranks moves Spearman's ρ by more than ``tolerance``, citing the
+    pairs table's ``file``; "" otherwise."""
+    measured = pairs.dropna(subset=["rho"])
+    if measured.treatment.nunique() < 2:
+        return ""
+    fewest = measured.loc[measured.shared_tasks.idxmin()]
+    step = 1 - uncertainty.one_swap_spearman(int(fewest.shared_tasks))
+    if not step > tolerance:
+        return ""
+    return (f"the treatments read ρ on different task sets, the {fewest.treatment} treatment on only "
+            f"{int(fewest.shared_tasks)} shared tasks against {int(measured.shared_tasks.max())} for the all "
+            f"treatment; on {int(fewest.shared_tasks)} tasks one swap of two adjacent ranks moves ρ by {step:.2f}, "
+            f"more than the {tolerance:g} within which the paper's treatments agree (`{file}`)")
+
+
+def text_differences(readings: pd.DataFrame, model: str, k: int) -> pd.Series:
+    """Per task readable from text: δ_t = s_model(k) − s_text(k), the prefix-score differences A.2.3 tests with
+    the Wilcoxon signed-rank test (Eq. 30)."""
+    text = readings[readings.model == text_baseline.TEXT_MODEL].set_index("task")
+    own = readings[readings.model == model].set_index("task")
+    scored = _text_readable(text, own.index.intersection(text.index))
+    return (own.loc[scored, f"s_{k}"] - text.loc[scored, f"s_{k}"]).rename("difference")
+
+
+def ceiling_gains(readings: pd.DataFrame, tasks: pd.DataFrame, model: str) -> pd.Series:
+    """Per task of the model and the text: the model's ceiling minus the text ceiling (A.2.3, "The ceiling axis")."""
+    text = readings[readings.model == text_baseline.TEXT_MODEL].set_index("task").text_ceiling
+    own = tasks[tasks.model == model].set_index("task").ceiling
+    shared = own.index.intersection(text.index)
+    return (own[shared] - text[shared]).rename("gain")
 
 
 @dataclass(frozen=True)

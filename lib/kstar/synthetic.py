@@ -231,16 +231,6 @@ def size_association(counts: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["basis", "n", "spearman", "p", "loglog_slope"])
 
 
-def association_unmeasurable(paper_value: float, se: float, what: str, k: float = 3.0) -> str:
-    """Why a test of A.3.4's positive |S| association within ``k`` s.e. of the paper's value cannot measure it, or
-    "" when it can: it can only when ``k``·se is below the paper's value, so that no association (0) would fail
-    (a power rule fixed before the run, like K08's check of its exponent)."""
-    if not math.isfinite(se) or k * se < abs(paper_value):
-        return ""
-    return (f"{k:g} s.e. of the {what} ({k * se:.3g}) reaches {paper_value:g}: on this panel a {what} of 0 would "
-            "hold as well, so the test cannot tell the paper's association from none")
-
-
 def prop7_sample(rng: np.random.Generator, n: int, sigma: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(U, V, y) of Proposition 7 (A.3.4; statement re-derived from its proof): U = (2Y − 1, N) with N ~ N(0, σ²)
     independent of a fair Y, and V = QU for the 45° rotation Q = [[1, 1], [1, −1]]/√2."""

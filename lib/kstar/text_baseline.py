@@ -8,6 +8,10 @@ score of Eq. 30 is the running maximum over prefixes j ≤ k of the normalised A
 the dense probe's signal the top-k features carry, non-decreasing in k. The text ceiling is searched as the
 model's common ceiling is (A.1.6: dense probes over the five subsampled seeds, the largest per decision), and
 a task whose text ceiling does not clear A.1.6's readability flag is unreadable from text.
+
+:func:`tfidf_learning_curve` is a diagnostic beside the paper's procedure: the text side's dense AUROC at growing
+training sizes on one test split, which shows whether the pools' cap starves the TF-IDF probe (the paper's pools
+hold up to 10,000 texts, A.1.3).
 """
 
 from __future__ import annotations
@@ -19,10 +23,13 @@ import numpy as np
 import pandas as pd
 from sklearn.feature_extraction.text import TfidfVectorizer
 
+from lib import stats
 from lib.kstar import counts, measure, splits
 from lib.kstar.tasks import TaskPool
 
 TEXT_MODEL = "tfidf"  #: the ``model`` label of the text baseline's rows
+#: Training sizes of :func:`tfidf_learning_curve` as multiples of the pools' cap (each task up to its pool's size).
+CURVE_MULTIPLES = (1, 4, 16)
 
 
 def tfidf_items(task_pools: dict[str, TaskPool], *, max_features: int, min_positives: int,
@@ -147,3 +154,88 @@ def task_prefix_scores(scores: pd.DataFrame, ks: Sequence[int]) -> pd.DataFrame:
             row[f"s_raw_{k}"] = float(at_k.s_raw.median())
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def tfidf_learning_curve(*, tasks: Sequence[str], cap: int, pool_seed: int, max_classes: int, min_positives: int,
+                         max_features: int, seed: int = 0, n_jobs: int = 1, scheduler: str = "") -> pd.DataFrame:
+    """The text side's dense AUROC (A.2.3's TF-IDF features, refitted on each training subset) at ``cap`` times
+    each of :data:`CURVE_MULTIPLES` training texts, at most the task's pool, on the test split of the pool built at
+    the largest cap (so every size is scored on the same texts). A diagnostic of how far the cap starves the text
+    side, not a step of the paper's procedure. Rows as :func:`lib.kstar.measure.run_searches` with ``n_train``."""
+    largest = cap * max(CURVE_MULTIPLES)
+    items = []
+    for task, pool in measure.pools(tasks, cap=largest, seed=pool_seed, max_classes=max_classes).items():
+        n_pool = len(pool.texts_train)
+        decisions = [d for d in pool.decisions(min_positives) if not d.skipped]
+        for size in sorted({min(cap * m, n_pool) for m in CURVE_MULTIPLES}):
+            keep = np.arange(n_pool) if size == n_pool else _class_subsample(np.asarray(pool.y_train), size, seed)
+            vectorizer = TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True, max_features=max_features)
+            train = vectorizer.fit_transform([pool.texts_train[i] for i in keep]).tocsr()
+            test = vectorizer.transform(pool.texts_test).tocsr()
+            for decision in decisions:
+                labels = {"model": TEXT_MODEL, "task": task, "decision": decision.name, "n_train": len(keep)}
+                items.append(measure.SearchItem(labels, train, decision.y_train[keep].astype(int), test,
+                                                decision.y_test.astype(int), seed, False, centre=False,
+                                                dense_only=True))
+    return measure.run_searches(items, n_jobs, scheduler)
+
+
+def _class_subsample(y: np.ndarray, size: int, seed: int) -> np.ndarray:
+    """Sorted rows of ``y`` (any number of classes) keeping each class's share of ``size`` rows (rounded down),
+    drawn without replacement by ``default_rng([seed, size])``."""
+    rng = np.random.default_rng([seed, size])
+    share = size / len(y)
+    kept = [rng.choice(np.flatnonzero(y == c), int(share * np.sum(y == c)), replace=False) for c in np.unique(y)]
+    return np.sort(np.concatenate(kept))
+
+
+def learning_curve(rows: pd.DataFrame) -> pd.DataFrame:
+    """Per task and training size: the median dense AUROC over decisions of :func:`tfidf_learning_curve`'s rows,
+    with the rise from the task's smallest size (``rise``)."""
+    curve = rows.groupby(["task", "n_train"], sort=False).auroc.median().reset_index().sort_values(["task", "n_train"])
+    first = curve.groupby("task").auroc.transform("first")
+    return curve.assign(rise=curve.auroc - first).reset_index(drop=True)
+
+
+def _ends(curve: pd.DataFrame, model_ceilings: pd.Series) -> pd.DataFrame:
+    """Per task of both: the model's ceiling and the text side's AUROC at its smallest and largest size."""
+    ends = curve.groupby("task").agg(n_small=("n_train", "first"), small=("auroc", "first"),
+                                     n_large=("n_train", "last"), large=("auroc", "last"))
+    return ends.join(model_ceilings.rename("model"), how="inner")
+
+
+def starved_gain_mechanism(curve: pd.DataFrame, model_ceilings: pd.Series, gain: float, paper_gain: float,
+                           file: str) -> str:
+    """Why a median ceiling gain (model − text, A.2.3) lies far from the paper's: a sentence when the text side is
+    data-starved at the cap — read against the text at its largest training size, the median gain lies closer to
+    ``paper_gain`` than ``gain`` does — citing the learning curve's ``file``; "" when it does not."""
+    ends = _ends(curve, model_ceilings)
+    if ends.empty or not np.isfinite(gain):
+        return ""
+    against_large = float((ends.model - ends.large).median())
+    if abs(against_large - paper_gain) >= abs(gain - paper_gain):
+        return ""
+    top = (ends.large - ends.small).idxmax()
+    return (f"the text side is data-starved at the pools' cap: TF-IDF's dense AUROC rises by a median of "
+            f"{(ends.large - ends.small).median():.3f} over the tasks from {int(ends.n_small.median())} to up to "
+            f"{int(ends.n_large.max())} training texts ({top}: {ends.small[top]:.2f} → {ends.large[top]:.2f} at "
+            f"{int(ends.n_small[top])} → {int(ends.n_large[top])}; `{file}`), and against the text read at its "
+            f"largest size the model's median gain is {against_large:.3f} instead of {gain:.3f}")
+
+
+def starved_correlation_mechanism(curve: pd.DataFrame, model_ceilings: pd.Series, rho: float, paper_rho: float,
+                                  file: str) -> str:
+    """Why the ceiling correlation (A.2.3) lies far from the paper's: a sentence when the cap starves the text side
+    unevenly across tasks — with the text read at each task's largest training size the Spearman correlation lies
+    closer to ``paper_rho`` than ``rho`` does — citing ``file``; "" when it does not."""
+    ends = _ends(curve, model_ceilings)
+    if len(ends) < 3 or not np.isfinite(rho):
+        return ""
+    at_large = stats.spearman(ends.model, ends.large)
+    if not np.isfinite(at_large) or abs(at_large - paper_rho) >= abs(rho - paper_rho):
+        return ""
+    rise = ends.large - ends.small
+    return (f"the cap starves the text side unevenly: TF-IDF's dense AUROC rises by {rise.min():.3f} "
+            f"({rise.idxmin()}) to {rise.max():.3f} ({rise.idxmax()}) from {int(ends.n_small.median())} to up to "
+            f"{int(ends.n_large.max())} training texts (`{file}`), which reorders the text ceilings: against the "
+            f"text at its largest size the correlation is {at_large:.3f} instead of {rho:.3f}")

@@ -119,3 +119,38 @@ def test_rho_null_is_proposition_3_on_the_gated_spreads():
     assert out.rho_null == pytest.approx(sx / math.hypot(sx, sy))
     assert set(out.as_table(pair="p").columns) >= {"pair", "rho", "rho_null", "n_gated"}
     assert np.isnan(deployment.deployment_ratios(base.iloc[:2], tuned.iloc[:2]).rho_null)
+
+
+def test_a_common_rescaling_leaves_low_counts_only_where_it_rounds_back():
+    assert deployment.rescaled_unchanged_share([1, 2, 4, 8], 1.05) == 1.0
+    assert deployment.rescaled_unchanged_share([1, 2, 4, 8], 4.0) == 0.0
+    assert deployment.rescaled_unchanged_share([1, 2, 4, 8], 1.3) == pytest.approx(0.5)  # 1, 2 stay; 4, 8 move
+    with pytest.raises(ValueError, match="factor"):
+        deployment.rescaled_unchanged_share([1], 0.0)
+
+
+def test_ceiling_spread_draws_match_the_folded_normal():
+    draws = deployment.ceiling_spread_draws(np.array([[0.01, 0.01]]), [0.0, 0.0], n=40000, seed=1)
+    assert draws.mean() == pytest.approx(0.01 * math.sqrt(2) * math.sqrt(2 / math.pi), rel=0.02)
+    shifted = deployment.ceiling_spread_draws(np.array([[0.001, 0.001]]), [0.0, 0.05], n=100)
+    assert shifted.mean() == pytest.approx(0.05, abs=0.002)
+    with pytest.raises(ValueError, match="one shift per cell"):
+        deployment.ceiling_spread_draws(np.ones((2, 2)), [0.0])
+
+
+def test_the_widest_gated_task_and_the_windows_the_shared_blocks_cut():
+    table = pd.DataFrame({"task": ["a", "b", "c"], "k_base": [8.0, 341.0, 900.0], "k_tuned": [8.0, 47.0, 1.0],
+                          "gated": [True, True, False], "ratio": [1.0, 341 / 47, np.nan]})
+    assert deployment.widest_gated(table).task == "b"
+    assert deployment.widest_gated(table.assign(gated=False)) is None
+    window = pd.DataFrame({"cell": ["p"] * 3 + ["c"] * 2, "task": "t", "block": [3, 7, 11, 7, 11]})
+    shared = pd.DataFrame({"cell": ["p", "c"], "task": "t", "shared_blocks": [[7, 11], [7, 11]]})
+    assert deployment.window_cut(shared, window).tolist() == [True, False]
+
+
+def test_the_log2_ratio_se_needs_two_seeds_in_each_cell():
+    seeds = pd.DataFrame({"cell": ["p"] * 3 + ["c"] * 3 + ["one"], "task": "t", "seed": [1, 2, 3] * 2 + [1],
+                          "value": [16.0, 32.0, 16.0, 8.0, 8.0, 16.0, 4.0]})
+    assert deployment.log2_ratio_se(seeds, "p", "c", "t") > 0
+    assert math.isnan(deployment.log2_ratio_se(seeds, "p", "one", "t"))
+    assert math.isnan(deployment.log2_ratio_se(seeds, "p", "missing", "t"))

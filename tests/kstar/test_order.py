@@ -103,3 +103,22 @@ def test_the_ceiling_correlation_is_spearmans_rank_correlation(tasks):
     compared = order.model_vs_text(readings, tasks, ["a"], ks=()).set_index(["model", "k"])
     # the same order on a non-linear scale: Spearman 1, Pearson about 0.85
     assert compared.loc[("a", 0), "ceiling_correlation"] == pytest.approx(1.0)
+
+
+def test_the_treatment_gap_and_its_granularity_mechanism():
+    pairs = pd.DataFrame({"model_a": "a", "model_b": "b", "treatment": ["all", "finite", "gated"],
+                          "rho": [0.94, 0.8333, np.nan], "shared_tasks": [6, 4, 2]})
+    assert order.treatment_gap(pairs) == pytest.approx(0.94 - 0.8333)
+    assert math.isnan(order.treatment_gap(pairs.assign(rho=[0.9, np.nan, np.nan])))
+    text = order.granularity_mechanism(pairs, 0.05, "pairs.parquet")
+    assert "finite treatment on only 4" in text and "0.20" in text and "pairs.parquet" in text
+    assert order.granularity_mechanism(pairs.assign(shared_tasks=[12, 11, 2]), 0.05, "pairs.parquet") == ""
+
+
+def test_text_differences_and_ceiling_gains_read_one_instrument(tasks):
+    readings = pd.DataFrame({"model": ["a"] * 3 + [text_baseline.TEXT_MODEL] * 3, "task": ["t0", "t1", "t2"] * 2,
+                             "s_64": [0.99, 0.98, 0.97, 0.90, 0.95, 0.5],
+                             "text_ceiling": [np.nan] * 3 + [0.9, 0.9, 0.5], "text_flagged": [False] * 5 + [True]})
+    assert order.text_differences(readings, "a", 64).to_dict() == pytest.approx({"t0": 0.09, "t1": 0.03})
+    gains = order.ceiling_gains(readings, tasks, "a")
+    assert gains.to_dict() == pytest.approx({"t0": 0.09, "t1": 0.07, "t2": 0.45})

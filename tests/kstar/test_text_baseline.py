@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from lib import stats
 from lib.kstar import measure, text_baseline
 
 
@@ -78,3 +79,29 @@ def test_first_and_stable_per_task_is_the_median_over_decisions_then_seeds():
     assert task.loc["u", "k_stable"] == math.inf and task.loc["u", "differs"]
     same = text_baseline.task_first_and_stable(searches.assign(k_stable=searches.k_first).drop(columns="seed"))
     assert not same.differs.any() and len(same) == 2
+
+
+def test_the_learning_curve_scores_every_size_on_the_largest_pools_test_split():
+    rows = text_baseline.tfidf_learning_curve(tasks=["rt_sentiment"], cap=20, pool_seed=0, max_classes=2,
+                                              min_positives=5, max_features=300)
+    assert sorted(set(rows.n_train)) == [20 * m for m in text_baseline.CURVE_MULTIPLES]
+    assert rows.groupby("n_train").n_test_pos.nunique().eq(1).all() and rows.n_test_pos.nunique() == 1
+    curve = text_baseline.learning_curve(rows)
+    assert curve.rise.iloc[0] == 0 and list(curve.n_train) == [20, 80, 320]
+
+
+def _curve(rows):
+    return pd.DataFrame(rows, columns=["task", "n_train", "auroc"])
+
+
+def test_the_starved_text_mechanisms_hold_only_where_more_text_moves_the_statistic_toward_the_paper():
+    curve = _curve([("a", 300, 0.66), ("a", 4800, 0.83), ("b", 300, 0.95), ("b", 4800, 0.96),
+                    ("c", 300, 0.80), ("c", 4800, 0.90)])
+    model = pd.Series({"a": 0.86, "b": 0.98, "c": 0.91})
+    gain = float((model - pd.Series({"a": 0.66, "b": 0.95, "c": 0.80})).median())
+    text = text_baseline.starved_gain_mechanism(curve, model, gain, 0.026, "text_learning_curve.parquet")
+    assert "0.66 → 0.83" in text and "text_learning_curve.parquet" in text and "0.020 instead of 0.110" in text
+    assert text_baseline.starved_gain_mechanism(curve, model, 0.026, 0.026, "f.parquet") == ""
+    rho = float(stats.spearman(model, pd.Series({"a": 0.66, "b": 0.95, "c": 0.80})))
+    assert text_baseline.starved_correlation_mechanism(curve, model, rho - 0.5, 0.95, "f.parquet") != ""
+    assert text_baseline.starved_correlation_mechanism(curve, model, rho, 0.95, "f.parquet") == ""
