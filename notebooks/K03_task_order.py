@@ -25,7 +25,7 @@ from IPython.display import display
 
 from lib import config, plotting, results, uncertainty
 from lib.claims import Evidence, show_claims
-from lib.kstar import count_noise, counts, measure, order, order_power, power_draws, text_baseline
+from lib.kstar import count_noise, counts, measure, order, order_power, power_draws, seed_draws, text_baseline
 
 # %% tags=["parameters"]
 profile = "default"  # smoke | default | paper
@@ -179,7 +179,7 @@ few_common = ("no two models come from different labs" if not cross else
 common_note = "; ".join(x for x in (f"{len(common)} tasks readable in every model, {len(cross)} cross-lab pair(s)",
                                     count_noise.imprecise_note(precision, common)) if x)
 # σ_t and ceilings: per model × task matrices, each cell's seed noise of log k* and the ceiling's s.e. (A.1.8)
-log_se = count_noise.log_count_se(count_noise.seed_values(window, params.frac))
+log_se = count_noise.log_count_se(seed_draws.per_seed_values(window, params.frac))
 cells = on_common.merge(log_se, on=["model", "task"], how="left")
 finite_common = cells[np.isfinite(cells.kstar)]
 spread_tasks = finite_common.groupby("task").model.nunique().loc[lambda c: c >= 2].index

@@ -19,19 +19,6 @@ from lib.claim_power import DRAWS
 from lib.kstar import counts, rules
 
 
-def seed_values(window: pd.DataFrame, frac: float = rules.FRAC) -> pd.DataFrame:
-    """Per model × task × seed: the seed's task value (Eq. 16: the median over decisions of the neighbour-confirmed
-    counts), read from a logged window as :func:`lib.kstar.counts.window_counts` reads it; ∞ where no candidate
-    reaches τ. Columns: model, task, seed, value."""
-    ceilings = counts.window_ceilings(window, frac)
-    ceilings = ceilings[~ceilings.unreadable]
-    kept = window.merge(ceilings[counts.DECISION], on=counts.DECISION)
-    confirmed = counts.confirmed_counts(counts.local_counts(kept, ceilings))
-    rows = [{"model": model, "task": task, "seed": seed, "value": float(rules.ext_median(cell.confirmed))}
-            for (model, task, seed), cell in confirmed.groupby(["model", "task", "seed"], sort=False)]
-    return pd.DataFrame(rows, columns=["model", "task", "seed", "value"])
-
-
 def bootstrap_medians(values: Sequence[float], *, n: int = DRAWS, seed: int = 0) -> np.ndarray:
     """``n`` draws of the median of ``values`` (per-seed counts, ∞ allowed) resampled with replacement: the
     median of Eq. 16 under another draw of the seeds' subsamples. An even resample takes the mean of its two middle
@@ -62,8 +49,9 @@ def log2_ratio_draws(numerator: Sequence[float], denominator: Sequence[float], *
 
 def log_count_se(seeds: pd.DataFrame, keys: Sequence[str] = ("model", "task"), *, n: int = DRAWS,
                  seed: int = 0) -> pd.DataFrame:
-    """Per cell of ``keys``: the s.e. of log k* from its per-seed values (:func:`seed_values`), the s.d. of the log
-    of :func:`bootstrap_medians` over the finite draws; NaN when fewer than two draws are finite."""
+    """Per cell of ``keys``: the s.e. of log k* from its per-seed values
+    (:func:`lib.kstar.seed_draws.per_seed_values`), the s.d. of the log of :func:`bootstrap_medians` over the finite
+    draws; NaN when fewer than two draws are finite."""
     rows = []
     for labels, cell in seeds.groupby(list(keys), sort=False):
         draws = bootstrap_medians(cell.value.to_numpy(), n=n, seed=seed)

@@ -21,7 +21,7 @@ import pandas as pd
 
 from lib import stats
 from lib.claim_power import DRAWS
-from lib.kstar import count_noise, counts, rules
+from lib.kstar import count_noise, counts, rules, seed_draws
 
 GATE = rules.READABLE_ABOVE  #: A.3.1 "Data and gate": both ceilings must exceed 0.90
 MIN_RANK_TASKS = 3  #: ρ_m needs this many gated tasks (two points always give ±1); a choice
@@ -189,8 +189,8 @@ def shared_layer_counts(cells: Mapping[str, pd.DataFrame], frac: float = rules.F
 
 def cell_seed_values(window: pd.DataFrame, frac: float = rules.FRAC) -> pd.DataFrame:
     """Per cell × task × seed: the seed's task value (Eq. 16) of every cell of a factorial window
-    (:func:`lib.kstar.count_noise.seed_values` within each ``cell``)."""
-    frames = [count_noise.seed_values(rows.drop(columns="cell"), frac).assign(cell=name)
+    (:func:`lib.kstar.seed_draws.per_seed_values` within each ``cell``)."""
+    frames = [seed_draws.per_seed_values(rows.drop(columns="cell"), frac).assign(cell=name)
               for name, rows in window.groupby("cell", sort=False)]
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["cell", "task", "seed", "value"])
 

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lib.kstar import count_noise, counts, rules
+from lib.kstar import count_noise, counts, rules, seed_draws
 
 
 def _window(counts_by_seed, task="t", n_test=100, dense=0.98):
@@ -25,7 +25,7 @@ def _window(counts_by_seed, task="t", n_test=100, dense=0.98):
 def test_seed_values_are_the_values_whose_median_is_k_star():
     window = pd.concat([_window({1: 4, 2: 8, 3: 8, 4: 16, 5: math.inf}),
                         _window({1: 2, 2: 2, 3: 4}, task="u")], ignore_index=True)
-    seeds = count_noise.seed_values(window)
+    seeds = seed_draws.per_seed_values(window)
     assert seeds[seeds.task == "t"].value.tolist() == [4, 8, 8, 16, math.inf]
     table = counts.window_counts(window).set_index("task").kstar
     for task, cell in seeds.groupby("task"):
