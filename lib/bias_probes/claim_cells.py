@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
 
 def extreme(frame: pd.DataFrame, column: str, largest: bool) -> tuple[float, float, float]:
@@ -18,3 +19,14 @@ def relative_kappa_se(rows: pd.DataFrame, error_column: str, pick: str) -> float
     abs_error = rows[error_column].abs()
     row = rows.loc[(abs_error - abs_error.median()).abs().idxmin() if pick == "median" else abs_error.idxmax()]
     return float(row.kappa_hat_se / row.kappa) if row.reps > 1 else np.nan
+
+
+def median_cell_se(values: ArrayLike, se: ArrayLike) -> float:
+    """s.e. of the median of cell ``values``, each with its own ``se``: that of the middle cell, or of the mean of
+    the two middle cells for an even count (the median moves with the cell or cells it reads); NaN for none."""
+    values, se = np.asarray(values, dtype=float), np.asarray(se, dtype=float)
+    if not len(values):
+        return float("nan")
+    order = np.argsort(values, kind="stable")
+    middle = np.unique(order[[(len(values) - 1) // 2, len(values) // 2]])
+    return float(np.sqrt(np.sum(se[middle] ** 2)) / len(middle))
