@@ -170,13 +170,6 @@ def _row_ranks(table: np.ndarray) -> np.ndarray:
     return ranks / np.linalg.norm(ranks, axis=-1, keepdims=True)
 
 
-def mean_pairwise_spearman(table: ArrayLike) -> float:
-    """Mean Spearman ρ over every pair of rows of ``table`` (rows: models, columns: tasks)."""
-    z = _row_ranks(np.asarray(table, dtype=float))
-    pairs = [(i, j) for i in range(len(z)) for j in range(i + 1, len(z))]
-    return float(np.mean([z[i] @ z[j] for i, j in pairs]))
-
-
 def median_pair_spearman(table: ArrayLike, pairs: Sequence[tuple[int, int]]) -> float:
     """Median Spearman ρ (Eq. 25) over the given pairs of rows of ``table`` (rows: models, columns: tasks)."""
     z = _row_ranks(np.asarray(table, dtype=float))

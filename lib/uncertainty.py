@@ -83,17 +83,6 @@ def grid_step(alphas: Sequence[float], targets: Sequence[float]) -> float:
     return float(max(steps)) if steps else float((a[1:] / a[:-1]).max())
 
 
-def max_z_exceedance(k: float, cells: int) -> float:
-    """The chance that the largest |z| of ``cells`` independent standard normal z scores exceeds ``k``."""
-    return float(1 - (1 - 2 * norm.sf(k)) ** max(int(cells), 1))
-
-
-def z_tolerance_reason(k: float, cells: int) -> str:
-    """Why ``k`` standard errors (the ``tolerance_z`` parameter) bound the largest |z| over ``cells`` cells."""
-    return (f"{k:g} Monte Carlo s.e. (the tolerance_z parameter): if the closed form holds, the largest |z| of "
-            f"the {int(cells)} cells exceeds it with probability {max_z_exceedance(k, cells):.1g}")
-
-
 def one_swap_spearman(m: int) -> float:
     """Spearman ρ of ``m`` ranks with one adjacent pair swapped (1 − 12/(m(m² − 1))); NaN for one rank."""
     return float(1 - 12 / (m * (m * m - 1))) if m > 1 else float("nan")

@@ -30,7 +30,6 @@ profile = "default"  # smoke | default | paper
 recompute = True  # compute missing or stale results; false: only redraw figures from logged results
 seed = 0  # root seed; every cell draws its own child seed
 n_jobs = -1  # worker processes (-1: this process's share of cores); results do not depend on it
-tolerance_z = 4.0  # allowed |measured − closed form|, in Monte Carlo standard errors
 purity_s = [0.5, 1.0, 2.0, 4.0, 8.0]  # Part A: separations s for the oracle
 purity_alphas = [0.0, 0.1, 0.3, 0.5, 0.7, 0.9, 1.0]  # Part A: purities α (5 × 7: the paper's 35 settings)
 purity_n = 4000  # Part A: texts per oracle audit

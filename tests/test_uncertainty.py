@@ -24,14 +24,12 @@ def test_median_se_matches_the_spread_of_medians_and_needs_two_values():
     assert np.isnan(uncertainty.median_se([1.0, np.nan]))
 
 
-def test_interval_sd_and_exceedance_formulas():
+def test_interval_and_sd_formulas():
     assert uncertainty.interval_se(-1.959964, 1.959964) == pytest.approx(1.0, abs=1e-6)
     assert uncertainty.sd_se(2.0, 3) == pytest.approx(1.0)
     assert np.isnan(uncertainty.sd_se(2.0, 1))
-    assert uncertainty.max_z_exceedance(1.959964, 1) == pytest.approx(0.05, abs=1e-6)
-    assert uncertainty.max_z_exceedance(1.959964, 2) == pytest.approx(1 - 0.95**2, abs=1e-6)
     assert uncertainty.one_swap_spearman(4) == pytest.approx(0.8)  # ranks 1 2 4 3
-    assert "probability" in uncertainty.z_tolerance_reason(4, 10)
+    assert uncertainty.mean_se([1.0, 3.0, np.nan]) == pytest.approx(1.0) and np.isnan(uncertainty.mean_se([1.0]))
 
 
 def test_grid_step_is_the_step_that_brackets_a_target():

@@ -34,7 +34,6 @@ class TheoryChecks(Paper000Params):
 
     docs: ClassVar[dict[str, str]] = {"seed": "root seed; every grid cell draws its own child seed"}
 
-    tolerance_z: float = param(4.0, gt=0, doc="allowed |Monte Carlo − closed form|, in Monte Carlo standard errors")
     # Part A: purity law (Theorem 3)
     purity_s: tuple[float, ...] = param((0.5, 1.0, 2.0, 4.0, 8.0), gt=0, doc="Part A: separations s")
     purity_alphas: tuple[float, ...] = param((0.0, 0.1, 0.3, 0.5, 0.7, 0.9, 1.0), ge=0, le=1,
@@ -63,8 +62,6 @@ class TheoryChecks(Paper000Params):
                                        doc="Part D: separations at which power is checked at α*(n)")
     power_n: tuple[int, ...] = param((300, 1000, 3000), ge=20, doc="Part D: audit sizes at which power is checked")
     power_reps: int = param(2000, ge=2, doc="Part D: replicates per power cell")
-    power_tolerance: float = param(0.05, gt=0, lt=1,
-                                   doc="Part D: allowed |power − (1 − γ)| where the linearisation holds")
     phase_s: float = param(1.0, gt=0, doc="Part D: separation of the (α, n) phase plane")
     phase_n: tuple[int, ...] = param((100, 200, 400, 800, 1600, 3200), ge=20,
                                      doc="Part D: audit sizes of the phase plane")
@@ -81,7 +78,6 @@ class TheoryChecks(Paper000Params):
     gap_reg: float = param(1.0, gt=0, doc="Part E: ℓ2 penalty per sample (C is 1/(reg·n))")
     gap_reps: int = param(20, ge=2, doc="Part E: probes fitted per n")
     gap_n_test: int = param(20000, ge=100, doc="Part E: held-out texts for the test risk")
-    slope_tolerance: float = param(0.1, gt=0, doc="allowed |slope − (−½)| on log–log axes")
     # Part F: the minimax lower bound (Proposition 1)
     minimax_n: tuple[int, ...] = param((200, 800, 3200, 12800), ge=10, doc="Part F: training sizes (n ≥ 4·d_B)")
     minimax_dims: tuple[int, ...] = param((2, 8, 32), ge=1,
@@ -239,7 +235,6 @@ class Nonlinear(ModelNotebookParams):
 class GroundTruth(Paper000Params):
     """E03: closed forms, learned probes and estimators on synthetic manifolds with known truth."""
 
-    tolerance_z: float = param(4.0, gt=0, doc="allowed |measured − closed form|, in Monte Carlo standard errors")
     # Part A: purity law, oracle and learned probes
     purity_s: tuple[float, ...] = param((0.5, 1.0, 2.0, 4.0, 8.0), gt=0, doc="Part A: separations s for the oracle")
     purity_alphas: tuple[float, ...] = param((0.0, 0.1, 0.3, 0.5, 0.7, 0.9, 1.0), ge=0, le=1,

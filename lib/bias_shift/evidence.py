@@ -281,13 +281,6 @@ def paper_r(scorer: str, regime: str) -> float:
     return table1.paper_median(BENCHMARK[scorer], regime if regime in table1.REGIMES else "lora")
 
 
-def bootstrap_se(draws: np.ndarray) -> float:
-    """s.d. of the finite bootstrap ``draws`` (NaN below two)."""
-    finite = np.asarray(draws, float)
-    finite = finite[np.isfinite(finite)]
-    return float(finite.std(ddof=1)) if len(finite) > 1 else float("nan")
-
-
 def ablation_evidence(statistics: pd.DataFrame, grid: pd.DataFrame, main: str | None,
                       population: Mapping[str, float] | None, *, label_threshold: float, reason: str
                       ) -> dict[str, Evidence]:
