@@ -34,6 +34,7 @@ must be cleared by ``se_k`` s.e. (a direction shown beyond noise, a one-sided te
 from __future__ import annotations
 
 import ast
+import dataclasses
 import math
 import sys
 from collections.abc import Mapping
@@ -46,6 +47,8 @@ import yaml
 
 from lib import claim_power, claims, papers, paths
 
+#: What a failure under the smoke profile says beside its arithmetic (it stays unexplained: nothing was diagnosed).
+SMOKE_FAILURE = "the smoke profile's tiny random models and toy sizes only exercise the code paths"
 _TEST_KEYS = {"range": {"range", "se_k"}, "point": {"point", "tol", "reason", "se_k"},
               "bound": {"bound", "value", "reason", "se_k"}}
 _ENTRY_KEYS = {"id", "kind", "section", "paper_says", "measures", "test", "support", "null_hypothesis", "power",
@@ -221,11 +224,14 @@ def evaluate(entry: Entry, found: claims.Evidence, profile: str) -> claims.Claim
             and math.isfinite(value)):
         not_measured = _unmeasured_without_power(entry, found)
     statement = entry.measures + (f" ({found.note.strip()})" if found.note.strip() else "")
-    return claims.claim(
+    judged = claims.claim(
         entry.id, entry.section, statement, entry.paper_says, found.value, comparison, kind=entry.kind,
         not_measured=not_measured, cites=entry.cites, se=found.se, power=found_power, mechanism=found.mechanism,
         decisive_with=entry.decisive_with,
         needs_paper_profile=entry.paper_profile_only if profile != "paper" else "")
+    if profile == "smoke" and judged.verdict == claims.FAILS_UNEXPLAINED:  # still counted apart, said why in words
+        return dataclasses.replace(judged, reason=f"{judged.reason} ({SMOKE_FAILURE})")
+    return judged
 
 
 def evaluate_all(notebook: str, evidence: Mapping[str, claims.Evidence], profile: str) -> list[claims.Claim]:

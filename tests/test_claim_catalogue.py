@@ -147,3 +147,11 @@ def test_the_catalogue_of_a_notebook_lives_in_its_papers_package_and_counts_in_i
 
 def test_every_notebook_agrees_with_its_catalogue():
     assert claim_catalogue.check() == []
+
+
+def test_a_smoke_failure_says_its_setting_in_words_and_stays_unexplained():
+    entry = _parse(ENTRY)["slope"]
+    smoke = claim_catalogue.evaluate(entry, Evidence(-0.1, se=0.02), "smoke")
+    assert smoke.verdict == "fails, unexplained" and smoke.reason.endswith(f"({claim_catalogue.SMOKE_FAILURE})")
+    default = claim_catalogue.evaluate(entry, Evidence(-0.1, se=0.02), "default")
+    assert claim_catalogue.SMOKE_FAILURE not in default.reason
