@@ -11,7 +11,7 @@ import time
 
 import numpy as np
 
-from lib.kstar import networks, world
+from lib.kstar.world import networks, world
 
 N, UPDATES = 4096, 20
 FW = world.FactorWorld()

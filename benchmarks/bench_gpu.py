@@ -7,7 +7,7 @@ PyPI package):
 - extraction: seconds to mean-pool every hidden state of 2,000 texts on the CPU (float32) and on the device in
   float32 and bfloat16 (no feature cache: :func:`lib.models.extraction.compute_hidden_states`), the speed-up
   against the CPU and the largest relative error of a pooled state against the CPU's float32 states;
-- one K01-style cell: Algorithm 2 (:func:`lib.kstar.algorithm.measure_kstar`: sweep, window, five seeds) on the
+- one K01-style cell: Algorithm 2 (:func:`lib.kstar.protocol.algorithm.measure_kstar`: sweep, window, five seeds) on the
   example task ``data/kstar/example_topics.csv`` (four one-vs-rest decisions, 160 + 40 texts, four blocks) from
   each of the three extractions, with the share of the sweep's local counts that agree with the CPU's and k*
   per decision side by side. The probe fits run on the CPU in every case (LIBLINEAR has no GPU path).
@@ -23,7 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
-from lib.kstar import algorithm, counts, task_files
+from lib.kstar.protocol import algorithm, counts
+from lib.kstar.tasks import task_files
 from lib.models import extraction, loading
 
 MODEL = "minilm"

@@ -1,4 +1,5 @@
-"""Seconds per k* cell (paper 002, Algorithm 1, App. A.1.4–A.1.5): ``lib.kstar.probe_search.search`` vs a plain loop.
+"""Seconds per k* cell (paper 002, Algorithm 1, App. A.1.4–A.1.5): ``lib.kstar.protocol.probe_search.search`` vs a
+plain loop.
 
 One cell = one class decision at one layer and one seed: a dense FitScore, up to eleven prefix
 FitScores (four validation fits and a refit each) and ten ℓ1 fits, ≤ 70 LIBLINEAR fits. Baseline, in
@@ -15,7 +16,7 @@ with two worker processes) and d = 2048 (two workers only: the inline search rep
 
 Why the ratio is bounded on this machine: ``search`` runs the same LIBLINEAR fits (the reference
 path; no other solver), so its only gain is running independent fits on several cores (processes:
-LIBLINEAR's random generator is process-global, see lib/kstar/probe_search.py). With 2 cores the
+LIBLINEAR's random generator is process-global, see lib/kstar/protocol/probe_search.py). With 2 cores the
 ceiling is 2×, lower when the longest single ℓ1 fit exceeds half the cell (the benchmark prints the
 ℓ1 share of the baseline and that bound).
 """
@@ -33,7 +34,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import roc_auc_score
 from sklearn.preprocessing import StandardScaler
 
-from lib.kstar import fitscore, probe_search, rules, splits
+from lib.kstar.protocol import fitscore, probe_search, rules, splits
 
 _NEW_API = tuple(int(p) for p in re.findall(r"\d+", sklearn.__version__)[:2]) >= (1, 8)
 

@@ -1,6 +1,6 @@
 """Seconds per correspondence test (paper 002, App. A.2.4): 1,000 label-matched null draws, vectorised vs a loop.
 
-Vectorised (``lib.kstar.correspondence.label_matched_null``): the within-class profile of every
+Vectorised (``lib.kstar.sae.correspondence.label_matched_null``): the within-class profile of every
 feature any draw uses is computed once, with its correlations to A's profiles; each draw gathers
 its k_A × k_B block and solves one assignment. Baseline (``label_matched_null_loop``): the direct
 loop, one ``match_score`` per draw (profiles and correlations recomputed each time), same draws,
@@ -19,7 +19,7 @@ import time
 
 import numpy as np
 
-from lib.kstar import correspondence as corr
+from lib.kstar.sae import correspondence as corr
 
 
 def world(n: int, d_b: int, k: int, seed: int = 0):

@@ -1,6 +1,6 @@
 """Student tokens/s of paper 002's label-budget runs (App. A.4.1): LoRA training and test scoring.
 
-``lib.kstar.students`` trains peft LoRA adapters on every attention and MLP projection plus a new head
+``lib.kstar.label_budget.students`` trains peft LoRA adapters on every attention and MLP projection plus a new head
 (the backbone frozen). Baseline, in the same process and on the same texts, batches and seed: the same
 loop with every backbone weight trainable (full fine-tuning), which is what LoRA saves. The ratio is
 LoRA tokens/s over full fine-tuning tokens/s; scoring (length-sorted batches of 32, no gradients) is
@@ -16,7 +16,7 @@ import time
 import numpy as np
 import torch
 
-from lib.kstar import students
+from lib.kstar.label_budget import students
 
 WORDS = ("the film is a quiet and oddly moving portrait of grief although its second half drags on "
          "with plot turns nobody asked for yet the cast keeps it watchable").split()

@@ -5,7 +5,7 @@ runs a fixed number of steps after a warm-up at the default profile's shapes, th
 step code; its FLOP/s, counted from the shapes, is divided by the peak of its precision: a 2,048² product in
 that precision timed in the same run (best of five before the loops and five after: on a shared machine a
 slowed product would flatter every share). The papers' fine-tunes (D01's, ``lib.bias_shift.checkpoints``) and
-students (K08's, ``lib.kstar.students``) train in bfloat16 autocast where the CPU has bfloat16 units
+students (K08's, ``lib.kstar.label_budget.students``) train in bfloat16 autocast where the CPU has bfloat16 units
 (:mod:`lib.models.precision`), so their peak is the bfloat16 product's; the SAE and the K04 networks train in
 float32. One line per loop (precision, steps/s, GFLOP/s, share of peak), the last
 ``training: worst share of peak X.XX``.
@@ -53,8 +53,10 @@ from transformers.utils import logging as transformers_logging
 
 from lib import config, parallel
 from lib.bias_shift import checkpoints
-from lib.kstar import networks, sae, students
-from lib.kstar import world as fw
+from lib.kstar.label_budget import students
+from lib.kstar.sae import sae
+from lib.kstar.world import networks
+from lib.kstar.world import world as fw
 from lib.models import loading, precision
 from lib.models.registry import ModelUnavailableError
 from lib.wheels import WheelUnavailableError

@@ -4,7 +4,7 @@
 the report can say which published notebook is stale and why without importing the writer. Each published
 notebook's manifest keeps the SHA-256 of its script and of every ``lib`` source it ran (:mod:`lib.sources`), and
 its parameters; :func:`changes` compares them with the current files and ``params/<profile>/`` and names what
-moved: ``lib/kstar/rules.py changed``, ``parameter cap 300 → 200``.
+moved: ``lib/kstar/protocol/rules.py changed``, ``parameter cap 300 → 200``.
 """
 
 from __future__ import annotations

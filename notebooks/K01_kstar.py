@@ -24,12 +24,14 @@ import math
 
 import matplotlib.pyplot as plt
 import numpy as np
-import pandas as pd
 from IPython.display import display
 
 from lib import config, plotting, results, uncertainty
 from lib.claims import Evidence, show_claims
-from lib.kstar import claim_notes, counts, cues, measure, paper_cells, power_draws, rules, seed_draws
+from lib.kstar import estimator, measure
+from lib.kstar.evidence import claim_notes, paper_cells, power_draws, seed_draws
+from lib.kstar.protocol import counts, rules
+from lib.kstar.tasks import cues
 
 # %% tags=["parameters"]
 profile = "default"  # smoke | default | paper
@@ -55,8 +57,10 @@ params = config.load("K01_kstar", globals())
 measure.prepare_models(params.models)  # an unknown model stops here, before any compute
 run = results.start(params)
 plotting.use_style()
-pool_args = {"tasks": params.tasks, "cap": params.cap, "pool_seed": params.pool_seed,
-             "max_classes": params.max_classes, "max_tokens": params.max_tokens, "min_positives": params.min_positives}
+protocol = estimator.Protocol.of(params)
+# Algorithm 2 for every model in one entry, run once and only if a table below is missing or stale
+algorithm2 = functools.cache(lambda: estimator.kstar_tables(params.models, protocol, n_jobs=params.n_jobs,
+                                                            scheduler=params.scheduler))
 
 # %% [markdown]
 # ## Task pools and their class decisions (A.1.3)
@@ -73,7 +77,7 @@ plotting.save_table(decisions.round(3), "decisions", "Class decisions of the off
                     "decision is skipped, if it is.", [decisions_file])
 
 # %% [markdown]
-# ## Surface-cue audit (A.1.3, `lib/kstar/cues.py`)
+# ## Surface-cue audit (A.1.3, `lib/kstar/tasks/cues.py`)
 #
 # Per decision: test AUROC of a small logistic model on each surface family (length, words, punctuation,
 # digits, casing) and on all together, fitted on train; the best 1–2 TF-IDF terms chosen on train. A decision
@@ -84,7 +88,7 @@ cue_table, cues_file = run.table("cues", lambda: cues.audit_table(
     measure.pools(params.tasks, cap=params.cap, seed=params.pool_seed, max_classes=params.max_classes)))
 display(cue_table)
 plotting.save_table(cue_table.round(3), "cues", "Surface-cue audit of the offline task pools (paper 002, A.1.3; "
-                    "lib/kstar/cues.py): test AUROC of train-fitted logistic models on length, word count, punctuation, "
+                    "lib/kstar/tasks/cues.py): test AUROC of train-fitted logistic models on length, word count, punctuation, "
                     "digits, casing and all five, the best single TF-IDF term and greedy pair chosen on train, and the "
                     f"exclusion (any surface cue ≥ {cues.EXCLUDE_AUROC}).", [cues_file])
 
@@ -92,21 +96,16 @@ plotting.save_table(cue_table.round(3), "cues", "Surface-cue audit of the offlin
 # ## Preliminary sweep and the window (Algorithm 2, A.1.6)
 
 # %%
-sweep, sweep_file = run.table("sweep", lambda: pd.concat([results.shared_table(
-    measure.sweep_table, model, layers=params.layers, poolings=params.sweep_poolings, n_jobs=params.n_jobs,
-    scheduler=params.scheduler, **pool_args) for model in params.models], ignore_index=True))
-windows, windows_file = run.table("windows", lambda: counts.best_blocks(sweep, params.frac))
+sweep, sweep_file = run.table("sweep", lambda: algorithm2().sweep)
+windows, windows_file = run.table("windows", lambda: algorithm2().best_blocks)
 display(windows)
 
 # %%
-window, window_file = run.table("window", lambda: pd.concat([results.shared_table(
-    measure.window_table, model, {t: [int(b) for b in w] for t, w in zip(cell.task, cell.window, strict=True)},
-    seeds=params.seeds, subsample=params.subsample, n_jobs=params.n_jobs, scheduler=params.scheduler, **pool_args)
-    for model, cell in windows.groupby("model", sort=False)], ignore_index=True))
-ceilings, ceilings_file = run.table("ceilings", lambda: counts.window_ceilings(window, params.frac))
+window, window_file = run.table("window", lambda: algorithm2().window_fits)
+ceilings, ceilings_file = run.table("ceilings", lambda: algorithm2().ceilings)
 print("unreadable decisions (C ≤ ½, logged, never counted):",
       ceilings[ceilings.unreadable][["model", "task", "decision"]].to_dict("records") or "none")
-kstar, kstar_file = run.table("kstar", lambda: counts.window_counts(window, params.frac))
+kstar, kstar_file = run.table("kstar", lambda: algorithm2().counts)
 
 # %% [markdown]
 # ## Candidate curves (Fig. 6): both search paths at the best block, seed 1
@@ -283,7 +282,7 @@ plotting.save_table(claims_table, "claims", "K01 (paper 002, A.1.1–A.2.1): the
 # pair of near-equal ceilings with counts 64 apart (intent and harmfulness on Gemma-2-9B) belong to its models
 # and hub task pools: only the paper profile reads them, so under the offline profiles those rows read
 # `not measured, needs the paper profile`, with the offline panel's own value beside them. Their tests are
-# widened by 3 s.e. of the statistic over resampled seeds (`lib/kstar/seed_draws.py`). The ceiling precision of
+# widened by 3 s.e. of the statistic over resampled seeds (`lib/kstar/evidence/seed_draws.py`). The ceiling precision of
 # A.1.8 depends on the test-split size, so it is tested only where the splits reach the paper's; the notes name
 # a task whose test split is smaller than the others' (debate_moderator holds 104 test texts at any cap). Every
 # count above is recomputed from the logged curves (`window.parquet`, `sweep.parquet`), so any other threshold

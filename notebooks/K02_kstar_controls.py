@@ -25,7 +25,9 @@ from IPython.display import display
 
 from lib import config, plotting, results, uncertainty
 from lib.claims import Evidence, show_claims
-from lib.kstar import claim_notes, counts, measure, seed_draws
+from lib.kstar import measure
+from lib.kstar.evidence import claim_notes, seed_draws
+from lib.kstar.protocol import counts
 
 # %% tags=["parameters"]
 profile = "default"  # smoke | default | paper
@@ -132,9 +134,9 @@ plotting.save_table(formats.round(4), "format", f"k* and ceiling of {params.cont
 # the real labels: the preliminary sweep (every block, both representations, all three paths) locates the
 # window, the five seeds fit every path there, and confirmation counts. Two readings: the readability flag
 # of A.1.6 (ceiling ≤ 0.90) on every shuffled task, and the largest test AUROC over every probe the search
-# fitted (`lib.kstar.counts.search_maximum`, with each decision's own Šidák level), whose largest z over all
+# fitted (`lib.kstar.protocol.counts.search_maximum`, with each decision's own Šidák level), whose largest z over all
 # shuffled decisions the claim compares with the Šidák level of every test AUROC the shuffled search recorded
-# (`lib.kstar.seed_draws.family_ratio`): a per-decision level over many decisions would be crossed by chance.
+# (`lib.kstar.evidence.seed_draws.family_ratio`): a per-decision level over many decisions would be crossed by chance.
 
 # %%
 shuffled_sweep, shuffled_sweep_file = run.table("shuffled_sweep", lambda: pd.concat([results.shared_table(
@@ -262,7 +264,7 @@ plotting.save_table(claims_table, "claims", "K02 (paper 002, A.1.11, A.2.2): the
 # %% [markdown]
 # Each row gives the paper's value, the measured value, its verdict and the power of its test: the share of
 # draws of the statistic at this run's size on which the test holds if the paper is right and if its null is
-# (`lib/kstar/seed_draws.py`). An order agreement on six tasks is weighed against the main protocol compared
+# (`lib/kstar/evidence/seed_draws.py`). An order agreement on six tasks is weighed against the main protocol compared
 # with a seed-resampled copy of itself; where even that copy rarely reaches the paper's ρ, the row reads
 # `not measured, no power at this scale` with its value shown. `split_precision.parquet` logs, per model and
 # task, the ceiling's s.e. against its gap C − τ: where the s.e. is larger, the count moves with the test split,

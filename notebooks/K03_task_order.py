@@ -9,7 +9,7 @@
 # score s(k) of models and text at k = 64 and 256 (Wilcoxon), the ceiling correlation, and the partial rank
 # correlation of two models' orders given each text-side reading. Offline there are two models, so there is
 # one model pair, and every rank statistic rests on a few tasks: the claims weigh each test by its power at this
-# run's size (simulated in `lib.kstar.order_power`), so the paper's p < 10⁻⁵ reads "no power" where a few tasks
+# run's size (simulated in `lib.kstar.order.order_power`), so the paper's p < 10⁻⁵ reads "no power" where a few tasks
 # cannot reach it. Two diagnostics sit beside the paper's procedure: the test-split precision of every ceiling
 # (`precision`: a task whose ceiling s.e. exceeds the gap C − τ is read within its test split's noise) and the
 # text side's learning curve (`text_learning_curve`: the TF-IDF probe at 1, 4 and 16 times the cap of training texts).
@@ -18,6 +18,8 @@
 # `text_learning_curve_searches`, `text_learning_curve`, `partial`, `claims`.
 
 # %%
+import functools
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -25,7 +27,10 @@ from IPython.display import display
 
 from lib import config, plotting, results, uncertainty
 from lib.claims import Evidence, show_claims
-from lib.kstar import count_noise, counts, measure, order, order_power, power_draws, seed_draws, text_baseline
+from lib.kstar import estimator, measure
+from lib.kstar.evidence import count_noise, power_draws, seed_draws
+from lib.kstar.order import order, order_power, text_baseline
+from lib.kstar.protocol import counts
 
 # %% tags=["parameters"]
 profile = "default"  # smoke | default | paper
@@ -54,24 +59,20 @@ params = config.load("K03_task_order", globals())
 measure.prepare_models(params.models)  # an unknown model stops here, before any compute
 run = results.start(params)
 plotting.use_style()
-pool_args = {"tasks": params.tasks, "cap": params.cap, "pool_seed": params.pool_seed,
-             "max_classes": params.max_classes, "min_positives": params.min_positives}
+protocol = estimator.Protocol.of(params)
+pool_args = {k: v for k, v in protocol.pool_args().items() if k != "max_tokens"}  # the text side reads no tokens
+# Algorithm 2 for every model in one entry (K01's, so its cached searches are reused), run only if a table is missing
+algorithm2 = functools.cache(lambda: estimator.kstar_tables(params.models, protocol, n_jobs=params.n_jobs,
+                                                            scheduler=params.scheduler))
 
 # %% [markdown]
 # ## k* of every task × model (the measurement of K01, read from the table cache)
 
 # %%
-sweep, _ = run.table("sweep", lambda: pd.concat([results.shared_table(
-    measure.sweep_table, model, layers=params.layers, poolings=params.sweep_poolings,
-    max_tokens=params.max_tokens, n_jobs=params.n_jobs, scheduler=params.scheduler, **pool_args)
-    for model in params.models], ignore_index=True))
-windows = counts.best_blocks(sweep, params.frac)
-window, _ = run.table("window", lambda: pd.concat([results.shared_table(
-    measure.window_table, model, {t: [int(b) for b in w] for t, w in zip(cell.task, cell.window, strict=True)},
-    seeds=params.seeds, subsample=params.subsample, max_tokens=params.max_tokens, n_jobs=params.n_jobs,
-    scheduler=params.scheduler, **pool_args)
-    for model, cell in windows.groupby("model", sort=False)], ignore_index=True))
-task_table, task_file = run.table("task_table", lambda: counts.window_counts(window, params.frac))
+sweep, _ = run.table("sweep", lambda: algorithm2().sweep)
+windows, _ = run.table("windows", lambda: algorithm2().best_blocks)
+window, _ = run.table("window", lambda: algorithm2().window_fits)
+task_table, task_file = run.table("task_table", lambda: algorithm2().counts)
 display(task_table.pivot(index="task", columns="model", values="kstar"))
 precision, precision_file = run.table("precision", lambda: count_noise.task_precision(window, params.frac))
 display(precision.round(4))
@@ -164,7 +165,7 @@ plotting.save_table(partial.round(4), "partial", "Spearman ρ of two models' k* 
 # ## Claims — paper value beside measured value
 #
 # A.2.3 reads one model-side instrument (the paper's Gemma-2-9B); here the first model of `models`. Each rank
-# statistic's power is simulated at this run's number of tasks and models (`lib.kstar.order_power`).
+# statistic's power is simulated at this run's number of tasks and models (`lib.kstar.order.order_power`).
 
 # %%
 instrument = params.models[0]

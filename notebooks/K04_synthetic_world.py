@@ -36,7 +36,7 @@ from IPython.display import display
 
 from lib import claim_power, config, plotting, results
 from lib.claims import Evidence, show_claims
-from lib.kstar import synthetic, synthetic_claims, world
+from lib.kstar.world import synthetic, synthetic_claims, world
 
 # %% tags=["parameters"]
 profile = "default"  # smoke | default | paper
@@ -63,7 +63,7 @@ prop7_n = 3000  # samples of Proposition 7's example (two thirds train, one thir
 
 # %%
 params = config.load("K04_synthetic_world", globals())
-factor_world = world.FactorWorld()  # Table 35, rebuilt (lib.kstar.world)
+factor_world = world.FactorWorld()  # Table 35, rebuilt (lib.kstar.world.world)
 specs = synthetic.check_plan(params.architectures, params.tracked, params.read_at_updates, params.updates, factor_world)
 if not set(params.converge) <= set(params.architectures):
     raise config.ConfigError(f"converge={list(params.converge)!r}; allowed: a subset of architectures "

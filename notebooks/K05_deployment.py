@@ -38,7 +38,10 @@ from IPython.display import display
 
 from lib import claim_power, config, plotting, results
 from lib.claims import Evidence, show_claims
-from lib.kstar import cells, count_noise, counts, deployment, measure
+from lib.kstar import measure
+from lib.kstar.deployment import cells, deployment
+from lib.kstar.evidence import count_noise
+from lib.kstar.protocol import counts
 from lib.models import registry
 
 # %% tags=["parameters"]

@@ -16,7 +16,7 @@
 # pair, so pair-level rates are one pair's rate; the paper pairs causal LMs too), inputs cut at 256 tokens,
 # four task pools capped at 300 texts per split, four grid blocks, and *offline TopK SAEs* (k = 50, width
 # 4·d, 2,000 Adam steps) trained on token-level activations of the pools' training texts — the paper's Gemma
-# Scope, Llama Scope and Qwen-Scope suites exist only for its models (`lib.kstar.sae.load` reads them). Their
+# Scope, Llama Scope and Qwen-Scope suites exist only for its models (`lib.kstar.sae.sae.load` reads them). Their
 # reconstruction is reported before any support is read, with a plateau check (the same training read at half
 # its steps). What the paper lost
 # (its Eq. 21, 31–33, the recovery formula) is reconstructed in `lib.kstar.{sae,correspondence,composition}`.
@@ -35,8 +35,10 @@ from IPython.display import display
 
 from lib import claim_power, config, plotting, results, uncertainty
 from lib.claims import Evidence, show_claims
-from lib.kstar import composition, layer_specs, measure, power_draws, sae_measure
-from lib.kstar import correspondence as corr
+from lib.kstar import estimator, layer_specs, measure
+from lib.kstar.evidence import power_draws
+from lib.kstar.sae import composition, sae_measure
+from lib.kstar.sae import correspondence as corr
 
 # %% tags=["parameters"]
 profile = "default"  # smoke | default | paper
@@ -72,8 +74,6 @@ measure.prepare_models(params.models)
 run = results.start(params)
 plotting.use_style()
 task_pools = measure.pools(params.tasks, cap=params.cap, seed=params.pool_seed, max_classes=params.max_classes)
-pool_args = {"tasks": params.tasks, "cap": params.cap, "pool_seed": params.pool_seed,
-             "max_classes": params.max_classes, "max_tokens": params.max_tokens, "min_positives": params.min_positives}
 grids = {model: layer_specs.resolve(model, params.layers) for model in params.models}
 full_steps, half_steps = params.sae_steps, params.sae_steps // 2  # the plateau check: the same training at half
 train = functools.partial(sae_measure.train_saes, tasks=tuple(params.tasks), cap=params.cap,
@@ -91,9 +91,8 @@ print("grid blocks:", grids)
 
 # %%
 decisions, decisions_file = run.table("decisions", lambda: measure.decisions_table(task_pools, params.min_positives))
-residual_sweep, residual_file = run.table("residual_sweep", lambda: pd.concat([results.shared_table(
-    measure.sweep_table, model, layers=params.layers, poolings=params.sweep_poolings, n_jobs=params.n_jobs,
-    scheduler=params.scheduler, **pool_args) for model in params.models], ignore_index=True))
+residual_sweep, residual_file = run.table("residual_sweep", lambda: estimator.sweep(
+    params.models, estimator.Protocol.of(params), n_jobs=params.n_jobs, scheduler=params.scheduler))
 display(decisions)
 
 # %% [markdown]

@@ -39,7 +39,8 @@ from IPython.display import display
 
 from lib import claim_power, config, plotting, results, uncertainty
 from lib.claims import Evidence, show_claims
-from lib.kstar import interventions, measure, power_draws
+from lib.kstar import estimator, interventions, measure
+from lib.kstar.evidence import power_draws
 
 # %% tags=["parameters"]
 profile = "default"  # smoke | default | paper
@@ -81,17 +82,14 @@ if "{text}" not in params.instruction or len(params.continuations) != 2:
 run = results.start(params)
 plotting.use_style()
 task_pools = measure.pools(params.tasks, cap=params.cap, seed=params.pool_seed, max_classes=params.max_classes)
-pool_args = {"tasks": params.tasks, "cap": params.cap, "pool_seed": params.pool_seed,
-             "max_classes": params.max_classes, "max_tokens": params.max_tokens, "min_positives": params.min_positives}
 
 # %% [markdown]
 # ## Class decisions, the preliminary sweep and the supports (A.1.3, A.1.6, A.1.10)
 
 # %%
 decisions, decisions_file = run.table("decisions", lambda: measure.decisions_table(task_pools, params.min_positives))
-sweep, sweep_file = run.table("sweep", lambda: pd.concat([results.shared_table(
-    measure.sweep_table, model, layers=params.layers, poolings=params.sweep_poolings, n_jobs=params.n_jobs,
-    scheduler=params.scheduler, **pool_args) for model in params.models], ignore_index=True))
+sweep, sweep_file = run.table("sweep", lambda: estimator.sweep(
+    params.models, estimator.Protocol.of(params), n_jobs=params.n_jobs, scheduler=params.scheduler))
 supports, supports_file = run.table("supports", lambda: interventions.supports(sweep, params.frac))
 display(decisions)
 display(supports.drop(columns="support"))

@@ -32,6 +32,7 @@
 # `claims`.
 
 # %%
+import functools
 import math
 
 import matplotlib.pyplot as plt
@@ -41,7 +42,9 @@ from IPython.display import display
 
 from lib import config, plotting, results, uncertainty
 from lib.claims import Evidence, show_claims
-from lib.kstar import counts, label_budget, learning_curves, measure, power_draws
+from lib.kstar import estimator, measure
+from lib.kstar.evidence import power_draws
+from lib.kstar.label_budget import label_budget, learning_curves
 
 # %% tags=["parameters"]
 profile = "default"  # smoke | default | paper | extended
@@ -90,8 +93,9 @@ reference = params.model
 measure.prepare_models([reference, *params.students])  # an unknown model stops here, before any compute
 run = results.start(params)
 plotting.use_style()
-pool_args = {"tasks": params.tasks, "cap": params.cap, "pool_seed": params.pool_seed,
-             "max_classes": params.max_classes, "max_tokens": params.max_tokens, "min_positives": params.min_positives}
+# Algorithm 2 on the reference model with K01's protocol, run only where K01's logged tables cannot be read
+algorithm2 = functools.cache(lambda: estimator.kstar_tables([reference], estimator.Protocol.of(params),
+                                                            n_jobs=params.n_jobs, scheduler=params.scheduler))
 
 # %% [markdown]
 # ## k*_t and C_t of the reference model
@@ -103,13 +107,8 @@ pool_args = {"tasks": params.tasks, "cap": params.cap, "pool_seed": params.pool_
 logged = learning_curves.logged_reference(params.profile, reference,
                                           {f: getattr(params, f) for f in learning_curves.KSTAR_FIELDS})
 print("k* of", reference, "from", "K01's logged results" if logged else "K01's protocol, recomputed here")
-windows, windows_file = run.table("reference_windows", lambda: logged[1] if logged else counts.best_blocks(
-    results.shared_table(measure.sweep_table, reference, layers=params.layers, poolings=params.sweep_poolings,
-                         n_jobs=params.n_jobs, scheduler=params.scheduler, **pool_args), params.frac))
-kstar, kstar_file = run.table("kstar", lambda: logged[0] if logged else counts.window_counts(results.shared_table(
-    measure.window_table, reference, {t: [int(b) for b in w] for t, w in zip(windows.task, windows.window, strict=True)},
-    seeds=params.seeds, subsample=params.subsample, n_jobs=params.n_jobs, scheduler=params.scheduler, **pool_args),
-    params.frac))
+windows, windows_file = run.table("reference_windows", lambda: logged[1] if logged else algorithm2().best_blocks)
+kstar, kstar_file = run.table("kstar", lambda: logged[0] if logged else algorithm2().counts)
 display(kstar)
 plotting.save_table(kstar.round(4), "kstar", f"k*_t and the ceiling C_t of the reference model {reference} (paper 002, "
                     "A.1.6, Eq. 16; K01's protocol): the x-axis of Eq. 57 and its gate C_t > 0.90.", [kstar_file])

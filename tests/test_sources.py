@@ -46,7 +46,7 @@ def test_a_lib_function_runs_its_module_closure():
     from lib import stats
 
     names = [sources.name(p) for p in sources.of_function(stats.auroc)]
-    assert "lib/stats.py" in names and "lib/kstar/probe_search.py" not in names
+    assert "lib/stats.py" in names and "lib/kstar/protocol/probe_search.py" not in names
 
 
 def test_a_notebook_runs_its_own_papers_modules_and_no_other_papers(tmp_path, monkeypatch):

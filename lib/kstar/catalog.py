@@ -16,7 +16,7 @@ TASKS: tuple[str, ...] = (
     "dreaddit_stress", "bbq_ambiguity", "discrim_question", "word_valence",
 )
 DEFAULT_TASKS: tuple[str, ...] = tuple(t for t in TASKS if t not in ("bbq_ambiguity", "discrim_question"))
-#: Paper 002's tasks built from hub datasets (:mod:`lib.kstar.hub_tasks`; the paper profile): eight of the 14 core
+#: Paper 002's tasks built from hub datasets (:mod:`lib.kstar.tasks.hub_tasks`; the paper profile): eight of the 14 core
 #: tasks of A.1.3, then four additional ones.
 HUB_TASKS: tuple[str, ...] = (
     "harmfulness", "jailbreak", "routing", "math_answer", "math_step", "language_id", "clinc150", "banking77",

@@ -1,8 +1,10 @@
 """``python -m lib kstar``: k* of a model on your own labelled texts (paper 002, App. A.1.6, Algorithm 2).
 
-Reads the task file (:mod:`lib.kstar.task_files`), checks it, the model and the layers before any compute, extracts
+Reads the task file (:mod:`lib.kstar.tasks.task_files`), checks it, the model and the layers before any compute,
+extracts
 the pooled residual streams of the probed blocks (mean and last, one forward pass), and runs
-:func:`lib.kstar.algorithm.measure_kstar`: per class decision and for the task, k*, the seed range, the ceiling,
+:func:`lib.kstar.protocol.algorithm.measure_kstar`: per class decision and for the task, k*, the seed range, the
+ceiling,
 the readability flag (ceiling ≤ 0.90, A.1.6) and the precision check (1.96·s.e. below C − τ, A.1.8).
 """
 
@@ -14,8 +16,10 @@ import math
 import sys
 from typing import Any
 
-from lib.kstar import algorithm, counts, layer_specs, measure, rules, task_files
-from lib.kstar.tasks import MIN_POSITIVES
+from lib.kstar import layer_specs, measure
+from lib.kstar.protocol import algorithm, counts, rules
+from lib.kstar.tasks import task_files
+from lib.kstar.tasks.tasks import MIN_POSITIVES
 from lib.models import layer_resolver, registry
 
 SWEEP_POOLINGS = ("mean", "last")  #: the sweep reads both residual representations (A.1.6; SAE codes are not built)

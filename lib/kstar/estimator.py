@@ -19,7 +19,8 @@ from typing import Any
 import pandas as pd
 
 from lib import results
-from lib.kstar import counts, measure
+from lib.kstar import measure
+from lib.kstar.protocol import counts
 
 #: The controls of A.3.2 a run of Algorithm 2 can take ("" is the main protocol).
 CONTROLS = ("", "chat", "rotation", "shuffled")
@@ -37,14 +38,15 @@ class Protocol:
     min_positives: int
     layers: str
     sweep_poolings: tuple[str, ...]
-    seeds: tuple[int, ...]
-    subsample: float
     frac: float
+    seeds: tuple[int, ...] = (1, 2, 3, 4, 5)  # A.1.6's five-seed window: a notebook that only sweeps names none
+    subsample: float = 0.85
 
     @classmethod
     def of(cls, params: Any) -> Protocol:
-        """The protocol a k* notebook's parameters hold (every field by its name)."""
-        return cls(**{f.name: getattr(params, f.name) for f in fields(cls)})
+        """The protocol a k* notebook's parameters hold (every field by its name; a notebook that only sweeps,
+        K06 and K07, has no window seeds and gets A.1.6's)."""
+        return cls(**{f.name: getattr(params, f.name) for f in fields(cls) if hasattr(params, f.name)})
 
     def pool_args(self) -> dict[str, Any]:
         """The pool settings every stage takes (A.1.3)."""
@@ -71,6 +73,16 @@ def _control_args(control: str, seed: int) -> dict[str, Any]:
             "shuffled": {"label_seed": seed}}[control]
 
 
+def sweep(models: Sequence[str], protocol: Protocol, *, control: str = "", control_seed: int = 0, n_jobs: int = 1,
+          scheduler: str = "") -> pd.DataFrame:
+    """Algorithm 2's first stage alone, the preliminary sweep of every model (A.1.6), for a notebook that reads the
+    sweep's supports (K06, K07); a rotation sweeps the main protocol's states."""
+    extra = {k: v for k, v in _control_args(control, control_seed).items() if k != "rotation_seed"}
+    return pd.concat([results.shared_table(
+        measure.sweep_table, model, layers=protocol.layers, poolings=protocol.sweep_poolings, **extra,
+        n_jobs=n_jobs, scheduler=scheduler, **protocol.pool_args()) for model in models], ignore_index=True)
+
+
 def kstar_tables(models: Sequence[str], protocol: Protocol, *, control: str = "", control_seed: int = 0,
                  n_jobs: int = 1, scheduler: str = "") -> KstarTables:
     """Algorithm 2 for each model on the protocol's pools, under ``control`` (A.3.2; ``control_seed`` seeds a
@@ -78,14 +90,11 @@ def kstar_tables(models: Sequence[str], protocol: Protocol, *, control: str = ""
     the chat and shuffled-label controls locate their own windows (A.3.2)."""
     extra = _control_args(control, control_seed)
     execution = {"n_jobs": n_jobs, "scheduler": scheduler}
-    sweep_extra = {k: v for k, v in extra.items() if k != "rotation_seed"}
-    sweep = pd.concat([results.shared_table(
-        measure.sweep_table, model, layers=protocol.layers, poolings=protocol.sweep_poolings, **sweep_extra,
-        **execution, **protocol.pool_args()) for model in models], ignore_index=True)
-    best = counts.best_blocks(sweep, protocol.frac)
+    swept = sweep(models, protocol, control=control, control_seed=control_seed, **execution)
+    best = counts.best_blocks(swept, protocol.frac)
     fits = pd.concat([results.shared_table(
         measure.window_table, model, {t: [int(b) for b in w] for t, w in zip(cell.task, cell.window, strict=True)},
         seeds=protocol.seeds, subsample=protocol.subsample, **extra, **execution, **protocol.pool_args())
         for model, cell in best.groupby("model", sort=False)], ignore_index=True)
-    return KstarTables(sweep, best, fits, counts.window_ceilings(fits, protocol.frac),
+    return KstarTables(swept, best, fits, counts.window_ceilings(fits, protocol.frac),
                        counts.window_counts(fits, protocol.frac))

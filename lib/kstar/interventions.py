@@ -47,7 +47,9 @@ import numpy as np
 import pandas as pd
 
 from lib import stats
-from lib.kstar import counts, fitscore, measure, probe_search, rules, sae_measure, splits
+from lib.kstar import measure
+from lib.kstar.protocol import counts, fitscore, probe_search, rules, splits
+from lib.kstar.sae import sae_measure
 from lib.models import extraction, loading
 
 MODES = ("zero", "mean")  #: ablation values: 0, or the training-split mean of each coordinate
@@ -137,8 +139,8 @@ def set_key(model: str, task: str, decision: str) -> str:
 
 def supports(sweep: pd.DataFrame, frac: float = rules.FRAC) -> pd.DataFrame:
     """Per decision: its residual support at the task's best block in mean pooling (A.1.6's best layer, from
-    :func:`lib.kstar.counts.best_blocks`), chosen by A.1.10's rule — the smallest candidate reaching τ of the
-    sweep ceiling over every representation (:func:`lib.kstar.sae_measure.supports`)."""
+    :func:`lib.kstar.protocol.counts.best_blocks`), chosen by A.1.10's rule — the smallest candidate reaching τ of the
+    sweep ceiling over every representation (:func:`lib.kstar.sae.sae_measure.supports`)."""
     best = counts.best_blocks(sweep, frac).rename(columns={"best_block": "sae_block"})
     return sae_measure.supports(sweep, best, frac, pooling="mean")
 

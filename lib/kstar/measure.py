@@ -2,7 +2,7 @@
 
 Every search of Algorithm 1 is logged as tidy rows — one per candidate plus one ``dense`` row —
 *before* any threshold, so every count, ceiling and control of the language-model notebooks (K01–K03,
-K05–K08) is computed afterwards from the logged curves (:mod:`lib.kstar.counts`), and the threshold never
+K05–K08) is computed afterwards from the logged curves (:mod:`lib.kstar.protocol.counts`), and the threshold never
 decides which probes are fitted.
 
 Layers are *blocks* (A.1.2, "Layer convention"): block ℓ is the residual stream after block ℓ,
@@ -22,9 +22,11 @@ import numpy as np
 import pandas as pd
 
 from lib import parallel
-from lib.kstar import fitscore, hub_tasks, layer_specs, probe_search, splits
+from lib.kstar import layer_specs
 from lib.kstar.catalog import HUB_TASKS
-from lib.kstar.tasks import TaskPool, build_pool
+from lib.kstar.protocol import fitscore, probe_search, splits
+from lib.kstar.tasks import hub_tasks
+from lib.kstar.tasks.tasks import TaskPool, build_pool
 from lib.models import architecture, extraction, loading
 
 SWEEP_SEED = 0  #: the preliminary sweep's one seed (A.1.6 says "one seed"; which one is not stated)
@@ -86,7 +88,7 @@ def run_searches(items: Sequence[SearchItem], n_jobs: int = 1, scheduler: str = 
 
 def pools(tasks: Sequence[str], *, cap: int, seed: int, max_classes: int) -> dict[str, TaskPool]:
     """The task pools, built once with one seed and shared by every model (A.1.3): the offline pools from their
-    wheels, the hub tasks through :mod:`lib.kstar.hub_tasks` (whose evaluated classes A.1.3 fixes per task, so
+    wheels, the hub tasks through :mod:`lib.kstar.tasks.hub_tasks` (whose evaluated classes A.1.3 fixes per task, so
     ``max_classes`` does not apply to them)."""
     return {task: (hub_tasks.build_hub_pool(task, cap=cap, seed=seed) if task in HUB_TASKS
                    else build_pool(task, cap=cap, seed=seed, max_classes=max_classes)) for task in tasks}

@@ -1,4 +1,5 @@
-"""lib.kstar.algorithm: Algorithm 2 on arrays gives a small k* for a planted sparse signal and the same table as the
+"""lib.kstar.protocol.algorithm: Algorithm 2 on arrays gives a small k* for a planted sparse signal and the same table
+as the
 hand-built measure/counts path on the same arrays."""
 
 import doctest
@@ -8,7 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lib.kstar import algorithm, counts, measure, rules, splits
+from lib.kstar import measure
+from lib.kstar.protocol import algorithm, counts, rules, splits
 
 SEEDS = (1, 2, 3)
 BLOCKS = (0, 2, 4, 6, 8)

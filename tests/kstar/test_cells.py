@@ -1,10 +1,12 @@
-"""lib.kstar.cells: cell names, K01-identical cache keys for plain cells, follower tasks, the one-template check."""
+"""lib.kstar.deployment.cells: cell names, K01-identical cache keys for plain cells, follower tasks, the one-template
+check."""
 
 import pandas as pd
 import pytest
 
 from lib import config, results
-from lib.kstar import cells, measure
+from lib.kstar import measure
+from lib.kstar.deployment import cells
 
 
 def test_names_and_the_chat_flag_only_when_chat():

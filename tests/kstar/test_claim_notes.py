@@ -1,11 +1,13 @@
-"""lib.kstar.claim_notes: the populations, notes and mechanisms of K01's and K02's claims, on hand-built tables."""
+"""lib.kstar.evidence.claim_notes: the populations, notes and mechanisms of K01's and K02's claims, on hand-built
+tables."""
 
 import math
 
 import numpy as np
 import pandas as pd
 
-from lib.kstar import claim_notes, counts
+from lib.kstar.evidence import claim_notes
+from lib.kstar.protocol import counts
 from tests.kstar.test_seed_draws import _window
 
 

@@ -1,11 +1,12 @@
-"""lib.kstar.composition: leave-one-out dictionaries recover a family, random sets do not (paper 002, A.2.5)."""
+"""lib.kstar.sae.composition: leave-one-out dictionaries recover a family, random sets do not (paper 002, A.2.5)."""
 
 import math
 
 import numpy as np
 import pytest
 
-from lib.kstar import composition, fitscore
+from lib.kstar.protocol import fitscore
+from lib.kstar.sae import composition
 
 
 def test_recovery_is_the_kept_share_of_the_above_chance_ceiling():

@@ -1,11 +1,11 @@
-"""lib.kstar.correspondence: Lemma 3, the null's calibration and power, the aggregation (paper 002, A.2.4)."""
+"""lib.kstar.sae.correspondence: Lemma 3, the null's calibration and power, the aggregation (paper 002, A.2.4)."""
 
 import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats
 
-from lib.kstar import correspondence as corr
+from lib.kstar.sae import correspondence as corr
 
 
 def _labels(n, rng):

@@ -1,4 +1,5 @@
-"""lib.kstar.count_noise: per-seed counts, their bootstrap and the test-split precision (paper 002, A.1.6, A.1.8)."""
+"""lib.kstar.evidence.count_noise: per-seed counts, their bootstrap and the test-split precision (paper 002, A.1.6,
+A.1.8)."""
 
 import math
 
@@ -6,7 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lib.kstar import count_noise, counts, rules, seed_draws
+from lib.kstar.evidence import count_noise, seed_draws
+from lib.kstar.protocol import counts, rules
 
 
 def _window(counts_by_seed, task="t", n_test=100, dense=0.98):

@@ -1,4 +1,5 @@
-"""lib.kstar.counts and lib.kstar.text_baseline: from logged curves to k*, on hand-built tables with known answers."""
+"""lib.kstar.protocol.counts and lib.kstar.order.text_baseline: from logged curves to k*, on hand-built tables with
+known answers."""
 
 import math
 
@@ -6,8 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lib.kstar import counts, rules
-from lib.kstar.probe_search import Candidate
+from lib.kstar.protocol import counts, rules
+from lib.kstar.protocol.probe_search import Candidate
 
 
 def _rows(model, task, decision, block, seed, dense, curve, n_pos=100, n_neg=100):

@@ -1,11 +1,11 @@
-"""The surface-cue audit of paper 002's task pools (lib.kstar.cues, App. A.1.3) on synthetic pools."""
+"""The surface-cue audit of paper 002's task pools (lib.kstar.tasks.cues, App. A.1.3) on synthetic pools."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from lib.kstar import cues
-from lib.kstar.tasks import TaskPool
+from lib.kstar.tasks import cues
+from lib.kstar.tasks.tasks import TaskPool
 
 WORDS = np.array("the a report said market team film new game vote plan data city year people".split())
 

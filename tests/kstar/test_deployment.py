@@ -1,4 +1,5 @@
-"""lib.kstar.deployment: Eq. 40–45, Props. 3–4 against the paper's Table 34 cells and simulation (paper 002, A.3)."""
+"""lib.kstar.deployment.deployment: Eq. 40–45, Props. 3–4 against the paper's Table 34 cells and simulation (paper 002,
+A.3)."""
 
 import math
 
@@ -6,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lib.kstar import deployment
+from lib.kstar.deployment import deployment
 
 
 def _window(values_by_block, task="t"):

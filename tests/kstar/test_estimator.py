@@ -17,12 +17,13 @@ from pathlib import Path
 
 import pytest
 
-from lib.kstar import counts, estimator
+from lib.kstar import estimator
+from lib.kstar.protocol import counts
 
 PINNED = Path(__file__).parent / "data" / "minilm_two_tasks_kstar.json"
-PROTOCOL = estimator.Protocol(tasks=("rt_sentiment", "bbc_topic"), cap=40, pool_seed=0, max_classes=2, max_tokens=32,
-                              min_positives=5, layers="grid:4", sweep_poolings=("mean", "last"), seeds=(1, 2),
-                              subsample=0.85, frac=0.95)
+PROTOCOL = estimator.Protocol(tasks=("rt_sentiment", "bbc_topic"), cap=40, pool_seed=0, max_classes=2,
+                              max_tokens=32, min_positives=5, layers="grid:4", sweep_poolings=("mean", "last"),
+                              frac=0.95, seeds=(1, 2), subsample=0.85)
 #: One positive–negative pair of the 20 × 20 test split.
 CEILING_TOLERANCE = 1 / 400
 
@@ -61,5 +62,7 @@ def test_the_protocol_is_read_from_a_notebooks_parameters_and_a_control_is_check
     protocol = estimator.Protocol.of(params)
     assert protocol.layers == params.layers and protocol.seeds == tuple(params.seeds)
     assert set(protocol.pool_args()) == {"tasks", "cap", "pool_seed", "max_classes", "max_tokens", "min_positives"}
+    sweep_only = estimator.Protocol.of(config.canonical("K06_sae_correspondence", "smoke"))
+    assert sweep_only.seeds == (1, 2, 3, 4, 5)  # a notebook that only sweeps has A.1.6's window settings
     with pytest.raises(ValueError, match="control='rotated'; allowed: '', 'chat', 'rotation', 'shuffled'"):
         estimator.kstar_tables(["tiny-bert"], protocol, control="rotated")

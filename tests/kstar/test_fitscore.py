@@ -1,9 +1,9 @@
-"""lib.kstar.fitscore: paper 002's standardisation and FitScore (App. A.1.4, Eq. 6–8)."""
+"""lib.kstar.protocol.fitscore: paper 002's standardisation and FitScore (App. A.1.4, Eq. 6–8)."""
 
 import numpy as np
 import pytest
 
-from lib.kstar import fitscore, probe_search
+from lib.kstar.protocol import fitscore, probe_search
 
 
 def test_standardisation_uses_training_statistics_only():

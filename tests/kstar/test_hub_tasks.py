@@ -1,4 +1,4 @@
-"""Paper 002's hub task pools (lib.kstar.hub_tasks, App. A.1.3), built offline from tiny local datasets.
+"""Paper 002's hub task pools (lib.kstar.tasks.hub_tasks, App. A.1.3), built offline from tiny local datasets.
 
 Each fixture writes a folder laid out as the hub repository is (parquet or json files per split, a
 README whose ``configs`` name them where the repository has one); the builders read it through the
@@ -15,8 +15,8 @@ import datasets
 import numpy as np
 import pytest
 
-from lib.kstar import hub_tasks, tasks
-from lib.kstar.hub_tasks import HUB_TASKS, MISSING_TASKS, HubDatasetUnavailableError, HubSource
+from lib.kstar.tasks import hub_tasks, tasks
+from lib.kstar.tasks.hub_tasks import HUB_TASKS, MISSING_TASKS, HubDatasetUnavailableError, HubSource
 
 
 @pytest.fixture(autouse=True)

@@ -1,11 +1,12 @@
-"""lib.kstar.ksyn: k^syn of the synthetic world (paper 002, A.3.4): median curves, per-layer ceilings, the gate."""
+"""lib.kstar.world.ksyn: k^syn of the synthetic world (paper 002, A.3.4): median curves, per-layer ceilings, the
+gate."""
 
 import math
 
 import pytest
 
-from lib.kstar import ksyn
-from lib.kstar.probe_search import Candidate
+from lib.kstar.protocol.probe_search import Candidate
+from lib.kstar.world import ksyn
 
 
 def _cands(pairs):

@@ -1,11 +1,12 @@
-"""lib.kstar.label_budget: Eq. 51, the epoch rule, N* (Eq. 55–56) and the shared exponent (Eq. 57, Prop. 8)."""
+"""lib.kstar.label_budget.label_budget: Eq. 51, the epoch rule, N* (Eq. 55–56) and the shared exponent (Eq. 57, Prop.
+8)."""
 
 import math
 
 import numpy as np
 import pytest
 
-from lib.kstar import label_budget as lb
+from lib.kstar.label_budget import label_budget as lb
 
 
 # --------------------------------------------------------------------------- Eq. 51

@@ -1,4 +1,5 @@
-"""lib.kstar.learning_curves: teachers, label sources, N* per curve and the panel of Eq. 57 (paper 002, A.4)."""
+"""lib.kstar.label_budget.learning_curves: teachers, label sources, N* per curve and the panel of Eq. 57 (paper 002,
+A.4)."""
 
 import math
 
@@ -6,8 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lib.kstar import label_budget, learning_curves
-from lib.kstar.tasks import TaskPool
+from lib.kstar.label_budget import label_budget, learning_curves
+from lib.kstar.tasks.tasks import TaskPool
 
 WORDS = ["apple", "river", "stone", "cloud", "music", "paper", "green", "house"]
 

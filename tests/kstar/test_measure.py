@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from lib.kstar import counts, measure
+from lib.kstar import measure
+from lib.kstar.protocol import counts
 
 
 def test_random_rotation_is_orthogonal_and_seeded():

@@ -1,4 +1,4 @@
-"""lib.kstar.networks: tiny transformers and GRUs of the synthetic world (paper 002, A.3.3–A.3.4)."""
+"""lib.kstar.world.networks: tiny transformers and GRUs of the synthetic world (paper 002, A.3.3–A.3.4)."""
 
 import math
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from lib.kstar import networks, world
+from lib.kstar.world import networks, world
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,5 @@
-"""lib.kstar.order: cross-model agreement of task orders and the text-side comparison, on tables with known answers."""
+"""lib.kstar.order.order: cross-model agreement of task orders and the text-side comparison, on tables with known
+answers."""
 
 import math
 
@@ -7,7 +8,7 @@ import pandas as pd
 import pytest
 
 from lib import stats
-from lib.kstar import order, text_baseline
+from lib.kstar.order import order, text_baseline
 
 
 def _tasks(model, kstar, ceiling, flagged=()):

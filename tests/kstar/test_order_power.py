@@ -1,4 +1,4 @@
-"""lib.kstar.order_power: draws of K03's rank statistics against closed forms, scipy and Monte Carlo."""
+"""lib.kstar.order.order_power: draws of K03's rank statistics against closed forms, scipy and Monte Carlo."""
 
 import math
 
@@ -7,7 +7,7 @@ import pytest
 from scipy import stats
 
 from lib import stats as lib_stats
-from lib.kstar import order_power as op
+from lib.kstar.order import order_power as op
 
 
 def test_the_latent_model_has_the_stated_spearman_correlations():

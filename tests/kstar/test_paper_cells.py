@@ -1,11 +1,11 @@
-"""lib.kstar.paper_cells: the k* cells a paper value is read on, and why one is not measured."""
+"""lib.kstar.evidence.paper_cells: the k* cells a paper value is read on, and why one is not measured."""
 
 import math
 
 import pandas as pd
 import pytest
 
-from lib.kstar import paper_cells
+from lib.kstar.evidence import paper_cells
 
 TABLE = pd.DataFrame({"model": ["google/gemma-2-9b", "meta-llama/Llama-3.1-8B"], "task": ["harmfulness"] * 2,
                       "kstar": [341.0, 200.0]})

@@ -1,4 +1,4 @@
-"""Draws of paper 002's claim statistics (lib.kstar.power_draws) against closed forms and scipy."""
+"""Draws of paper 002's claim statistics (lib.kstar.evidence.power_draws) against closed forms and scipy."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from lib.kstar import power_draws as pd_
+from lib.kstar.evidence import power_draws as pd_
 
 
 def test_share_draws_are_binomial_rates():

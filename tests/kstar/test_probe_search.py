@@ -1,4 +1,4 @@
-"""lib.kstar.probe_search: Algorithm 1 of paper 002 (App. A.1.4–A.1.5) — what a search records, Lemma 1(i),
+"""lib.kstar.protocol.probe_search: Algorithm 1 of paper 002 (App. A.1.4–A.1.5) — what a search records, Lemma 1(i),
 Proposition 1.
 
 The statements were lost in the text extraction; the tests state them as their proofs in the paper establish them:
@@ -22,8 +22,8 @@ from hypothesis import strategies as st
 from sklearn.linear_model import LogisticRegression
 
 from lib import stats
-from lib.kstar import fitscore, rules, splits
-from lib.kstar import probe_search as P
+from lib.kstar.protocol import fitscore, rules, splits
+from lib.kstar.protocol import probe_search as P
 
 NEW_SKLEARN = tuple(int(p) for p in sklearn.__version__.split(".")[:2]) >= (1, 8)  # `penalty` deprecated
 

@@ -1,4 +1,4 @@
-"""lib.kstar.rules: paper 002's threshold, counts, window and precision (App. A.1.1, A.1.6–A.1.8) — worked
+"""lib.kstar.protocol.rules: paper 002's threshold, counts, window and precision (App. A.1.1, A.1.6–A.1.8) — worked
 examples, Lemma 1 (ii)–(iv), Lemma 2 and Proposition 2.
 
 The statements of Lemma 1 and Proposition 2 were lost in the text extraction; the tests state them as their
@@ -21,8 +21,8 @@ from hypothesis import strategies as st
 from scipy.stats import norm
 
 from lib import stats
-from lib.kstar import rules as R
-from lib.kstar.probe_search import Candidate
+from lib.kstar.protocol import rules as R
+from lib.kstar.protocol.probe_search import Candidate
 
 INF = math.inf
 FAST = settings(max_examples=25, deadline=None, derandomize=True)

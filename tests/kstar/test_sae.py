@@ -1,10 +1,11 @@
-"""lib.kstar.sae: JumpReLU and TopK encoders, folding, release loaders, offline TopK training (paper 002, A.1.10)."""
+"""lib.kstar.sae.sae: JumpReLU and TopK encoders, folding, release loaders, offline TopK training (paper 002,
+A.1.10)."""
 
 import numpy as np
 import pytest
 from safetensors.numpy import save_file
 
-from lib.kstar import sae as saes
+from lib.kstar.sae import sae as saes
 
 
 def _weights(rng, d=16, d_sae=64):

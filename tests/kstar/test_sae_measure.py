@@ -1,11 +1,12 @@
-"""lib.kstar.sae_measure: the SAE layer by neighbour confirmation and the supports (paper 002, A.1.10), on hand-built
+"""lib.kstar.sae.sae_measure: the SAE layer by neighbour confirmation and the supports (paper 002, A.1.10), on
+hand-built
 sweep rows with known answers."""
 
 import math
 
 import pandas as pd
 
-from lib.kstar import sae_measure
+from lib.kstar.sae import sae_measure
 
 
 def _search(decision, pooling, block, count, top=0.9, dense=0.9, l1=None):

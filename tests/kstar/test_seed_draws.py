@@ -1,4 +1,5 @@
-"""lib.kstar.seed_draws: resampled seeds, permuted orders and null maxima, against closed forms and Monte Carlo."""
+"""lib.kstar.evidence.seed_draws: resampled seeds, permuted orders and null maxima, against closed forms and Monte
+Carlo."""
 
 import math
 
@@ -8,7 +9,8 @@ import pytest
 from scipy.stats import norm
 
 from lib import claim_power, stats
-from lib.kstar import counts, rules, seed_draws
+from lib.kstar.evidence import seed_draws
+from lib.kstar.protocol import counts, rules
 
 
 def _window(values_by_task_seed, dense=0.98, blocks=(1, 2), n_pos=100, n_neg=100, model="m"):

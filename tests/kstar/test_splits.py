@@ -1,9 +1,10 @@
-"""lib.kstar.splits: the per-class draws of paper 002 — validation portion (App. A.1.4), seed subsample (A.1.6)."""
+"""lib.kstar.protocol.splits: the per-class draws of paper 002 — validation portion (App. A.1.4), seed subsample
+(A.1.6)."""
 
 import numpy as np
 import pytest
 
-from lib.kstar import splits
+from lib.kstar.protocol import splits
 
 
 def test_validation_split_and_subsample_keep_a_floor_fraction_of_each_class():

@@ -1,10 +1,10 @@
-"""lib.kstar.students: LoRA students of paper 002's label budget (App. A.4.1) on tiny random models."""
+"""lib.kstar.label_budget.students: LoRA students of paper 002's label budget (App. A.4.1) on tiny random models."""
 
 import numpy as np
 import pytest
 import torch
 
-from lib.kstar import students
+from lib.kstar.label_budget import students
 
 WORDS = ["apple", "river", "stone", "cloud", "music", "paper", "green", "house"]
 

@@ -1,4 +1,4 @@
-"""lib.kstar.synthetic: the synthetic readout of paper 002, A.3.4
+"""lib.kstar.world.synthetic: the synthetic readout of paper 002, A.3.4
 (Table 37, Propositions 6 and 7), on hand-built curves, exact enumerations and small real searches."""
 
 import math
@@ -10,7 +10,8 @@ import pytest
 from scipy import stats as sps
 
 from lib import stats
-from lib.kstar import fitscore, ksyn, probe_search, synthetic, world
+from lib.kstar.protocol import fitscore, probe_search
+from lib.kstar.world import ksyn, synthetic, world
 
 
 @pytest.mark.parametrize("function", ["threshold", "conjunction"])

@@ -1,4 +1,5 @@
-"""lib.kstar.synthetic_claims: the evidence of K04's claims (paper 002, A.3.4) against closed forms and Monte Carlo."""
+"""lib.kstar.world.synthetic_claims: the evidence of K04's claims (paper 002, A.3.4) against closed forms and Monte
+Carlo."""
 
 import math
 
@@ -8,7 +9,7 @@ import pytest
 from scipy import stats as sps
 
 from lib import stats
-from lib.kstar import synthetic_claims as sc
+from lib.kstar.world import synthetic_claims as sc
 
 
 def _final(rows):

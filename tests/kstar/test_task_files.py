@@ -1,11 +1,12 @@
-"""lib.kstar.task_files: a TaskPool from CSV, JSONL or Parquet; seeded, group-disjoint splits; one-vs-rest; errors."""
+"""lib.kstar.tasks.task_files: a TaskPool from CSV, JSONL or Parquet; seeded, group-disjoint splits; one-vs-rest;
+errors."""
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from lib.kstar import task_files
-from lib.kstar.tasks import MIN_POSITIVES, TaskPool
+from lib.kstar.tasks import task_files
+from lib.kstar.tasks.tasks import MIN_POSITIVES, TaskPool
 
 VOCABULARY = ("river", "window", "market", "garden", "winter", "letter", "bridge", "silver", "orange", "planet",
               "candle", "forest", "mirror", "pocket", "ladder", "rocket", "pillow", "tunnel", "violin", "basket")

@@ -1,4 +1,4 @@
-"""lib.kstar.text_baseline: TF-IDF through Algorithm 1 and the prefix score s(k) (paper 002, A.2.3)."""
+"""lib.kstar.order.text_baseline: TF-IDF through Algorithm 1 and the prefix score s(k) (paper 002, A.2.3)."""
 
 import math
 
@@ -7,7 +7,8 @@ import pandas as pd
 import pytest
 
 from lib import stats
-from lib.kstar import measure, text_baseline
+from lib.kstar import measure
+from lib.kstar.order import text_baseline
 
 
 def _rows(curve, dense=0.98):

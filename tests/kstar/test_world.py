@@ -1,4 +1,5 @@
-"""lib.kstar.world: the synthetic factor world of paper 002, A.3.3 (Eq. 45–48, Lemma 4, Proposition 5, Table 35)."""
+"""lib.kstar.world.world: the synthetic factor world of paper 002, A.3.3 (Eq. 45–48, Lemma 4, Proposition 5, Table
+35)."""
 
 import math
 from itertools import product
@@ -7,8 +8,8 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from lib.kstar import world
-from lib.kstar.world import FactorWorld
+from lib.kstar.world import world
+from lib.kstar.world.world import FactorWorld
 
 
 @pytest.fixture(scope="module")
