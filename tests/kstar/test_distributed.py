@@ -101,6 +101,8 @@ def _logged(root: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 
 def test_k01_smoke_on_a_dask_cluster_counts_what_the_local_run_counts(cluster):
+    """Over 20 s: two real runs of K01's smoke through the runner, ~18 s each on an idle core, mostly the runner's
+    and the kernel's start-up, imports and figures (the compared searches take a few seconds of each)."""
     address, root = cluster
     timings = {}
     for name, extra in (("local", ()), ("dask", ("--set", f"scheduler={address}"))):

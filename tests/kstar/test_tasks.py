@@ -2,14 +2,18 @@
 
 The wheels are fetched once into ``cache/wheels`` (skipped with the reason where that is
 impossible); pools are built with ``cache=False`` except in the cache tests, which use a
-temporary folder.
+temporary folder. The near-duplicate step, most of a pool's construction and the same whatever
+the cap, runs once per distinct input in this module (:func:`near_duplicates_once`), and the
+module runs on one pytest-xdist worker, so its pools are built once.
 """
 
 from __future__ import annotations
 
 import bz2
+import hashlib
 import io
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -22,6 +26,38 @@ from lib.wheels import WheelUnavailableError
 
 CAP = 400  # texts per split: the scale of the default profile's smaller pools, seconds to build
 GROUPED = ("rt_sentiment", "rt_subjectivity", "debate_moderator", "bbq_ambiguity", "discrim_question", "word_valence")
+
+#: One pytest-xdist worker builds this module's pools (module fixtures are built once per worker that needs them).
+pytestmark = pytest.mark.xdist_group("kstar_task_pools")
+
+
+def _frame_key(frame: pd.DataFrame, rounds: int) -> str:
+    """A content key of ``frame`` (index, columns and values) and ``rounds``."""
+    digest = hashlib.sha256(pd.util.hash_pandas_object(frame, index=True).to_numpy().tobytes())
+    digest.update(repr((list(frame.columns), rounds)).encode())
+    return digest.hexdigest()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def near_duplicates_once() -> Iterator[None]:
+    """:func:`tasks.drop_near_duplicates` computed once per distinct frame in this module.
+
+    The step is a pure function of its frame and runs before balancing and capping, so pools of one task and seed
+    at every cap share it; every other construction step still runs on each build.
+    """
+    drop = tasks.drop_near_duplicates
+    done: dict[str, tuple[pd.DataFrame, int]] = {}
+
+    def once(frame: pd.DataFrame, rounds: int = 3) -> tuple[pd.DataFrame, int]:
+        key = _frame_key(frame, rounds)
+        if key not in done:
+            done[key] = drop(frame, rounds)
+        kept, dropped = done[key]
+        return kept.copy(), dropped
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(tasks, "drop_near_duplicates", once)
+        yield
 
 
 @pytest.fixture(scope="module")
@@ -39,6 +75,8 @@ def pools(wheels) -> dict[str, tasks.TaskPool]:
 
 @pytest.fixture(scope="module")
 def full_pools(wheels) -> dict[str, tasks.TaskPool]:
+    """Every uncapped pool. With :func:`pools`, ~60 s on one core: each task's near-duplicate step (run once for
+    both; BBC's and the templated questions' take most) and each pool's cue audit, which the tests read."""
     return {name: tasks.build_pool(name, cache=False) for name in tasks.TASKS}
 
 
@@ -254,12 +292,12 @@ def test_multiclass_decisions(pools, full_pools):
     assert all(d.skipped and ("fewer than" in d.skipped or "surface cue" in d.skipped) for d in decisions)
 
 
-def test_thin_decisions_are_returned_skipped(wheels):
+def test_thin_decisions_are_returned_skipped(wheels, pools):
     pool = tasks.build_pool("discrim_question", cap=30, max_classes=10, cache=False)
     decisions = pool.decisions(min_positives=5)
     assert len(decisions) == 10  # none dropped
     assert all(d.skipped and "fewer than 5" in d.skipped for d in decisions)
-    assert tasks.build_pool("word_valence", cap=CAP, cache=False).decisions(min_positives=201)[0].skipped
+    assert pools["word_valence"].decisions(min_positives=201)[0].skipped
 
 
 # --------------------------------------------------------------------------- the on-disk cache
