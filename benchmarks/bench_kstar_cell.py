@@ -1,5 +1,5 @@
-"""Seconds per k* cell (paper 002, Algorithm 1, App. A.1.4–A.1.5): ``lib.kstar.protocol.probe_search.search`` vs a
-plain loop.
+"""Seconds per k* cell (paper 002, Algorithm 1, App. A.1.4–A.1.5): ``lib.kstar.protocol.probe_search.search`` vs
+a plain loop.
 
 One cell = one class decision at one layer and one seed: a dense FitScore, up to eleven prefix
 FitScores (four validation fits and a refit each) and ten ℓ1 fits, ≤ 70 LIBLINEAR fits. Baseline, in

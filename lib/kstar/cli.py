@@ -1,11 +1,9 @@
 """``python -m lib kstar``: k* of a model on your own labelled texts (paper 002, App. A.1.6, Algorithm 2).
 
 Reads the task file (:mod:`lib.kstar.tasks.task_files`), checks it, the model and the layers before any compute,
-extracts
-the pooled residual streams of the probed blocks (mean and last, one forward pass), and runs
+extracts the pooled residual streams of the probed blocks (mean and last, one forward pass), and runs
 :func:`lib.kstar.protocol.algorithm.measure_kstar`: per class decision and for the task, k*, the seed range, the
-ceiling,
-the readability flag (ceiling ≤ 0.90, A.1.6) and the precision check (1.96·s.e. below C − τ, A.1.8).
+ceiling, the readability flag (ceiling ≤ 0.90, A.1.6) and the precision check (1.96·s.e. below C − τ, A.1.8).
 """
 
 from __future__ import annotations

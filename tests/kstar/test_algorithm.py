@@ -1,6 +1,5 @@
 """lib.kstar.protocol.algorithm: Algorithm 2 on arrays gives a small k* for a planted sparse signal and the same table
-as the
-hand-built measure/counts path on the same arrays."""
+as the hand-built measure/counts path on the same arrays."""
 
 import doctest
 import math

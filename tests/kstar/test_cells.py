@@ -1,5 +1,5 @@
-"""lib.kstar.deployment.cells: cell names, K01-identical cache keys for plain cells, follower tasks, the one-template
-check."""
+"""lib.kstar.deployment.cells: cell names, K01-identical cache keys for plain cells, follower tasks, the
+one-template check."""
 
 import pandas as pd
 import pytest

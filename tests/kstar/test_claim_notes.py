@@ -1,5 +1,5 @@
-"""lib.kstar.evidence.claim_notes: the populations, notes and mechanisms of K01's and K02's claims, on hand-built
-tables."""
+"""lib.kstar.evidence.claim_notes: the populations, notes and mechanisms of K01's and K02's claims, on
+hand-built tables."""
 
 import math
 

@@ -1,5 +1,5 @@
-"""lib.kstar.evidence.count_noise: per-seed counts, their bootstrap and the test-split precision (paper 002, A.1.6,
-A.1.8)."""
+"""lib.kstar.evidence.count_noise: per-seed counts, their bootstrap and the test-split precision (paper 002,
+A.1.6, A.1.8)."""
 
 import math
 

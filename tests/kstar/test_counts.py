@@ -1,5 +1,5 @@
-"""lib.kstar.protocol.counts and lib.kstar.order.text_baseline: from logged curves to k*, on hand-built tables with
-known answers."""
+"""lib.kstar.protocol.counts and lib.kstar.order.text_baseline: from logged curves to k*, on hand-built tables
+with known answers."""
 
 import math
 

@@ -1,5 +1,5 @@
-"""lib.kstar.deployment.deployment: Eq. 40–45, Props. 3–4 against the paper's Table 34 cells and simulation (paper 002,
-A.3)."""
+"""lib.kstar.deployment.deployment: Eq. 40–45, Props. 3–4 against the paper's Table 34 cells and simulation (paper
+002, A.3)."""
 
 import math
 

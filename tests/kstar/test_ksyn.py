@@ -1,5 +1,5 @@
-"""lib.kstar.world.ksyn: k^syn of the synthetic world (paper 002, A.3.4): median curves, per-layer ceilings, the
-gate."""
+"""lib.kstar.world.ksyn: k^syn of the synthetic world (paper 002, A.3.4): median curves, per-layer ceilings,
+the gate."""
 
 import math
 

@@ -1,5 +1,5 @@
-"""lib.kstar.label_budget.label_budget: Eq. 51, the epoch rule, N* (Eq. 55–56) and the shared exponent (Eq. 57, Prop.
-8)."""
+"""lib.kstar.label_budget.label_budget: Eq. 51, the epoch rule, N* (Eq. 55–56) and the shared exponent (Eq. 57,
+Prop. 8)."""
 
 import math
 

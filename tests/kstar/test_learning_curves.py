@@ -1,5 +1,5 @@
-"""lib.kstar.label_budget.learning_curves: teachers, label sources, N* per curve and the panel of Eq. 57 (paper 002,
-A.4)."""
+"""lib.kstar.label_budget.learning_curves: teachers, label sources, N* per curve and the panel of Eq. 57 (paper
+002, A.4)."""
 
 import math
 

@@ -1,5 +1,5 @@
-"""lib.kstar.order.order: cross-model agreement of task orders and the text-side comparison, on tables with known
-answers."""
+"""lib.kstar.order.order: cross-model agreement of task orders and the text-side comparison, on tables with
+known answers."""
 
 import math
 

@@ -1,6 +1,5 @@
 """lib.kstar.sae.sae_measure: the SAE layer by neighbour confirmation and the supports (paper 002, A.1.10), on
-hand-built
-sweep rows with known answers."""
+hand-built sweep rows with known answers."""
 
 import math
 

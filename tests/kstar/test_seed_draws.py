@@ -1,5 +1,5 @@
-"""lib.kstar.evidence.seed_draws: resampled seeds, permuted orders and null maxima, against closed forms and Monte
-Carlo."""
+"""lib.kstar.evidence.seed_draws: resampled seeds, permuted orders and null maxima, against closed forms and
+Monte Carlo."""
 
 import math
 

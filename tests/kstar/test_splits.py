@@ -1,5 +1,5 @@
-"""lib.kstar.protocol.splits: the per-class draws of paper 002 — validation portion (App. A.1.4), seed subsample
-(A.1.6)."""
+"""lib.kstar.protocol.splits: the per-class draws of paper 002 — validation portion (App. A.1.4), seed
+subsample (A.1.6)."""
 
 import numpy as np
 import pytest

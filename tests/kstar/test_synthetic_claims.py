@@ -1,5 +1,5 @@
-"""lib.kstar.world.synthetic_claims: the evidence of K04's claims (paper 002, A.3.4) against closed forms and Monte
-Carlo."""
+"""lib.kstar.world.synthetic_claims: the evidence of K04's claims (paper 002, A.3.4) against closed forms and
+Monte Carlo."""
 
 import math
 

@@ -1,5 +1,5 @@
-"""lib.kstar.tasks.task_files: a TaskPool from CSV, JSONL or Parquet; seeded, group-disjoint splits; one-vs-rest;
-errors."""
+"""lib.kstar.tasks.task_files: a TaskPool from CSV, JSONL or Parquet; seeded, group-disjoint splits;
+one-vs-rest; errors."""
 
 import numpy as np
 import pandas as pd

@@ -1,5 +1,5 @@
-"""lib.kstar.world.world: the synthetic factor world of paper 002, A.3.3 (Eq. 45–48, Lemma 4, Proposition 5, Table
-35)."""
+"""lib.kstar.world.world: the synthetic factor world of paper 002, A.3.3 (Eq. 45–48, Lemma 4, Proposition 5,
+Table 35)."""
 
 import math
 from itertools import product

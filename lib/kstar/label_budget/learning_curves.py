@@ -2,8 +2,7 @@
 
 A curve is one student × task × label source: for each realized budget n (:func:`label_budget.realized_budgets`)
 and seed, an independent LoRA run (:mod:`lib.kstar.label_budget.students`) on a class-stratified draw of n training
-texts
-(Eq. 51), scored against the ground-truth test labels; Ā(n) is the mean test AUROC over the task's class
+texts (Eq. 51), scored against the ground-truth test labels; Ā(n) is the mean test AUROC over the task's class
 decisions and seeds. N* (Eq. 55–56) is read off each curve, the panel gate (C_t > 0.90, finite k*,
 uncensored N*) selects the rows of Eq. 57, and the shared exponent is fitted by
 :func:`label_budget.shared_exponent`.
