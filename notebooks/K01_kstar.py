@@ -58,6 +58,7 @@ measure.prepare_models(params.models)  # an unknown model stops here, before any
 run = results.start(params)
 plotting.use_style()
 protocol = estimator.Protocol.of(params)
+print(estimator.input_formats(params.models))
 # Algorithm 2 for every model in one entry, run once and only if a table below is missing or stale
 algorithm2 = functools.cache(lambda: estimator.kstar_tables(params.models, protocol, n_jobs=params.n_jobs,
                                                             scheduler=params.scheduler))

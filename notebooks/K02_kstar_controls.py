@@ -6,26 +6,31 @@
 # 0.975 instead of 0.95, ranking-only and ℓ1-only search, and the best single layer instead of
 # neighbour confirmation; each is compared with the main task order by Spearman's ρ under the three
 # treatments of infinite and low-ceiling cells (all, finite, gated). Lemma 1(ii) is checked on every
-# decision and seed. Three controls fit again on the same window: a random rotation of the features
-# (Proposition 1: only per-coordinate affine maps leave k* unchanged), chat-formatted input (the user
-# turn plus the generation prompt) against plain text. The shuffled-label control runs the whole search on
-# permuted labels (the paper: the search "does not produce high AUROCs from label noise"): its own sweep locates
-# its own window, the five-seed window and confirmation follow, and the largest AUROC of any probe fitted is
+# decision and seed. Three controls fit again: a random rotation of the features on the same window
+# (Proposition 1: only per-coordinate affine maps leave k* unchanged); the other input format, whose own sweep
+# locates its own window (A.1.2 reads an instruction-tuned model as a single user turn plus the generation prompt,
+# so its control is plain text, and a base model's is its chat template; A.3.2); and shuffled labels, the whole
+# search on permuted labels (the paper: the search "does not produce high AUROCs from label noise"): its own sweep
+# locates its own window, the five-seed window and confirmation follow, and the largest AUROC of any probe fitted is
 # compared with the level that the largest of every shuffled fit together, read as independent null AUROCs,
 # would exceed 5 % of the time (this notebook's reading; the paper's Table 7 was lost).
 #
-# Writes: `variants` (task tables per control), `agreement`, `rotation`, `format`, `format_texts` (words per
+# Writes: `variants` (task tables per control), `agreement`, `rotated_window`, `rotation`, `format_window`,
+# `format`, `format_texts` (words per
 # text of the format tasks), `shuffled_sweep`, `shuffled_window`, `shuffled_counts`, `shuffled` (the search
 # maxima), `split_precision` (per task, the ceiling's s.e. against its gap C − τ), `claims`.
 
 # %%
+import dataclasses
+import functools
+
 import numpy as np
 import pandas as pd
 from IPython.display import display
 
 from lib import config, plotting, results, uncertainty
 from lib.claims import Evidence, show_claims
-from lib.kstar import measure
+from lib.kstar import estimator, measure
 from lib.kstar.evidence import claim_notes, seed_draws
 from lib.kstar.protocol import counts
 
@@ -47,37 +52,31 @@ frac = 0.95  # threshold factor of Eq. 4: τ is ½ + frac·(C − ½)
 min_positives = 5  # positives per split a decision needs (A.1.3: 5 for core tasks)
 models = ["minilm", "smollm2-135m"]  # registry names, hub ids or local checkpoint folders
 thresholds = [0.9, 0.975]  # alternative threshold factors frac of Eq. 4
-control_model = "smollm2-135m"  # the model rotated and read in chat format (one of models)
+control_model = "smollm2-135m"  # the model rotated and read in its other input format (one of models)
 rotation_seed = 0  # seed of the random orthogonal rotation
-format_tasks = ["rt_sentiment", "rt_subjectivity", "debate_moderator", "word_valence"]  # tasks read in chat format (short texts: CPU budget)
+format_tasks = ["rt_sentiment", "rt_subjectivity", "debate_moderator", "word_valence"]  # tasks read in the other input format (short texts: CPU budget)
 shuffle_seed = 0  # seed of the shuffled-label control
 min_shared_tasks = 6  # Spearman agreement needs this many shared tasks
 
 # %%
 params = config.load("K02_kstar_controls", globals())
 measure.prepare_models(params.models)  # an unknown model stops here, before any compute
-run = results.start(params)
-plotting.use_style()
-pool_args = {"tasks": params.tasks, "cap": params.cap, "pool_seed": params.pool_seed,
-             "max_classes": params.max_classes, "max_tokens": params.max_tokens, "min_positives": params.min_positives}
-window_args = {"seeds": params.seeds, "subsample": params.subsample, "n_jobs": params.n_jobs,
-               "scheduler": params.scheduler}
 if params.control_model not in params.models:
     raise config.ConfigError(f"control_model={params.control_model!r} is not one of models={list(params.models)}")
+run = results.start(params)
+plotting.use_style()
+protocol = estimator.Protocol.of(params)
+execution = {"n_jobs": params.n_jobs, "scheduler": params.scheduler}
+print(estimator.input_formats(params.models))
+# Algorithm 2 in one entry per condition, each run once and only if a table below is missing or stale
+main_run = functools.cache(lambda: estimator.kstar_tables(params.models, protocol, **execution))
 
 # %% [markdown]
 # ## The main measurement (shared with K01: computed once, read from the table cache)
 
 # %%
-sweep, _ = run.table("sweep", lambda: pd.concat([results.shared_table(
-    measure.sweep_table, model, layers=params.layers, poolings=params.sweep_poolings, n_jobs=params.n_jobs,
-    scheduler=params.scheduler, **pool_args) for model in params.models], ignore_index=True))
-windows = counts.best_blocks(sweep, params.frac)
-window_of = {model: {t: [int(b) for b in w] for t, w in zip(cell.task, cell.window, strict=True)}
-             for model, cell in windows.groupby("model", sort=False)}
-window, window_file = run.table("window", lambda: pd.concat([results.shared_table(
-    measure.window_table, model, window_of[model], **window_args, **pool_args) for model in params.models],
-    ignore_index=True))
+sweep, _ = run.table("sweep", lambda: main_run().sweep)
+window, window_file = run.table("window", lambda: main_run().window_fits)
 
 # %% [markdown]
 # ## Estimator controls from the logged curves (A.1.11, Table 19)
@@ -99,33 +98,38 @@ print(f"Lemma 1(ii): confirmed counts non-decreasing in the threshold factor for
 
 # %%
 main = tables[tables.variant == "main"].drop(columns="variant")
-rotated_window, _ = run.table("rotated_window", lambda: results.shared_table(
-    measure.window_table, params.control_model, window_of[params.control_model], rotation_seed=params.rotation_seed,
-    **window_args, **pool_args))
+rotated = functools.cache(lambda: estimator.kstar_tables([params.control_model], protocol, control="rotation",
+                                                         control_seed=params.rotation_seed, **execution))
+rotated_window, _ = run.table("rotated_window", lambda: rotated().window_fits)
 rotation, rotation_file = run.table("rotation", lambda: counts.compare_tables(
-    main[main.model == params.control_model], counts.window_counts(rotated_window, params.frac)))
+    main[main.model == params.control_model], rotated().counts))
 display(rotation)
 plotting.save_table(rotation.round(4), "rotation", f"k* and ceiling of {params.control_model} in its own basis and "
                     "after a random orthogonal rotation of the residual stream (same window, seeds and pools; paper 002, "
                     "A.1.5 Proposition 1, A.1.11 Table 15); ratio = rotated / main.", [rotation_file])
 
 # %% [markdown]
-# ## Chat format against plain text (A.1.2, A.3.1)
+# ## The other input format (A.1.2, A.3.2)
+#
+# The control model is read in the format A.1.2 does not give it, and that condition's own sweep locates its own
+# window (A.3.2); the comparison is per task, control against main.
 
 # %%
-format_pools = {**pool_args, "tasks": params.format_tasks}
-chat_window, _ = run.table("chat_window", lambda: results.shared_table(
-    measure.window_table, params.control_model, {t: window_of[params.control_model][t] for t in params.format_tasks},
-    chat_template=True, **window_args, **format_pools))
+print(estimator.input_formats([params.control_model], "format"))
+other_format = functools.cache(lambda: estimator.kstar_tables(
+    [params.control_model], dataclasses.replace(protocol, tasks=tuple(params.format_tasks)), control="format",
+    **execution))
+format_window, _ = run.table("format_window", lambda: other_format().window_fits)
 formats, formats_file = run.table("format", lambda: counts.compare_tables(
-    main[(main.model == params.control_model) & main.task.isin(params.format_tasks)],
-    counts.window_counts(chat_window, params.frac)))
+    main[(main.model == params.control_model) & main.task.isin(params.format_tasks)], other_format().counts))
 format_texts, format_texts_file = run.table("format_texts", lambda: claim_notes.text_lengths(measure.pools(
     params.format_tasks, cap=params.cap, seed=params.pool_seed, max_classes=params.max_classes)))
 display(formats)
-plotting.save_table(formats.round(4), "format", f"k* and ceiling of {params.control_model} on plain text and on the "
-                    "chat-formatted input (user turn plus generation prompt), same window and seeds (paper 002, A.1.2); "
-                    "ratio = chat / plain.", [formats_file])
+plotting.save_table(formats.round(4), "format", f"k* and ceiling of {params.control_model} in its A.1.2 input format "
+                    f"({measure.format_words(params.control_model)}) and in the other "
+                    f"({measure.format_words(params.control_model, not measure.reads_chat(params.control_model))}), "
+                    "each condition's own sweep and window, the same seeds (paper 002, A.1.2, A.3.2); ratio = other "
+                    "format / main.", [formats_file])
 
 # %% [markdown]
 # ## Shuffled labels: the whole search on a label-free decision
@@ -139,17 +143,11 @@ plotting.save_table(formats.round(4), "format", f"k* and ceiling of {params.cont
 # (`lib.kstar.evidence.seed_draws.family_ratio`): a per-decision level over many decisions would be crossed by chance.
 
 # %%
-shuffled_sweep, shuffled_sweep_file = run.table("shuffled_sweep", lambda: pd.concat([results.shared_table(
-    measure.sweep_table, model, layers=params.layers, poolings=params.sweep_poolings,
-    label_seed=params.shuffle_seed, n_jobs=params.n_jobs, scheduler=params.scheduler, **pool_args)
-    for model in params.models], ignore_index=True))
-shuffled_windows = counts.best_blocks(shuffled_sweep, params.frac)
-shuffled_window, shuffled_window_file = run.table("shuffled_window", lambda: pd.concat([results.shared_table(
-    measure.window_table, model, {t: [int(b) for b in w] for t, w in zip(cell.task, cell.window, strict=True)},
-    label_seed=params.shuffle_seed, **window_args, **pool_args)
-    for model, cell in shuffled_windows.groupby("model", sort=False)], ignore_index=True))
-shuffled_counts, shuffled_counts_file = run.table("shuffled_counts", lambda: counts.window_counts(
-    shuffled_window, params.frac))
+shuffled_run = functools.cache(lambda: estimator.kstar_tables(params.models, protocol, control="shuffled",
+                                                              control_seed=params.shuffle_seed, **execution))
+shuffled_sweep, shuffled_sweep_file = run.table("shuffled_sweep", lambda: shuffled_run().sweep)
+shuffled_window, shuffled_window_file = run.table("shuffled_window", lambda: shuffled_run().window_fits)
+shuffled_counts, shuffled_counts_file = run.table("shuffled_counts", lambda: shuffled_run().counts)
 shuffled, shuffled_file = run.table("shuffled", lambda: counts.search_maximum(
     pd.concat([shuffled_sweep, shuffled_window], ignore_index=True)))
 shuffled_tasks = shuffled_window[["model", "task"]].drop_duplicates()

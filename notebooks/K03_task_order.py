@@ -60,6 +60,7 @@ measure.prepare_models(params.models)  # an unknown model stops here, before any
 run = results.start(params)
 plotting.use_style()
 protocol = estimator.Protocol.of(params)
+print(estimator.input_formats(params.models))
 pool_args = {k: v for k, v in protocol.pool_args().items() if k != "max_tokens"}  # the text side reads no tokens
 # Algorithm 2 for every model in one entry (K01's, so its cached searches are reused), run only if a table is missing
 algorithm2 = functools.cache(lambda: estimator.kstar_tables(params.models, protocol, n_jobs=params.n_jobs,

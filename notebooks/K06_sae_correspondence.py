@@ -82,6 +82,7 @@ train = functools.partial(sae_measure.train_saes, tasks=tuple(params.tasks), cap
                           stages=(half_steps, full_steps), batch_size=params.sae_batch, lr=params.sae_lr,
                           seed=params.sae_seed)
 print("grid blocks:", grids)
+print(estimator.input_formats(params.models))
 
 # %% [markdown]
 # ## Class decisions and the residual sweep (A.1.3, A.1.6)

@@ -82,6 +82,7 @@ if "{text}" not in params.instruction or len(params.continuations) != 2:
 run = results.start(params)
 plotting.use_style()
 task_pools = measure.pools(params.tasks, cap=params.cap, seed=params.pool_seed, max_classes=params.max_classes)
+print(estimator.input_formats(params.models))
 
 # %% [markdown]
 # ## Class decisions, the preliminary sweep and the supports (A.1.3, A.1.6, A.1.10)

@@ -93,6 +93,7 @@ reference = params.model
 measure.prepare_models([reference, *params.students])  # an unknown model stops here, before any compute
 run = results.start(params)
 plotting.use_style()
+print(estimator.input_formats([reference]), "(students: plain text, A.4)")
 # Algorithm 2 on the reference model with K01's protocol, run only where K01's logged tables cannot be read
 algorithm2 = functools.cache(lambda: estimator.kstar_tables([reference], estimator.Protocol.of(params),
                                                             n_jobs=params.n_jobs, scheduler=params.scheduler))

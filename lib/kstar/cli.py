@@ -1,7 +1,8 @@
 """``python -m lib kstar``: k* of a model on your own labelled texts (paper 002, App. A.1.6, Algorithm 2).
 
 Reads the task file (:mod:`lib.kstar.tasks.task_files`), checks it, the model and the layers before any compute,
-extracts the pooled residual streams of the probed blocks (mean and last, one forward pass), and runs
+extracts the pooled residual streams of the probed blocks (mean and last, one forward pass; an instruction-tuned
+model reads each text as a single user turn plus the generation prompt, A.1.2), and runs
 :func:`lib.kstar.protocol.algorithm.measure_kstar`: per class decision and for the task, k*, the seed range, the
 ceiling, the readability flag (ceiling ≤ 0.90, A.1.6) and the precision check (1.96·s.e. below C − τ, A.1.8).
 """
@@ -93,7 +94,8 @@ def run(args: argparse.Namespace) -> int:
     result = algorithm.measure_kstar(features, {d.name: d.y_train.astype(int) for d in measurable},
                                      {d.name: d.y_test.astype(int) for d in measurable}, pooling=args.pooling,
                                      n_jobs=args.jobs, model=args.model, task=pool.name)
-    summary = {"model": args.model, "task": pool.name, "source": pool.source, "n_train": n_train,
+    summary = {"model": args.model, "input_format": measure.format_words(args.model), "task": pool.name,
+               "source": pool.source, "n_train": n_train,
                "n_test": len(pool.texts_test), **result.as_dict(),
                "skipped": [{"decision": d.name, "reason": d.skipped} for d in skipped]}
     if args.json:
@@ -108,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _print_report(summary: dict, result: algorithm.KStar) -> None:
     print(f"{summary['model']} · {summary['task']} ({summary['n_train']} train / {summary['n_test']} test texts) · "
-          f"blocks {', '.join(map(str, result.layers))} · {result.pooling} pooling")
+          f"blocks {', '.join(map(str, result.layers))} · {result.pooling} pooling · {summary['input_format']}")
     print(f"  window {', '.join(map(str, result.window))} (sweep's best block {result.best_layer}), "
           f"seeds {', '.join(map(str, rules.SEEDS))}")
     low, high = result.seed_range

@@ -10,6 +10,11 @@ hidden-state index ℓ + 1 of :func:`lib.models.extraction.extract` (index 0 is 
 ≥ 5 returns the last index of a pre-norm decoder *after* its final norm, so for such models the
 final block is left out of the grid (:func:`lib.kstar.layer_specs.layer_grid`): every probed layer is a residual
 stream. Which blocks are probed is a layer spec (:mod:`lib.kstar.layer_specs`), resolved per model.
+
+Input format (A.1.2): a base model reads the raw text; an instruction-tuned model (the registry's word,
+:func:`lib.models.registry.instruction_tuned`) reads it as a single user turn through its chat template followed by
+the generation prompt. Every reader here takes ``chat_template=None`` for that format; ``True`` or ``False`` forces
+the other (the format controls of A.3.2), and :func:`format_args` writes a forced format only where it differs.
 """
 
 from __future__ import annotations
@@ -27,18 +32,38 @@ from lib.kstar.catalog import HUB_TASKS
 from lib.kstar.protocol import fitscore, probe_search, splits
 from lib.kstar.tasks import hub_tasks
 from lib.kstar.tasks.tasks import TaskPool, build_pool
-from lib.models import architecture, extraction, loading
+from lib.models import architecture, extraction, loading, registry
 
 SWEEP_SEED = 0  #: the preliminary sweep's one seed (A.1.6 says "one seed"; which one is not stated)
 
 
+def reads_chat(model: str, chat_template: bool | None = None) -> bool:
+    """Whether ``model`` reads its texts in chat format: A.1.2's format when ``chat_template`` is None (an
+    instruction-tuned model as a single user turn plus the generation prompt, a base model on raw text), else the
+    format forced."""
+    return registry.instruction_tuned(model) if chat_template is None else chat_template
+
+
+def format_args(model: str, chat: bool) -> dict[str, bool]:
+    """The reader arguments that read ``model`` in chat format or not: empty where that is A.1.2's format, so a
+    condition in the model's own format shares the main protocol's cached tables."""
+    return {} if chat == reads_chat(model) else {"chat_template": chat}
+
+
+def format_words(model: str, chat_template: bool | None = None) -> str:
+    """The input format in words, as a notebook states it."""
+    return "chat (one user turn + generation prompt)" if reads_chat(model, chat_template) else "plain text"
+
+
 def representations(model: str, pool: TaskPool, blocks: Sequence[int], poolings: Sequence[str], *,
-                    max_tokens: int | None, chat_template: bool = False) -> dict[str, np.ndarray]:
-    """Pooling → states (len(blocks), n_train + n_test, d) of the pool's texts, train first (cached)."""
+                    max_tokens: int | None, chat_template: bool | None = None) -> dict[str, np.ndarray]:
+    """Pooling → states (len(blocks), n_train + n_test, d) of the pool's texts, train first (cached), in A.1.2's
+    input format unless ``chat_template`` forces one (:func:`reads_chat`)."""
     texts = list(pool.texts_train) + list(pool.texts_test)
     return extraction.extract_poolings(model, texts, poolings=tuple(poolings),
                                        layers=[architecture.hidden_state_index(b) for b in blocks],
-                                       chat_template=chat_template, max_tokens=max_tokens, progress=False)
+                                       chat_template=reads_chat(model, chat_template), max_tokens=max_tokens,
+                                       progress=False)
 
 
 @dataclass(frozen=True)
@@ -109,7 +134,7 @@ def decisions_table(task_pools: dict[str, TaskPool], min_positives: int) -> pd.D
 
 
 def _states(model: str, pool: TaskPool, blocks: Sequence[int], poolings: Sequence[str], max_tokens: int | None,
-            chat_template: bool, transform=None) -> dict[str, np.ndarray]:
+            chat_template: bool | None, transform=None) -> dict[str, np.ndarray]:
     states = representations(model, pool, blocks, poolings, max_tokens=max_tokens, chat_template=chat_template)
     return states if transform is None else {p: transform(s) for p, s in states.items()}
 
@@ -127,10 +152,10 @@ def shuffled_labels(y_train: np.ndarray, y_test: np.ndarray, task: str, decision
 
 
 def sweep_items(model: str, task_pools: dict[str, TaskPool], blocks: Sequence[int], poolings: Sequence[str], *,
-                max_tokens: int | None, min_positives: int, chat_template: bool = False,
+                max_tokens: int | None, min_positives: int, chat_template: bool | None = None,
                 label_seed: int | None = None, extra_labels: dict | None = None) -> list[SearchItem]:
     """The preliminary sweep (A.1.6): one seed, the full training split, every grid block and representation;
-    ``chat_template`` sweeps the chat-formatted input (A.3.2: each condition locates its own window);
+    ``chat_template`` forces an input format (A.3.2: each condition locates its own window);
     ``label_seed`` sweeps shuffled labels (:func:`shuffled_labels`)."""
     items = []
     for task, pool in task_pools.items():
@@ -151,14 +176,14 @@ def sweep_items(model: str, task_pools: dict[str, TaskPool], blocks: Sequence[in
 
 def window_items(model: str, task_pools: dict[str, TaskPool], windows: dict[str, Sequence[int]],
                  seeds: Sequence[int], *, subsample: float, max_tokens: int | None, min_positives: int,
-                 chat_template: bool = False, transform=None, label_seed: int | None = None,
+                 chat_template: bool | None = None, transform=None, label_seed: int | None = None,
                  extra_labels: dict | None = None) -> list[SearchItem]:
     """The five-seed measurement (A.1.6): per seed a stratified ``subsample`` of each class of the
     training split (the test split fixed), mean pooling, the task's window of blocks.
 
     ``transform`` maps a (blocks, texts, d) array (the rotation control); ``label_seed`` shuffles
     both splits' labels (:func:`shuffled_labels`, the whole search runs on them: the shuffled-label control);
-    ``chat_template`` reads the chat-formatted input (the format control). A task with no readable
+    ``chat_template`` forces an input format (the format control). A task with no readable
     decision has no window and is passed over; one with readable decisions needs its window.
     """
     items = []
@@ -192,10 +217,10 @@ def random_rotation(d: int, seed: int) -> np.ndarray:
 
 def sweep_table(model: str, *, tasks: Sequence[str], cap: int, pool_seed: int, max_classes: int,
                 max_tokens: int | None, layers: str, poolings: Sequence[str], min_positives: int,
-                chat_template: bool = False, label_seed: int | None = None, n_jobs: int = 1,
+                chat_template: bool | None = None, label_seed: int | None = None, n_jobs: int = 1,
                 scheduler: str = "") -> pd.DataFrame:
     """The preliminary sweep of one model over the task pools as tidy rows (A.1.6), supports kept;
-    optionally on the chat-formatted input or on shuffled labels (the shuffled-label control's sweep). ``layers``
+    optionally in a forced input format or on shuffled labels (the shuffled-label control's sweep). ``layers``
     is a layer spec (:mod:`lib.kstar.layer_specs`: ``"grid:N"``, ``"3,6,9"`` or ``"table6"``)."""
     task_pools = pools(tasks, cap=cap, seed=pool_seed, max_classes=max_classes)
     items = sweep_items(model, task_pools, layer_specs.resolve(model, layers), poolings, max_tokens=max_tokens,
@@ -206,17 +231,17 @@ def sweep_table(model: str, *, tasks: Sequence[str], cap: int, pool_seed: int, m
 
 def window_table(model: str, windows: dict[str, list[int]], *, tasks: Sequence[str], cap: int, pool_seed: int,
                  max_classes: int, max_tokens: int | None, seeds: Sequence[int], subsample: float,
-                 min_positives: int, chat_template: bool = False, rotation_seed: int | None = None,
+                 min_positives: int, chat_template: bool | None = None, rotation_seed: int | None = None,
                  label_seed: int | None = None, n_jobs: int = 1, scheduler: str = "") -> pd.DataFrame:
-    """The five-seed window of one model as tidy rows (A.1.6); optionally a control: chat-formatted input,
+    """The five-seed window of one model as tidy rows (A.1.6); optionally a control: the other input format,
     a random rotation of the features (seeded), or shuffled labels (seeded)."""
     task_pools = pools(tasks, cap=cap, seed=pool_seed, max_classes=max_classes)
     transform, labels = None, {}
     if rotation_seed is not None:  # the same rotation for every task: seeded, sized by the states it rotates
         transform = lambda states: states @ random_rotation(states.shape[-1], rotation_seed)  # noqa: E731
         labels = {"control": "rotation"}
-    if chat_template:
-        labels = {"control": "chat"}
+    if reads_chat(model, chat_template) != reads_chat(model):
+        labels = {"control": "format"}
     if label_seed is not None:
         labels = {"control": "shuffled"}
     items = window_items(model, task_pools, windows, seeds, subsample=subsample, max_tokens=max_tokens,

@@ -111,10 +111,11 @@ class KstarControls(KstarParams):
 
     thresholds: tuple[float, ...] = param((0.90, 0.975), gt=0, le=1, doc="alternative threshold factors frac of Eq. 4")
     control_model: str = model_param("smollm2-135m", layered=False,
-                                     doc="the model rotated and read in chat format (one of models)")
+                                     doc="the model rotated and read in its other input format (one of models)")
     rotation_seed: int = param(0, ge=0, doc="seed of the random orthogonal rotation")
     format_tasks: tuple[str, ...] = param(("rt_sentiment", "rt_subjectivity", "debate_moderator", "word_valence"),
-                                          choices=ALL_TASKS, doc="tasks read in chat format (short texts: CPU budget)")
+                                          choices=ALL_TASKS,
+                                          doc="tasks read in the other input format (short texts: CPU budget)")
     shuffle_seed: int = param(0, ge=0, doc="seed of the shuffled-label control")
     min_shared_tasks: int = param(6, ge=3, doc="Spearman agreement needs this many shared tasks")
 

@@ -15,7 +15,14 @@ def test_names_and_the_chat_flag_only_when_chat():
     assert cells.Cell("m", True, ("t",)).format_args() == {"chat_template": True}
 
 
-def test_a_plain_cell_asks_for_k01s_exact_sweep(monkeypatch):
+def test_an_instruction_tuned_cells_chat_format_is_its_main_protocols_key():
+    """A.1.2 reads SmolLM2-135M-Instruct in chat format, so its chat cell shares K01's key and its plain cell
+    forces plain text."""
+    assert cells.Cell("smollm2-135m", True, ("t",)).format_args() == {}
+    assert cells.Cell("smollm2-135m", False, ("t",)).format_args() == {"chat_template": False}
+
+
+def test_a_cell_in_the_models_own_format_asks_for_k01s_exact_sweep(monkeypatch):
     keys = []
     monkeypatch.setattr(results, "shared_table", lambda func, *a, **kw: keys.append(
         results.to_json([func.__qualname__, a, {k: v for k, v in kw.items() if k != "n_jobs"}])) or pd.DataFrame())
@@ -24,9 +31,9 @@ def test_a_plain_cell_asks_for_k01s_exact_sweep(monkeypatch):
             "min_positives": p.min_positives}
     results.shared_table(measure.sweep_table, "smollm2-135m", layers=p.layers, poolings=p.sweep_poolings,
                          n_jobs=p.n_jobs, scheduler=p.scheduler, tasks=p.tasks, **pool)  # K01's call
-    cells.sweeps([cells.Cell("smollm2-135m", False, p.tasks)], layers=p.layers, poolings=p.sweep_poolings,
+    cells.sweeps([cells.Cell("smollm2-135m", True, p.tasks)], layers=p.layers, poolings=p.sweep_poolings,
                  n_jobs=2, **pool)
-    cells.sweeps([cells.Cell("smollm2-135m", True, p.tasks)], layers=p.layers, poolings=p.sweep_poolings, **pool)
+    cells.sweeps([cells.Cell("smollm2-135m", False, p.tasks)], layers=p.layers, poolings=p.sweep_poolings, **pool)
     assert keys[0] == keys[1] != keys[2]
 
 

@@ -64,5 +64,28 @@ def test_the_protocol_is_read_from_a_notebooks_parameters_and_a_control_is_check
     assert set(protocol.pool_args()) == {"tasks", "cap", "pool_seed", "max_classes", "max_tokens", "min_positives"}
     sweep_only = estimator.Protocol.of(config.canonical("K06_sae_correspondence", "smoke"))
     assert sweep_only.seeds == (1, 2, 3, 4, 5)  # a notebook that only sweeps has A.1.6's window settings
-    with pytest.raises(ValueError, match="control='rotated'; allowed: '', 'chat', 'rotation', 'shuffled'"):
+    with pytest.raises(ValueError, match="control='rotated'; allowed: '', 'format', 'rotation', 'shuffled'"):
         estimator.kstar_tables(["tiny-bert"], protocol, control="rotated")
+
+
+def test_each_model_reads_in_a12s_format_and_the_format_control_in_the_other(monkeypatch):
+    """A.1.2: SmolLM2-135M-Instruct (instruction-tuned) as a single user turn with the generation prompt, MiniLM as
+    raw text; the format control swaps them, and the notebook's line says which."""
+    from lib.kstar import measure
+    from lib.models import extraction
+
+    seen = []
+    monkeypatch.setattr(extraction, "extract_poolings", lambda model, texts, **kw: seen.append(
+        (model, kw["chat_template"])) or {})
+    pool = type("Pool", (), {"texts_train": ["a"], "texts_test": ["b"]})()
+    for model in ("smollm2-135m", "minilm"):
+        measure.representations(model, pool, [1], ("mean",), max_tokens=8)
+    measure.representations("smollm2-135m", pool, [1], ("mean",), max_tokens=8, chat_template=False)
+    assert seen == [("smollm2-135m", True), ("minilm", False), ("smollm2-135m", False)]
+    assert estimator._control_args("smollm2-135m", "format", 0) == {"chat_template": False}
+    assert estimator._control_args("minilm", "format", 0) == {"chat_template": True}
+    assert estimator._control_args("smollm2-135m", "", 0) == {}
+    assert estimator.input_formats(["minilm", "smollm2-135m"]) == (
+        "input format (A.1.2): minilm plain text; smollm2-135m chat (one user turn + generation prompt)")
+    assert estimator.input_formats(["smollm2-135m"], "format") == (
+        "input format (the format control, A.3.2): smollm2-135m plain text")

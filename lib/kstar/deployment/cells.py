@@ -34,8 +34,9 @@ class Cell:
         return cell_name(self.model, self.chat)
 
     def format_args(self) -> dict:
-        """The chat flag as K01 passes it: absent for plain text, so a plain cell's cache key is K01's."""
-        return {"chat_template": True} if self.chat else {}
+        """The format as K01 passes it (:func:`lib.kstar.measure.format_args`): absent where the cell reads the
+        model in A.1.2's format, so such a cell's cache key is K01's."""
+        return measure.format_args(self.model, self.chat)
 
 
 def cell_name(model: str, chat: bool) -> str:

@@ -41,14 +41,16 @@ def train_saes(model: str, *, tasks: tuple[str, ...], cap: int, pool_seed: int, 
                stages: tuple[int, ...], batch_size: int, lr: float, seed: int) -> dict[int, dict[int, saes.SAE]]:
     """Steps → block → a TopK SAE of width ``width_factor``·d after that many steps of one training run per block
     (:func:`lib.kstar.sae.sae.train_topk_stages`, every number of ``stages``) on the tokens of ``n_texts`` training
-    texts drawn (seeded) from the pools' training splits (cached per process: the notebook's cells share one
-    training)."""
+    texts drawn (seeded) from the pools' training splits, in the input format the SAE will encode (A.1.2: an
+    instruction-tuned model's chat turns, whose template tokens its last position reads; cached per process: the
+    notebook's cells share one training)."""
     task_pools = measure.pools(tasks, cap=cap, seed=pool_seed, max_classes=max_classes)
     texts = sorted({t for pool in task_pools.values() for t in pool.texts_train})
     rng = np.random.default_rng([seed, 1])
     chosen = [texts[i] for i in np.sort(rng.choice(len(texts), size=min(n_texts, len(texts)), replace=False))]
     states, _ = extraction.token_states(model, chosen, layers=[architecture.hidden_state_index(b) for b in blocks],
-                                        max_tokens=max_tokens, progress=False)
+                                        chat_template=measure.reads_chat(model), max_tokens=max_tokens,
+                                        progress=False)
     d = states.shape[-1]
     by_block = {int(b): saes.train_topk_stages(states[i], width_factor * d, stages=stages, k=k, batch_size=batch_size,
                                                lr=lr, seed=seed + i) for i, b in enumerate(blocks)}
