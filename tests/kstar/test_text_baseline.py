@@ -6,7 +6,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lib import stats
 from lib.kstar import measure
 from lib.kstar.order import text_baseline
 
@@ -82,27 +81,73 @@ def test_first_and_stable_per_task_is_the_median_over_decisions_then_seeds():
     assert not same.differs.any() and len(same) == 2
 
 
+CURVE_ARGS = {"tasks": ["rt_sentiment"], "cap": 20, "pool_seed": 0, "max_classes": 2, "min_positives": 5}
+
+
 def test_the_learning_curve_scores_every_size_on_the_largest_pools_test_split():
-    rows = text_baseline.tfidf_learning_curve(tasks=["rt_sentiment"], cap=20, pool_seed=0, max_classes=2,
-                                              min_positives=5, max_features=300)
+    rows = text_baseline.tfidf_learning_curve(**CURVE_ARGS, max_features=300)
     assert sorted(set(rows.n_train)) == [20 * m for m in text_baseline.CURVE_MULTIPLES]
     assert rows.groupby("n_train").n_test_pos.nunique().eq(1).all() and rows.n_test_pos.nunique() == 1
     curve = text_baseline.learning_curve(rows)
     assert curve.rise.iloc[0] == 0 and list(curve.n_train) == [20, 80, 320]
+    assert set(curve.model) == {text_baseline.TEXT_MODEL} and curve.n_test.nunique() == 1
 
 
-def _curve(rows):
-    return pd.DataFrame(rows, columns=["task", "n_train", "auroc"])
+def test_the_model_curve_fits_the_text_curves_subsets_on_its_test_split(sandbox):
+    """A real (tiny) model at the block given, on the same training sizes and test texts as the TF-IDF side."""
+    text = text_baseline.tfidf_learning_curve(**CURVE_ARGS, max_features=300)
+    model = text_baseline.model_learning_curve("tiny-bert", {"rt_sentiment": 1}, **CURVE_ARGS, max_tokens=16)
+    assert set(model.model) == {"tiny-bert"} and set(model.path) == {"dense"} and model.auroc.between(0, 1).all()
+    keys = ["task", "decision", "n_train"]
+    both = model.merge(text, on=keys, suffixes=("", "_text"), validate="one_to_one")
+    assert len(both) == len(model) == len(text)  # every size of each side on the other
+    assert (both.n_test_pos == both.n_test_pos_text).all() and (both.n_test_neg == both.n_test_neg_text).all()
+    assert text_baseline.model_learning_curve("tiny-bert", {}, **CURVE_ARGS, max_tokens=16).empty  # no block: no fit
+    curve = text_baseline.learning_curve(pd.concat([model, text], ignore_index=True))
+    assert set(curve.model) == {"tiny-bert", text_baseline.TEXT_MODEL} and curve.groupby("model").size().eq(3).all()
 
 
-def test_the_starved_text_mechanisms_hold_only_where_more_text_moves_the_statistic_toward_the_paper():
-    curve = _curve([("a", 300, 0.66), ("a", 4800, 0.83), ("b", 300, 0.95), ("b", 4800, 0.96),
-                    ("c", 300, 0.80), ("c", 4800, 0.90)])
-    model = pd.Series({"a": 0.86, "b": 0.98, "c": 0.91})
-    gain = float((model - pd.Series({"a": 0.66, "b": 0.95, "c": 0.80})).median())
-    text = text_baseline.starved_gain_mechanism(curve, model, gain, 0.026, "text_learning_curve.parquet")
-    assert "0.66 → 0.83" in text and "text_learning_curve.parquet" in text and "0.020 instead of 0.110" in text
-    assert text_baseline.starved_gain_mechanism(curve, model, 0.026, 0.026, "f.parquet") == ""
-    rho = float(stats.spearman(model, pd.Series({"a": 0.66, "b": 0.95, "c": 0.80})))
-    assert text_baseline.starved_correlation_mechanism(curve, model, rho - 0.5, 0.95, "f.parquet") != ""
-    assert text_baseline.starved_correlation_mechanism(curve, model, rho, 0.95, "f.parquet") == ""
+def _curve(rows, model="m"):
+    """A two-sided :func:`text_baseline.learning_curve`: (task, n_train, model AUROC, text AUROC) per row."""
+    frame = pd.DataFrame(rows, columns=["task", "n_train", model, text_baseline.TEXT_MODEL]).assign(n_test=100)
+    return frame.melt(["task", "n_train", "n_test"], var_name="model", value_name="auroc")
+
+
+def test_the_gain_at_two_caps_is_model_minus_text_at_each_tasks_ends():
+    # c's pool holds only the cap: its one size is both ends
+    gains = text_baseline.gain_by_cap(_curve([("a", 300, 0.80, 0.66), ("a", 1200, 0.84, 0.75), ("a", 4800, 0.86, 0.83),
+                                              ("b", 300, 0.98, 0.95), ("b", 456, 0.98, 0.96),
+                                              ("c", 297, 0.90, 0.80)]), "m")
+    tasks = gains[gains.task != text_baseline.MEDIAN_ROW].set_index(["task", "n_train"])
+    assert tasks.gain.to_numpy() == pytest.approx([0.14, 0.09, 0.03, 0.03, 0.02, 0.10])
+    assert list(tasks.at_cap) == [True, False, False, True, False, True]
+    assert list(tasks.at_largest) == [False, False, True, False, True, True]
+    medians = gains[gains.task == text_baseline.MEDIAN_ROW]
+    assert list(medians.at_cap) == [True, False] and list(medians.at_largest) == [False, True]
+    assert medians.gain.to_numpy() == pytest.approx([0.10, 0.03])  # median of (0.14, 0.03, 0.10), of (0.03, 0.02, 0.10)
+    assert medians.n_train.to_numpy() == pytest.approx([300, 456])  # of (300, 300, 297), of (4800, 456, 297)
+    assert medians.text_auroc.iloc[0] == pytest.approx(0.80) and medians.model_auroc.iloc[1] == pytest.approx(0.90)
+
+
+def test_the_starved_mechanisms_hold_only_where_both_sides_raised_move_the_statistic_toward_the_paper():
+    rows = [("a", 300, 0.80, 0.66), ("a", 4800, 0.86, 0.83), ("b", 300, 0.98, 0.95), ("b", 4800, 0.98, 0.96),
+            ("c", 300, 0.90, 0.80), ("c", 4800, 0.92, 0.90)]
+    raised = text_baseline.gain_by_cap(_curve(rows), "m")  # median gain 0.10 at the cap, 0.02 at 4800
+    text = text_baseline.starved_gain_mechanism(raised, 0.026, "ceiling_gain_by_cap.parquet", "a note")
+    assert "is 0.100, with both raised to 4800–4800" in text and "it is 0.020, closer" in text
+    assert "`ceiling_gain_by_cap.parquet`" in text and text.endswith("; a note")
+    # the model gains as much as the text from more data, or more: with both raised the gain moves away from 0.026
+    level = text_baseline.gain_by_cap(_curve([("a", 300, 0.80, 0.66), ("a", 4800, 0.97, 0.83),
+                                              ("b", 300, 0.98, 0.95), ("b", 4800, 0.99, 0.96),
+                                              ("c", 300, 0.90, 0.80), ("c", 4800, 1.00, 0.88)]), "m")
+    assert level[level.task == text_baseline.MEDIAN_ROW].gain.to_numpy() == pytest.approx([0.10, 0.12])
+    assert text_baseline.starved_gain_mechanism(level, 0.026, "f.parquet") == ""
+    assert text_baseline.starved_gain_mechanism(raised, 0.20, "f.parquet") == ""  # the cap's gain is the closer
+    # the correlation: model and text agree in order at 4800 but not at the cap
+    reorder = [("a", 300, 0.80, 0.95), ("a", 4800, 0.86, 0.83), ("b", 300, 0.98, 0.66), ("b", 4800, 0.98, 0.96),
+               ("c", 300, 0.90, 0.80), ("c", 4800, 0.92, 0.90)]
+    ranks = text_baseline.gain_by_cap(_curve(reorder), "m")
+    text = text_baseline.starved_correlation_mechanism(ranks, 0.95, "ceiling_gain_by_cap.parquet")
+    assert "-1.000 at the cap and 1.000 at the largest size" in text and "ceiling_gain_by_cap.parquet" in text
+    assert text_baseline.starved_correlation_mechanism(ranks, -0.95, "f.parquet") == ""
+    assert text_baseline.starved_correlation_mechanism(ranks[ranks.task != "c"], 0.95, "f.parquet") == ""

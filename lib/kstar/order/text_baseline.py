@@ -9,15 +9,16 @@ the dense probe's signal the top-k features carry, non-decreasing in k. The text
 model's common ceiling is (A.1.6: dense probes over the five subsampled seeds, the largest per decision), and
 a task whose text ceiling does not clear A.1.6's readability flag is unreadable from text.
 
-:func:`tfidf_learning_curve` is a diagnostic beside the paper's procedure: the text side's dense AUROC at growing
-training sizes on one test split, which shows whether the pools' cap starves the TF-IDF probe (the paper's pools
-hold up to 10,000 texts, A.1.3).
+:func:`tfidf_learning_curve` and :func:`model_learning_curve` are a diagnostic beside the paper's procedure: the text
+side's and the model's dense AUROC at growing training sizes, on the same training subsets and one test split, which
+show whether the pools' cap starves either probe (the paper's pools hold up to 10,000 texts, A.1.3);
+:func:`gain_by_cap` reads the ceiling gain of A.2.3 with both sides raised.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -26,11 +27,12 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 from lib import stats
 from lib.kstar import measure
 from lib.kstar.protocol import counts, splits
-from lib.kstar.tasks.tasks import TaskPool
+from lib.kstar.tasks.tasks import Decision, TaskPool
 
 TEXT_MODEL = "tfidf"  #: the ``model`` label of the text baseline's rows
 #: Training sizes of :func:`tfidf_learning_curve` as multiples of the pools' cap (each task up to its pool's size).
 CURVE_MULTIPLES = (1, 4, 16)
+MEDIAN_ROW = "median over tasks"  #: the ``task`` of :func:`gain_by_cap`'s two closing rows
 
 
 def tfidf_items(task_pools: dict[str, TaskPool], *, max_features: int, min_positives: int,
@@ -157,27 +159,68 @@ def task_prefix_scores(scores: pd.DataFrame, ks: Sequence[int]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _curve_subsets(*, tasks: Sequence[str], cap: int, pool_seed: int, max_classes: int, min_positives: int,
+                   seed: int) -> Iterator[tuple[str, TaskPool, list[Decision], list[np.ndarray]]]:
+    """Per task with a readable decision, of the pools built at the largest cap of :data:`CURVE_MULTIPLES`: the
+    pool, its readable decisions and the training rows kept at each size (``cap`` times each multiple, at most the
+    pool; :func:`_class_subsample` below it). Every size and both sides of the curve read the pool's one test split."""
+    largest = cap * max(CURVE_MULTIPLES)
+    for task, pool in measure.pools(tasks, cap=largest, seed=pool_seed, max_classes=max_classes).items():
+        decisions = [d for d in pool.decisions(min_positives) if not d.skipped]
+        if not decisions:
+            continue
+        n_pool = len(pool.texts_train)
+        sizes = sorted({min(cap * m, n_pool) for m in CURVE_MULTIPLES})
+        yield task, pool, decisions, [np.arange(n_pool) if size == n_pool
+                                      else _class_subsample(np.asarray(pool.y_train), size, seed) for size in sizes]
+
+
+def _curve_items(model: str, task: str, decisions: Sequence[Decision], keep: np.ndarray, Z_train: np.ndarray,
+                 Z_test: np.ndarray, seed: int, *, centre: bool) -> list[measure.SearchItem]:
+    """One dense probe per decision on the training rows ``keep`` (``Z_train`` holds those rows only), labelled with
+    ``model`` and the training size ``n_train``."""
+    return [measure.SearchItem({"model": model, "task": task, "decision": d.name, "n_train": len(keep)}, Z_train,
+                               d.y_train[keep].astype(int), Z_test, d.y_test.astype(int), seed, False, centre=centre,
+                               dense_only=True) for d in decisions]
+
+
 def tfidf_learning_curve(*, tasks: Sequence[str], cap: int, pool_seed: int, max_classes: int, min_positives: int,
                          max_features: int, seed: int = 0, n_jobs: int = 1, scheduler: str = "") -> pd.DataFrame:
     """The text side's dense AUROC (A.2.3's TF-IDF features, refitted on each training subset) at ``cap`` times
     each of :data:`CURVE_MULTIPLES` training texts, at most the task's pool, on the test split of the pool built at
     the largest cap (so every size is scored on the same texts). A diagnostic of how far the cap starves the text
     side, not a step of the paper's procedure. Rows as :func:`lib.kstar.measure.run_searches` with ``n_train``."""
-    largest = cap * max(CURVE_MULTIPLES)
     items = []
-    for task, pool in measure.pools(tasks, cap=largest, seed=pool_seed, max_classes=max_classes).items():
-        n_pool = len(pool.texts_train)
-        decisions = [d for d in pool.decisions(min_positives) if not d.skipped]
-        for size in sorted({min(cap * m, n_pool) for m in CURVE_MULTIPLES}):
-            keep = np.arange(n_pool) if size == n_pool else _class_subsample(np.asarray(pool.y_train), size, seed)
+    for task, pool, decisions, subsets in _curve_subsets(tasks=tasks, cap=cap, pool_seed=pool_seed,
+                                                         max_classes=max_classes, min_positives=min_positives,
+                                                         seed=seed):
+        for keep in subsets:
             vectorizer = TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True, max_features=max_features)
             train = vectorizer.fit_transform([pool.texts_train[i] for i in keep]).tocsr()
             test = vectorizer.transform(pool.texts_test).tocsr()
-            for decision in decisions:
-                labels = {"model": TEXT_MODEL, "task": task, "decision": decision.name, "n_train": len(keep)}
-                items.append(measure.SearchItem(labels, train, decision.y_train[keep].astype(int), test,
-                                                decision.y_test.astype(int), seed, False, centre=False,
-                                                dense_only=True))
+            items += _curve_items(TEXT_MODEL, task, decisions, keep, train, test, seed, centre=False)
+    return measure.run_searches(items, n_jobs, scheduler)
+
+
+def model_learning_curve(model: str, blocks: Mapping[str, int], *, tasks: Sequence[str], cap: int, pool_seed: int,
+                         max_classes: int, min_positives: int, max_tokens: int | None, seed: int = 0, n_jobs: int = 1,
+                         scheduler: str = "") -> pd.DataFrame:
+    """The model side of :func:`tfidf_learning_curve` on the very same training subsets and test split: the dense
+    AUROC of ``model``'s mean-pooled residual stream at each task's block of ``blocks`` (the sweep's best block,
+    A.1.6), read in A.1.2's input format; a task without a block (no sweep at the main cap) is passed over. With the
+    text side it gives the ceiling gain of A.2.3 with both sides raised (:func:`gain_by_cap`); a diagnostic, not a
+    step of the paper's procedure. Rows as :func:`tfidf_learning_curve`'s."""
+    items = []
+    for task, pool, decisions, subsets in _curve_subsets(tasks=tasks, cap=cap, pool_seed=pool_seed,
+                                                         max_classes=max_classes, min_positives=min_positives,
+                                                         seed=seed):
+        if task not in blocks:
+            continue
+        states = measure.representations(model, pool, [blocks[task]], ("mean",), max_tokens=max_tokens)["mean"][0]
+        n_pool = len(pool.texts_train)
+        for keep in subsets:
+            items += _curve_items(model, task, decisions, keep, states[:n_pool][keep], states[n_pool:], seed,
+                                  centre=True)
     return measure.run_searches(items, n_jobs, scheduler)
 
 
@@ -191,52 +234,87 @@ def _class_subsample(y: np.ndarray, size: int, seed: int) -> np.ndarray:
 
 
 def learning_curve(rows: pd.DataFrame) -> pd.DataFrame:
-    """Per task and training size: the median dense AUROC over decisions of :func:`tfidf_learning_curve`'s rows,
-    with the rise from the task's smallest size (``rise``)."""
-    curve = rows.groupby(["task", "n_train"], sort=False).auroc.median().reset_index().sort_values(["task", "n_train"])
-    first = curve.groupby("task").auroc.transform("first")
+    """Per model, task and training size: the median over decisions of the dense AUROC of
+    :func:`tfidf_learning_curve`'s or :func:`model_learning_curve`'s rows and of the test-split size ``n_test``, with
+    the rise from the task's smallest size (``rise``)."""
+    keys = ["model", "task", "n_train"]
+    curve = (rows.assign(n_test=rows.n_test_pos + rows.n_test_neg).groupby(keys, sort=False)
+             .agg(n_test=("n_test", "median"), auroc=("auroc", "median")).reset_index().sort_values(keys))
+    first = curve.groupby(["model", "task"]).auroc.transform("first")
     return curve.assign(rise=curve.auroc - first).reset_index(drop=True)
 
 
-def _ends(curve: pd.DataFrame, model_ceilings: pd.Series) -> pd.DataFrame:
-    """Per task of both: the model's ceiling and the text side's AUROC at its smallest and largest size."""
-    ends = curve.groupby("task").agg(n_small=("n_train", "first"), small=("auroc", "first"),
-                                     n_large=("n_train", "last"), large=("auroc", "last"))
-    return ends.join(model_ceilings.rename("model"), how="inner")
+def gain_by_cap(curve: pd.DataFrame, model: str) -> pd.DataFrame:
+    """Per task and training size of :func:`learning_curve` read on both sides: ``model_auroc`` (``model``'s dense
+    probe), ``text_auroc`` (TF-IDF's) and ``gain`` = model − text, A.2.3's ceiling gain with both sides fitted on the
+    same texts; ``at_cap`` marks each task's smallest size (the pools' cap) and ``at_largest`` its largest (the most
+    its pool allows). Two rows :data:`MEDIAN_ROW` close the table, one per end: the medians over tasks of the sizes,
+    both AUROCs and the gain there."""
+    keys = ["task", "n_train"]
+    own = curve[curve.model == model].set_index(keys)[["n_test", "auroc"]].rename(columns={"auroc": "model_auroc"})
+    text = curve[curve.model == TEXT_MODEL].set_index(keys).auroc.rename("text_auroc")
+    table = own.join(text, how="inner").reset_index().sort_values(keys, ignore_index=True)
+    table["gain"] = table.model_auroc - table.text_auroc
+    table["at_cap"] = table.n_train.eq(table.groupby("task").n_train.transform("min"))
+    table["at_largest"] = table.n_train.eq(table.groupby("task").n_train.transform("max"))
+    columns = ["n_train", "n_test", "model_auroc", "text_auroc", "gain"]
+    medians = [{"task": MEDIAN_ROW, **table.loc[table[end], columns].median().to_dict(), "at_cap": end == "at_cap",
+                "at_largest": end == "at_largest"} for end in ("at_cap", "at_largest")]
+    return pd.concat([table, pd.DataFrame(medians, columns=table.columns)], ignore_index=True)
 
 
-def starved_gain_mechanism(curve: pd.DataFrame, model_ceilings: pd.Series, gain: float, paper_gain: float,
-                           file: str) -> str:
-    """Why a median ceiling gain (model − text, A.2.3) lies far from the paper's: a sentence when the text side is
-    data-starved at the cap — read against the text at its largest training size, the median gain lies closer to
-    ``paper_gain`` than ``gain`` does — citing the learning curve's ``file``; "" when it does not."""
-    ends = _ends(curve, model_ceilings)
-    if ends.empty or not np.isfinite(gain):
-        return ""
-    against_large = float((ends.model - ends.large).median())
-    if abs(against_large - paper_gain) >= abs(gain - paper_gain):
-        return ""
-    top = (ends.large - ends.small).idxmax()
-    return (f"the text side is data-starved at the pools' cap: TF-IDF's dense AUROC rises by a median of "
-            f"{(ends.large - ends.small).median():.3f} over the tasks from {int(ends.n_small.median())} to up to "
-            f"{int(ends.n_large.max())} training texts ({top}: {ends.small[top]:.2f} → {ends.large[top]:.2f} at "
-            f"{int(ends.n_small[top])} → {int(ends.n_large[top])}; `{file}`), and against the text read at its "
-            f"largest size the model's median gain is {against_large:.3f} instead of {gain:.3f}")
+def _ends(gains: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The per-task rows of :func:`gain_by_cap`'s table at the cap and at the largest size, indexed by task."""
+    tasks = gains[gains.task != MEDIAN_ROW].set_index("task")
+    return tasks[tasks.at_cap], tasks[tasks.at_largest]
 
 
-def starved_correlation_mechanism(curve: pd.DataFrame, model_ceilings: pd.Series, rho: float, paper_rho: float,
-                                  file: str) -> str:
-    """Why the ceiling correlation (A.2.3) lies far from the paper's: a sentence when the cap starves the text side
-    unevenly across tasks — with the text read at each task's largest training size the Spearman correlation lies
-    closer to ``paper_rho`` than ``rho`` does — citing ``file``; "" when it does not."""
-    ends = _ends(curve, model_ceilings)
-    if len(ends) < 3 or not np.isfinite(rho):
+def _median_row(gains: pd.DataFrame, end: str) -> pd.Series:
+    """The :data:`MEDIAN_ROW` of :func:`gain_by_cap`'s table at ``end`` (``"at_cap"`` or ``"at_largest"``)."""
+    return gains[gains.task.eq(MEDIAN_ROW) & gains[end]].iloc[0]
+
+
+def _with_note(sentence: str, note: str) -> str:
+    """A mechanism's sentence followed by a note on its precision (A.1.8), when there is one."""
+    return "; ".join(x for x in (sentence, note) if x)
+
+
+def starved_gain_mechanism(gains: pd.DataFrame, paper_gain: float, file: str, note: str = "") -> str:
+    """Why the median ceiling gain (model − text, A.2.3) lies far from the paper's: a sentence when both sides are
+    data-starved at the cap — on :func:`gain_by_cap`'s table, the median gain with both sides raised to the largest
+    size each pool allows lies closer to ``paper_gain`` than with both at the cap — citing ``file`` and followed by
+    ``note`` (a test split too small to read the gain); "" when it does not."""
+    at_cap, at_largest = _ends(gains)
+    if at_cap.empty:
         return ""
-    at_large = stats.spearman(ends.model, ends.large)
-    if not np.isfinite(at_large) or abs(at_large - paper_rho) >= abs(rho - paper_rho):
+    small, large = _median_row(gains, "at_cap").gain, _median_row(gains, "at_largest").gain
+    if not (np.isfinite(small) and np.isfinite(large)) or abs(large - paper_gain) >= abs(small - paper_gain):
         return ""
-    rise = ends.large - ends.small
-    return (f"the cap starves the text side unevenly: TF-IDF's dense AUROC rises by {rise.min():.3f} "
-            f"({rise.idxmin()}) to {rise.max():.3f} ({rise.idxmax()}) from {int(ends.n_small.median())} to up to "
-            f"{int(ends.n_large.max())} training texts (`{file}`), which reorders the text ceilings: against the "
-            f"text at its largest size the correlation is {at_large:.3f} instead of {rho:.3f}")
+    return _with_note(
+        f"both sides are data-starved at the pools' cap: with the model's and TF-IDF's dense probes fitted on the same "
+        f"{int(at_cap.n_train.median())} training texts the median gain over {len(at_cap)} tasks is {small:.3f}, with "
+        f"both raised to {int(at_largest.n_train.min())}–{int(at_largest.n_train.max())} (the most each pool allows) "
+        f"it is {large:.3f}, closer to the paper's {paper_gain:.3f}: the text side rises by a median of "
+        f"{(at_largest.text_auroc - at_cap.text_auroc).median():.3f}, the model by "
+        f"{(at_largest.model_auroc - at_cap.model_auroc).median():.3f} (`{file}`)", note)
+
+
+def starved_correlation_mechanism(gains: pd.DataFrame, paper_rho: float, file: str, note: str = "") -> str:
+    """Why the ceiling correlation (A.2.3) lies far from the paper's: a sentence when the cap reorders the tasks
+    unevenly — on :func:`gain_by_cap`'s table, the Spearman correlation of the model's and the text's AUROC with both
+    sides at each task's largest size lies closer to ``paper_rho`` than with both at the cap — citing ``file`` and
+    followed by ``note``; "" when it does not or below three tasks."""
+    at_cap, at_largest = _ends(gains)
+    if len(at_cap) < 3:
+        return ""
+    small = stats.spearman(at_cap.model_auroc, at_cap.text_auroc)
+    large = stats.spearman(at_largest.model_auroc, at_largest.text_auroc)
+    if not (np.isfinite(small) and np.isfinite(large)) or abs(large - paper_rho) >= abs(small - paper_rho):
+        return ""
+    rise = at_largest.text_auroc - at_cap.text_auroc
+    return _with_note(
+        f"the cap starves the text side unevenly: TF-IDF's dense AUROC rises by {rise.min():.3f} ({rise.idxmin()}) "
+        f"to {rise.max():.3f} ({rise.idxmax()}) from {int(at_cap.n_train.median())} to up to "
+        f"{int(at_largest.n_train.max())} training texts, and with both sides fitted on the same texts the "
+        f"correlation of the model's and the text's AUROC over {len(at_cap)} tasks is {small:.3f} at the cap and "
+        f"{large:.3f} at the largest size, closer to the paper's {paper_rho:.3f} (`{file}`)", note)
