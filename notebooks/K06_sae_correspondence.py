@@ -16,9 +16,11 @@
 # pair, so pair-level rates are one pair's rate; the paper pairs causal LMs too), inputs cut at 256 tokens,
 # four task pools capped at 300 texts per split, four grid blocks, and *offline TopK SAEs* (k = 50, width
 # 4·d, 2,000 Adam steps) trained on token-level activations of the pools' training texts — the paper's Gemma
-# Scope, Llama Scope and Qwen-Scope suites exist only for its models (`lib.kstar.sae.sae.load` reads them). Their
-# reconstruction is reported before any support is read, with a plateau check (the same training read at half
-# its steps). What the paper lost
+# Scope, Llama Scope and Qwen-Scope suites exist only for its models. The paper profile reads those *released
+# suites* instead (`sae_suites`: per model, the release laid out on disk as published; `lib.kstar.sae.suites`
+# finds each block's file, `lib.kstar.sae.sae.load` reads it). The reconstruction of either is reported before
+# any support is read; the offline SAEs also get a plateau check (the same training read at half its steps),
+# which a released suite, not trained here, does not. What the paper lost
 # (its Eq. 21, 31–33, the recovery formula) is reconstructed in `lib.kstar.{sae,correspondence,composition}`.
 #
 # Writes: `decisions`, `residual_sweep`, `sae_quality`, `sae_plateau`, `sae_sweep`, `sae_layers`, `supports`,
@@ -37,7 +39,7 @@ from lib import claim_power, config, plotting, results, uncertainty
 from lib.claims import Evidence, show_claims
 from lib.kstar import estimator, layer_specs, measure
 from lib.kstar.evidence import power_draws
-from lib.kstar.sae import composition, sae_measure
+from lib.kstar.sae import composition, sae_measure, suites
 from lib.kstar.sae import correspondence as corr
 
 # %% tags=["parameters"]
@@ -56,6 +58,7 @@ layers = "grid:4"  # probed blocks per model (residual and SAE): "grid:N" (N blo
 sweep_poolings = ["mean", "last"]  # residual representations that enter the sweep ceiling (A.1.10)
 frac = 0.95  # threshold factor of Eq. 4: τ is ½ + frac·(C − ½)
 min_positives = 5  # positives per split a decision needs (A.1.3)
+sae_suites = []  # released SAE suites (A.1.10): [model, layout, folder] per model of models, layout one of gemma-scope, gemma-scope-2, llama-scope, qwen-scope, folder the release as its hub repository lays it out (or its hub id in the local hub cache); a model without one trains offline TopK SAEs (the sae_* settings below)
 sae_width = 4  # offline SAE width: d_sae is sae_width · d
 sae_k = 50  # active features k of the TopK SAE (A.1.10: 50)
 sae_texts = 600  # training texts whose tokens train each offline SAE
@@ -75,13 +78,26 @@ run = results.start(params)
 plotting.use_style()
 task_pools = measure.pools(params.tasks, cap=params.cap, seed=params.pool_seed, max_classes=params.max_classes)
 grids = {model: layer_specs.resolve(model, params.layers) for model in params.models}
+released = suites.by_model(params.sae_suites, params.models)  # model → its released SAE suite (A.1.10)
+trained = [model for model in params.models if model not in released]  # the others train offline TopK SAEs
 full_steps, half_steps = params.sae_steps, params.sae_steps // 2  # the plateau check: the same training at half
 train = functools.partial(sae_measure.train_saes, tasks=tuple(params.tasks), cap=params.cap,
                           pool_seed=params.pool_seed, max_classes=params.max_classes, max_tokens=params.max_tokens,
                           width_factor=params.sae_width, k=params.sae_k, n_texts=params.sae_texts,
                           stages=(half_steps, full_steps), batch_size=params.sae_batch, lr=params.sae_lr,
                           seed=params.sae_seed)
+sae_source = {model: f"released {released[model].layout}" if model in released else "offline TopK"
+              for model in params.models}
+
+
+def saes(model: str, steps: int = full_steps) -> dict:
+    """Block → SAE of ``model`` on its grid: its released suite's, else its offline TopK SAEs after ``steps`` steps."""
+    return sae_measure.block_saes(model, grids[model], released.get(model), steps=steps, train=train)
+
+
 print("grid blocks:", grids)
+print("SAEs:", {model: released[model].words() if model in released else f"offline TopK, {full_steps} steps"
+                for model in params.models})
 print(estimator.input_formats(params.models))
 
 # %% [markdown]
@@ -97,40 +113,50 @@ residual_sweep, residual_file = run.table("residual_sweep", lambda: estimator.sw
 display(decisions)
 
 # %% [markdown]
-# ## Offline SAEs: reconstruction of the probed representation (A.1.10; Sec. 5 reports 0.35–0.73)
+# ## The SAEs: reconstruction of the probed representation (A.1.10; Sec. 5 reports 0.35–0.73)
 
 # %%
 quality, quality_file = run.table("sae_quality", lambda: pd.concat([sae_measure.quality_table(
-    model, train(model, blocks=grids[model])[full_steps], task_pools, params.max_tokens) for model in params.models],
+    model, saes(model), task_pools, params.max_tokens).assign(sae=sae_source[model]) for model in params.models],
     ignore_index=True))
 display(quality)
-plotting.save_table(quality.round(4), "sae_quality", "Offline TopK SAEs (paper 002, A.1.10; trained here on token-level "
-                    "activations of the pools' training texts): width, median reconstruction cosine on the last-position "
-                    "residuals of the test texts, mean active features and the share of features never active there.",
-                    [quality_file])
+plotting.save_table(quality.round(4), "sae_quality", "SAEs of the last-position residual (paper 002, A.1.10): per model "
+                    "and block, the released suite's (sae_suites) or an offline TopK SAE trained here on token-level "
+                    "activations of the pools' training texts (column sae); width, median reconstruction cosine on the "
+                    "last-position residuals of the test texts, mean active features and the share of features never "
+                    "active there.", [quality_file])
 
 # %% [markdown]
-# Trained long enough? The same SAEs read halfway through their training (same tokens, same seeds): if the second half
-# of training still moves the median reconstruction cosine, the supports below read an SAE that is still
-# learning.
+# Trained long enough? The offline SAEs read halfway through their training (same tokens, same seeds): if the second
+# half of training still moves the median reconstruction cosine, the supports below read an SAE that is still
+# learning. A released suite is not trained here, so the check applies to the offline SAEs alone.
 
 # %%
+plateau_reason = ("every model reads its released SAE suite (sae_suites), which this run does not train: the plateau "
+                  "check applies to SAEs trained here")
+no_plateau = "" if trained else plateau_reason
 plateau, plateau_file = run.table("sae_plateau", lambda: pd.concat([sae_measure.quality_table(
-    model, train(model, blocks=grids[model])[half_steps], task_pools, params.max_tokens) for model in params.models],
+    model, saes(model, half_steps), task_pools, params.max_tokens) for model in trained] or [quality.iloc[:0]],
     ignore_index=True)[["model", "block", "cosine_median"]].rename(columns={"cosine_median": "cosine_half_steps"})
     .merge(quality[["model", "block", "cosine_median"]], on=["model", "block"])
     .assign(gain=lambda t: t.cosine_median - t.cosine_half_steps))
+if no_plateau:
+    print(f"plateau check not run: {no_plateau}")
+elif released:
+    print(f"plateau check on the offline SAEs of {', '.join(trained)}; released suites, not trained here: "
+          f"{', '.join(released)}")
 display(plateau)
 plotting.save_table(plateau.round(4), "sae_plateau", f"Plateau check of the offline SAEs (paper 002, A.1.10): median "
                     f"reconstruction cosine on the test texts after {half_steps} and {full_steps} "
-                    "Adam steps (same tokens and seeds) and the gain of the second half.", [plateau_file, quality_file])
+                    "Adam steps (same tokens and seeds) and the gain of the second half.", [plateau_file, quality_file],
+                    empty_reason=plateau_reason)
 
 # %% [markdown]
 # ## The SAE sweep, the SAE layer and the supports (A.1.10)
 
 # %%
 sae_sweep, sae_sweep_file = run.table("sae_sweep", lambda: pd.concat([measure.run_searches(
-    sae_measure.sae_sweep_items(model, train(model, blocks=grids[model])[full_steps], task_pools, max_tokens=params.max_tokens,
+    sae_measure.sae_sweep_items(model, saes(model), task_pools, max_tokens=params.max_tokens,
                                 min_positives=params.min_positives), params.n_jobs, params.scheduler)
     for model in params.models],
     ignore_index=True))
@@ -156,8 +182,8 @@ block_of = dict(zip(zip(sae_layer_table.model, sae_layer_table.task, strict=True
 sae_supports = supports[supports.pooling == "sae"]
 tests, tests_file = run.table("correspondence", lambda: pd.concat([corr.correspondence_tests(
     task, params.models, sae_measure.support_map(sae_supports, task),
-    {model: sae_measure.encode_pool(model, train(model, blocks=grids[model])[full_steps], task_pools[task],
-                                    block_of[(model, task)], params.max_tokens)[1] for model in params.models},
+    {model: sae_measure.encode_pool(model, saes(model), task_pools[task], block_of[(model, task)],
+                                    params.max_tokens)[1] for model in params.models},
     {d.name: d.y_test.astype(int) for d in task_pools[task].decisions(params.min_positives) if not d.skipped},
     seed=params.null_seed, n_draws=params.n_draws, n_nearest=params.n_nearest) for task in params.tasks],
     ignore_index=True))
@@ -190,7 +216,7 @@ plotting.save_figure(fig, "z_by_support", "Standardised correspondence scores of
 
 # %%
 comp, comp_file = run.table("composition", lambda: pd.concat([sae_measure.composition_rows(
-    model, train(model, blocks=grids[model])[full_steps], task_pools[params.composition_task], params.composition_task,
+    model, saes(model), task_pools[params.composition_task], params.composition_task,
     supports[supports.pooling == basis], basis=basis, max_tokens=params.max_tokens, min_positives=params.min_positives,
     null_seeds=params.composition_seeds, frac=params.frac) for model in params.models for basis in ("sae", "last")],
     ignore_index=True))
@@ -294,11 +320,15 @@ claims_table, claims_file = run.record_claims({
         not_measured=no_res_comp, note=f"{len(res_comp)} class decisions; SAE-basis gap {sae_gap:.3f}",
         if_paper=claim_power.normal_draws(sae_measure.PAPER_RESIDUAL_GAP, res_se) if not no_res_comp else None,
         if_null=claim_power.normal_draws(sae_gap, res_se, seed=1) if not no_res_comp else None),
-    "sae_reconstruction": Evidence(quality.cosine_median.median(), note=f"{len(quality)} model × block SAEs"),
-    "sae_plateau": Evidence(plateau.gain.max(), note=f"{half_steps} to {full_steps} steps"),
+    "sae_reconstruction": Evidence(quality.cosine_median.median(), note=f"{len(quality)} model × block SAEs ("
+                                   + ", ".join(f"{m}: {s}" for m, s in sae_source.items()) + ")"),
+    "sae_plateau": Evidence(plateau.gain.max() if len(plateau) else np.nan, not_measured=no_plateau,
+                            note=f"{half_steps} to {full_steps} steps of the offline SAEs of {', '.join(trained)}"
+                            if trained else ""),
 })
 plotting.save_table(claims_table, "claims", "K06 (paper 002, A.1.10, A.2.4-A.2.5): the paper's value beside the measured "
-                    "value; offline models, pools and SAEs, so a gap is reported, not tuned away.", [claims_file])
+                    "value; offline models, pools and SAEs (the paper profile: released suites), so a gap is reported, "
+                    "not tuned away.", [claims_file])
 
 # %% [markdown]
 # Each row gives the paper's value, the measured value and its verdict. The offline run has one model pair (the

@@ -11,6 +11,7 @@ from typing import Any, ClassVar
 
 from lib.kstar import layer_specs
 from lib.kstar.catalog import ALL_TASKS, DEFAULT_TASKS
+from lib.kstar.sae import suites
 from lib.models import loading
 from lib.parameters import DistributedParams, ParallelParams, model_param, param, register
 
@@ -181,7 +182,7 @@ class Deployment(ReferenceKstarParams):
 
     docs: ClassVar[dict[str, str]] = {"readable_ceiling": "the gate: both ceilings above this (A.3.1)"}
 
-    model: str = model_param("gemma3-270m", doc="the reference model (weights 0, the base release; its chat cell "
+    model: str = model_param("gemma3-270m", doc="the reference model (weights 0, the base release; its chat condition "
                              "renders with its instruction-tuned counterpart's template): registry name, hub id or "
                              "local checkpoint folder")
     tuned_model: str | None = model_param(None, layered=False,
@@ -219,6 +220,10 @@ class SaeCorrespondence(DistributedParams):
                                             doc="residual representations that enter the sweep ceiling (A.1.10)")
     frac: float = param(0.95, gt=0, le=1, doc="threshold factor of Eq. 4: τ is ½ + frac·(C − ½)")
     min_positives: int = param(5, ge=1, doc="positives per split a decision needs (A.1.3)")
+    sae_suites: tuple[tuple[str, ...], ...] = param(
+        (), doc="released SAE suites (A.1.10): [model, layout, folder] per model of models, layout one of "
+        f"{', '.join(suites.LAYOUTS)}, folder the release as its hub repository lays it out (or its hub id in the "
+        "local hub cache); a model without one trains offline TopK SAEs (the sae_* settings below)")
     sae_width: int = param(4, ge=1, doc="offline SAE width: d_sae is sae_width · d")
     sae_k: int = param(50, ge=1, doc="active features k of the TopK SAE (A.1.10: 50)")
     sae_texts: int = param(600, ge=10, doc="training texts whose tokens train each offline SAE")
@@ -235,6 +240,16 @@ class SaeCorrespondence(DistributedParams):
     def __post_init__(self) -> None:
         super().__post_init__()
         layer_specs.check_names(self.models, self.layers)
+        suites.by_model(self.sae_suites, self.models)
+
+    def check_against_models(self) -> None:
+        """Every grid block of a model with a released suite has its SAE file in the suite (file names only)."""
+        for model, suite in suites.by_model(self.sae_suites, self.models).items():
+            try:
+                blocks = layer_specs.resolve(model, self.layers)
+            except ValueError as error:
+                raise ValueError(f"parameter {error}") from None
+            suites.files(suite, blocks)
 
 
 @register("K07_support_interventions")

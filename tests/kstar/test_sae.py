@@ -3,6 +3,7 @@ A.1.10)."""
 
 import numpy as np
 import pytest
+import torch
 from safetensors.numpy import save_file
 
 from lib.kstar.sae import sae as saes
@@ -67,6 +68,22 @@ def test_gemma_scope_npz_layout_and_per_feature_threshold(tmp_path):
     loaded = saes.load(tmp_path / "params.npz", kind="jumprelu", d_model=16)
     H = rng.standard_normal((5, 16))
     assert np.allclose(loaded.encode(H).toarray(), saes.SAE("jumprelu", W, b, theta).encode(H).toarray())
+
+
+def test_qwen_scope_pt_layout_is_read_by_shape_under_gemma_key_names(tmp_path):
+    rng = np.random.default_rng(6)
+    W, b = _weights(rng)  # Qwen-Scope stores W_enc as d_sae × d and W_dec as d × d_sae, in a torch dict
+    W_dec, b_dec = rng.standard_normal((16, 64)), rng.standard_normal(16)
+    path = tmp_path / "layer3.sae.pt"
+    torch.save({"W_enc": torch.from_numpy(W), "b_enc": torch.from_numpy(b), "W_dec": torch.from_numpy(W_dec),
+                "b_dec": torch.from_numpy(b_dec)}, path)
+    loaded = saes.load(path, kind="topk", d_model=16, k=5)
+    H = rng.standard_normal((7, 16))
+    assert np.array_equal(loaded.encode(H).toarray(), saes.SAE("topk", W, b, k=5).encode(H).toarray())
+    assert np.array_equal(loaded.W_dec, W_dec.T) and np.array_equal(loaded.b_dec, b_dec)
+    torch.save(torch.from_numpy(W), tmp_path / "bare.pt")
+    with pytest.raises(ValueError, match="bare.pt holds a Tensor; allowed: a dict of tensors"):
+        saes.load(tmp_path / "bare.pt", kind="topk", d_model=16)
 
 
 @pytest.mark.parametrize(("arrays", "match"), [

@@ -17,13 +17,15 @@ g_j = ν_j p_j · 1[ν_j p_j > θ]. With ν_j > 0 this is Eq. 21 on raw h with W
 b_enc' = diag(ν)·b_enc and the same θ. :func:`fold` does this; the test compares it with the unfolded
 reference computation to within 1e-6.
 
-Loaders (:func:`load`) read ``.npz`` or ``.safetensors`` releases, accept the usual key names (Gemma
-Scope's ``W_enc`` is d × d_sae; a ``encoder.weight`` of torch layout is d_sae × d) and check every
-shape against the model width before anything is encoded: a misshapen file raises ValueError naming
-the key, its shape and the expected one.
+Loaders (:func:`load`) read ``.npz``, ``.safetensors`` or ``.pt`` (a torch dict of tensors) releases, accept the
+usual key names (Gemma Scope's ``W_enc`` is d × d_sae; a ``encoder.weight`` of torch layout is d_sae × d; a matrix
+stored the other way round under a Gemma name, as Qwen-Scope's W_enc is, is read by its shape where only that
+layout fits d) and check every shape against the model width before anything is encoded: a misshapen file raises
+ValueError naming the key, its shape and the expected one. :mod:`lib.kstar.sae.suites` finds each block's file in a
+released suite and calls it (the paper profile).
 
-Offline (:func:`train_topk`): the paper's suites exist only for its models, so the offline profile
-trains TopK SAEs (k = 50) on token-level activations of the task texts (the last positions alone are
+Offline (:func:`train_topk`): the paper's suites exist only for its models, so the offline profiles
+train TopK SAEs (k = 50) on token-level activations of the task texts (the last positions alone are
 too few: a few thousand vectors for a dictionary thousands wide).
 """
 
@@ -150,7 +152,14 @@ def _read(path: Path) -> dict[str, np.ndarray]:
         from safetensors.numpy import load_file
 
         return load_file(str(path))
-    raise ValueError(f"{path.name}: allowed SAE files are .npz and .safetensors")
+    if path.suffix == ".pt":
+        import torch
+
+        state = torch.load(path, map_location="cpu", weights_only=True)
+        if not isinstance(state, dict):
+            raise ValueError(f"{path.name} holds a {type(state).__name__}; allowed: a dict of tensors")
+        return {key: value.double().numpy() for key, value in state.items() if isinstance(value, torch.Tensor)}
+    raise ValueError(f"{path.name}: allowed SAE files are .npz, .safetensors and .pt")
 
 
 def _find(arrays: dict[str, np.ndarray], role: str, path: Path, required: bool) -> tuple[str | None, np.ndarray | None]:
@@ -163,9 +172,12 @@ def _find(arrays: dict[str, np.ndarray], role: str, path: Path, required: bool) 
 
 
 def _oriented(key: str, W: np.ndarray, d_model: int, encoder: bool) -> np.ndarray:
-    """The matrix as d_sae × d (encoder and decoder alike), from its key's stored layout; checked against d_model."""
+    """The matrix as d_sae × d (encoder and decoder alike), from its key's stored layout, or the other one where only
+    that fits d_model (Qwen-Scope keeps W_enc as d_sae × d and W_dec as d × d_sae); checked against d_model."""
     transpose = encoder != (key in _TORCH_LAYOUT)  # Gemma's W_enc and torch's decoder.weight are stored d × d_sae
-    if W.ndim != 2 or (W.shape[0] if transpose else W.shape[1]) != d_model:
+    if W.ndim == 2 and W.shape[0 if transpose else 1] != d_model and W.shape[1 if transpose else 0] == d_model:
+        transpose = not transpose
+    if W.ndim != 2 or W.shape[0 if transpose else 1] != d_model:
         expected = f"(d_model={d_model}, d_sae)" if transpose else f"(d_sae, d_model={d_model})"
         raise ValueError(f"{key} has shape {W.shape}; expected {expected}")
     return W.T if transpose else W
@@ -173,13 +185,13 @@ def _oriented(key: str, W: np.ndarray, d_model: int, encoder: bool) -> np.ndarra
 
 def load(path, *, kind: str, d_model: int, k: int = TOPK, threshold: float | None = None, input_scale: float = 1.0,
          fold_decoder_norms: bool = False, subtract_b_dec: bool = False) -> SAE:
-    """A released SAE (paper profile, A.1.10) from ``.npz`` or ``.safetensors``, every shape checked first.
+    """A released SAE (paper profile, A.1.10) from ``.npz``, ``.safetensors`` or ``.pt``, every shape checked first.
 
     ``threshold`` overrides a stored one (Llama Scope keeps its shared θ in a JSON beside the weights);
     ``input_scale`` and ``fold_decoder_norms`` fold a dataset-level input normalisation and unnormalised
     decoder columns into the encoder (:func:`fold`); ``subtract_b_dec``: the encoder reads h − b_dec (TopK
-    SAEs of Gao et al.), folded into b_enc. No notebook calls it (K06 trains offline TopK SAEs): it is the
-    entry point for the released suites that params/paper/K06_sae_correspondence.yaml names.
+    SAEs of Gao et al.), folded into b_enc. K06 reads the suites of its ``sae_suites`` through it
+    (:func:`lib.kstar.sae.suites.load_suite`).
     """
     path = Path(path)
     if kind not in KINDS:

@@ -15,13 +15,15 @@ preliminary sweep (one seed, full training split, every grid block):
   smaller of the first qualifying ranked prefix and the smallest qualifying L1 support
   (:func:`lib.kstar.protocol.rules.local_count`); none when no candidate reaches τ.
 
-Offline the paper's SAE suites do not exist: :func:`train_saes` trains one TopK SAE (k = 50) per
-grid block on token-level activations of the pools' training texts (:func:`lib.models.extraction.token_states`).
+Which SAE encodes a block (:func:`block_saes`): under the paper profile a model's released suite
+(:mod:`lib.kstar.sae.suites`, K06's ``sae_suites``); offline, where the paper's suites do not exist, :func:`train_saes`
+trains one TopK SAE (k = 50) per grid block on token-level activations of the pools' training texts
+(:func:`lib.models.extraction.token_states`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cache
 
 import numpy as np
@@ -30,7 +32,7 @@ import scipy.sparse as sp
 
 from lib.kstar import measure
 from lib.kstar.protocol import counts, probe_search, rules
-from lib.kstar.sae import composition
+from lib.kstar.sae import composition, suites
 from lib.kstar.sae import sae as saes
 from lib.models import architecture, extraction
 
@@ -57,6 +59,16 @@ def train_saes(model: str, *, tasks: tuple[str, ...], cap: int, pool_seed: int, 
     return {int(step): {b: trained[int(step)] for b, trained in by_block.items()} for step in stages}
 
 
+def block_saes(model: str, blocks: Sequence[int], suite: suites.Suite | None, *, steps: int,
+               train: Callable[..., dict[int, dict[int, saes.SAE]]]) -> dict[int, saes.SAE]:
+    """Block → the SAE that encodes the model's last-position residual there (A.1.10): its released suite's
+    (:func:`lib.kstar.sae.suites.load_suite`) when ``suite`` is given, else the offline TopK SAE after ``steps`` steps
+    of ``train`` (:func:`train_saes` with the notebook's arguments bound)."""
+    if suite is not None:
+        return suites.load_suite(suite, tuple(int(b) for b in blocks))
+    return train(model, blocks=tuple(blocks))[steps]
+
+
 def last_states(model: str, pool, blocks: Sequence[int], max_tokens: int | None) -> np.ndarray:
     """Last-position residuals (len(blocks), n_train + n_test, d) of a pool's texts, train first (cached)."""
     return measure.representations(model, pool, blocks, ("last",), max_tokens=max_tokens)["last"]
@@ -64,8 +76,8 @@ def last_states(model: str, pool, blocks: Sequence[int], max_tokens: int | None)
 
 def quality_table(model: str, sae_by_block: dict[int, saes.SAE], task_pools: dict, max_tokens: int | None
                   ) -> pd.DataFrame:
-    """Per block: width, median reconstruction cosine on the last positions of every pool's test texts (the
-    representation probed; the paper reports 0.35–0.73, Sec. 5), mean active features and dead share."""
+    """Per block: width, k (TopK only), median reconstruction cosine on the last positions of every pool's test texts
+    (the representation probed; the paper reports 0.35–0.73, Sec. 5), mean active features and dead share."""
     blocks = sorted(sae_by_block)
     tests = [last_states(model, pool, blocks, max_tokens)[:, len(pool.texts_train):] for pool in task_pools.values()]
     rows = []
@@ -74,7 +86,8 @@ def quality_table(model: str, sae_by_block: dict[int, saes.SAE], task_pools: dic
         H = np.concatenate([t[index] for t in tests]).astype(np.float64)
         G = model_sae.encode(H)
         rows.append({"model": model, "block": block, "d_model": model_sae.d_model, "d_sae": model_sae.d_sae,
-                     "k": model_sae.k, "cosine_median": float(np.median(model_sae.reconstruction_cosine(H))),
+                     "k": model_sae.k if model_sae.kind == "topk" else np.nan,
+                     "cosine_median": float(np.median(model_sae.reconstruction_cosine(H))),
                      "active_mean": float(G.getnnz(axis=1).mean()),
                      "dead_share": float(np.mean(G.getnnz(axis=0) == 0)), "n_texts": len(H)})
     return pd.DataFrame(rows)
