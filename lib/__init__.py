@@ -7,11 +7,11 @@ manifests), ``sources`` (code keys), ``runner`` (papermill batches), ``parallel`
 ``claim_catalogue`` (each notebook's pre-registered claims), ``claim_power``, ``claim_changes``, ``scoreboard``;
 the reader's side: ``report``, ``mathml``, ``captions``, ``publish``, ``published``, ``readme``, ``lab``; and
 ``papers``, which discovers the paper packages by their plugin records, with ``__main__`` the command line. The
-models wing, ``lib.models``: the registry, converters, the hub, loading, architecture facts from ``config.json``,
-layers by name, hidden states and their cache, training precision. Papers: ``bias_probes`` (000), ``bias_shift``
-(001), ``kstar`` (002), each with its schemas, its notebooks' claims catalogues under ``claims/`` and its
-command-line commands. The core never imports a paper (it finds them through ``papers``), and papers never import
-each other.
+models wing, ``lib.models``: the registry (one ``ModelSpec`` row per model it names), converters, the hub, loading,
+architecture facts from ``config.json``, layers by name, hidden states and their cache, training precision.
+Papers: ``bias_probes`` (000), ``bias_shift`` (001), ``kstar`` (002), each with its schemas, its notebooks' claims
+catalogues under ``claims/`` and its command-line commands. The core never imports a paper (it finds them through
+``papers``), and papers never import each other.
 """
 
 from lib.parallel import configure_threads as _configure_threads

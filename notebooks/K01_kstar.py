@@ -29,7 +29,7 @@ from IPython.display import display
 from lib import config, plotting, results, uncertainty
 from lib.claims import Evidence, show_claims
 from lib.kstar import estimator, measure
-from lib.kstar.evidence import claim_notes, paper_cells, power_draws, seed_draws
+from lib.kstar.evidence import claim_notes, paper_values, power_draws, seed_draws
 from lib.kstar.protocol import counts, rules
 from lib.kstar.tasks import cues
 
@@ -211,13 +211,13 @@ near_ratio = claim_notes.log2_near_ceiling_ratio(kstar)
 paper_base = {"gemma-3-270m", "gemma-3-1b-pt", "gemma-3-4b-pt", "gemma-3-12b-pt", "gemma-3-27b-pt", "gemma-2-9b",
               "llama-3.1-8b", "mistral-7b-v0.3", "olmo-2-1124-7b", "qwen3-8b-base"}
 on_paper_models = kstar[kstar.model.map(lambda m: str(m).rstrip("/").split("/")[-1].lower()).isin(paper_base)]
-harm_gemma = functools.partial(paper_cells.value, task="harmfulness", model="gemma-2-9b")
-harm_lowest = functools.partial(paper_cells.value, task="harmfulness", how="min")
-harm_highest = functools.partial(paper_cells.value, task="harmfulness", how="max")
-language_median = functools.partial(paper_cells.value, task="language_id", how="median")
-routing_highest = functools.partial(paper_cells.value, task="routing", how="max")
-banking_llama = functools.partial(paper_cells.value, task="banking77", model="llama-3.1-8b")
-clinc_qwen = functools.partial(paper_cells.value, task="clinc150", model="qwen3-8b-base")
+harm_gemma = functools.partial(paper_values.value, task="harmfulness", model="gemma-2-9b")
+harm_lowest = functools.partial(paper_values.value, task="harmfulness", how="min")
+harm_highest = functools.partial(paper_values.value, task="harmfulness", how="max")
+language_median = functools.partial(paper_values.value, task="language_id", how="median")
+routing_highest = functools.partial(paper_values.value, task="routing", how="max")
+banking_llama = functools.partial(paper_values.value, task="banking77", model="llama-3.1-8b")
+clinc_qwen = functools.partial(paper_values.value, task="clinc150", model="qwen3-8b-base")
 claims_table, claims_file = run.record_claims({
     "worked_threshold": Evidence(example_tau),
     "worked_confirmation": Evidence(rules.neighbor_confirm([341, 137, 342, 369])),
@@ -243,29 +243,29 @@ claims_table, claims_file = run.record_claims({
                                      precision_note]))),
     "kstar_harmfulness_gemma2_9b": Evidence(
         harm_gemma(on_paper_models), se=seed_draws.seed_se(per_seed, on_paper_models, harm_gemma),
-        not_measured=paper_cells.unmeasured(on_paper_models, params.models, params.tasks, "harmfulness",
-                                            "gemma-2-9b")),
+        not_measured=paper_values.unmeasured(on_paper_models, params.models, params.tasks, "harmfulness",
+                                             "gemma-2-9b")),
     "kstar_harmfulness_lowest": Evidence(
         harm_lowest(on_paper_models), se=seed_draws.seed_se(per_seed, on_paper_models, harm_lowest),
-        not_measured=paper_cells.unmeasured(on_paper_models, params.models, params.tasks, "harmfulness")),
+        not_measured=paper_values.unmeasured(on_paper_models, params.models, params.tasks, "harmfulness")),
     "kstar_harmfulness_highest": Evidence(
         harm_highest(on_paper_models), se=seed_draws.seed_se(per_seed, on_paper_models, harm_highest),
-        not_measured=paper_cells.unmeasured(on_paper_models, params.models, params.tasks, "harmfulness")),
+        not_measured=paper_values.unmeasured(on_paper_models, params.models, params.tasks, "harmfulness")),
     "kstar_language_id_median": Evidence(
         language_median(on_paper_models), se=seed_draws.seed_se(per_seed, on_paper_models, language_median),
-        not_measured=paper_cells.unmeasured(on_paper_models, params.models, params.tasks, "language_id")),
+        not_measured=paper_values.unmeasured(on_paper_models, params.models, params.tasks, "language_id")),
     "kstar_routing_highest": Evidence(
         routing_highest(on_paper_models), se=seed_draws.seed_se(per_seed, on_paper_models, routing_highest),
-        not_measured=paper_cells.unmeasured(on_paper_models, params.models, params.tasks, "routing")),
+        not_measured=paper_values.unmeasured(on_paper_models, params.models, params.tasks, "routing")),
     "kstar_banking77_llama": Evidence(
         banking_llama(on_paper_models), se=seed_draws.seed_se(per_seed, on_paper_models, banking_llama),
-        not_measured=paper_cells.unmeasured(
+        not_measured=paper_values.unmeasured(
             on_paper_models, params.models, params.tasks, "banking77", "llama-3.1-8b",
             "" if params.max_classes >= 10 else f"the paper's Banking77 evaluates ten intents; max_classes="
             f"{params.max_classes}")),
     "kstar_clinc150_qwen3": Evidence(
         clinc_qwen(on_paper_models), se=seed_draws.seed_se(per_seed, on_paper_models, clinc_qwen),
-        not_measured=paper_cells.unmeasured(
+        not_measured=paper_values.unmeasured(
             on_paper_models, params.models, params.tasks, "clinc150", "qwen3-8b-base",
             "" if params.max_classes >= 20 else f"the paper's CLINC150 evaluates 20 intents; max_classes="
             f"{params.max_classes} keeps a subset of them")),

@@ -123,9 +123,9 @@ print("updates per model:", last_update.to_dict(), "\nwithin", params.loss_margi
 # %%
 losses = runs[runs.kind == "loss"]
 fig, ax = plt.subplots(figsize=(6, 3.2))
-for model, cell in losses.groupby("model"):
-    smooth = cell.value.rolling(max(1, len(cell) // 50), min_periods=1).mean()
-    ax.plot(cell["update"], smooth, label=model)
+for model, curve in losses.groupby("model"):
+    smooth = curve.value.rolling(max(1, len(curve) // 50), min_periods=1).mean()
+    ax.plot(curve["update"], smooth, label=model)
 ax.axhline(infimum, color="k", ls="--", lw=1, label="(9/50)·log 2")
 ax.axhline(attainable, color="k", ls=":", lw=1, label="(11/50)·log 2 (parity 4, 8 at chance)")
 ax.set(xlabel="update", ylabel="answer loss (Eq. 49)", yscale="log")
@@ -158,9 +158,9 @@ family_names = [f"{f} {s}" for f, s in world.FAMILIES]
 fig, axes = plt.subplots(1, len(synthetic.BASES), figsize=(9, 3.4), sharey=True)
 for ax, basis in zip(axes, synthetic.BASES, strict=True):
     for offset, role, colour in ((-0.15, "target", "C0"), (0.15, "control", "C1")):
-        cell = shown[(shown.basis == basis) & (shown.role == role)]
-        x = [family_names.index(f"{f} {n}") + offset for f, n in zip(cell.function, cell.n_factors, strict=True)]
-        ax.scatter(x, cell["count"], s=14, color=colour, alpha=0.7, label=role)
+        points = shown[(shown.basis == basis) & (shown.role == role)]
+        x = [family_names.index(f"{f} {n}") + offset for f, n in zip(points.function, points.n_factors, strict=True)]
+        ax.scatter(x, points["count"], s=14, color=colour, alpha=0.7, label=role)
     ax.set(title=f"{basis} basis", yscale="log", xticks=range(len(family_names)), ylabel="k^syn")
     ax.set_xticklabels(family_names, rotation=60, ha="right")
 axes[0].legend(fontsize=7)
@@ -285,7 +285,7 @@ claims_table, claims_file = run.record_claims({
     "size_slope_pca": pca["size_slope"],
     "size_spearman_pca": pca["size_spearman"],
     "parity48_unreadable": Evidence(
-        float(parity_hard.readable.sum()), note=f"{len(parity_hard)} cells, {n_layers} layers, {params.n_test} test "
+        float(parity_hard.readable.sum()), note=f"{len(parity_hard)} queries (model × parity × basis), {n_layers} layers, {params.n_test} test "
         "prefixes", if_paper=synthetic_claims.chance_readable_draws(len(parity_hard), n_layers, params.n_test,
                                                                    params.readable_ceiling),
         if_null=np.full(claim_power.DRAWS, float(len(parity_hard)))),

@@ -6,14 +6,15 @@
 # gates each task on both ceilings > 0.90 and both counts finite, and reports R = k_base / k_tuned per task
 # with Spearman's ρ of base counts and ratios (which Proposition 3 shows is positive even without
 # selectivity). A.3.2 crosses weights (w) with format (f) into four counts k_wf, splits R_D = k00/k11 into
-# conditional factors and the interaction ratio I = k01·k10/(k00·k11), recomputes every cell on the blocks
-# all cells share, and reads a low-count task as a floor control. Every cell runs K01's protocol (its own
-# sweep and window on one layer grid; the chat cells render each text as a user turn plus the generation
-# prompt, mean-pooled over all positions, template tokens included).
+# conditional factors and the interaction ratio I = k01·k10/(k00·k11), recomputes every condition on the
+# blocks all conditions share, and reads a low-count task as a floor control. A condition is one model in one
+# input format; every condition runs K01's protocol (its own sweep and window on one layer grid; the chat
+# conditions render each text as a user turn plus the generation prompt, mean-pooled over all positions,
+# template tokens included).
 #
 # Offline default: no base/instruction pair ships on PyPI. The format axis runs on the base weights, as the
-# paper's reference cell does: Gemma-3-270M base (w = 0) over K01's six task pools, its chat cell rendered with
-# the chat template of its instruction-tuned counterpart, Gemma-3-270M-IT (`lib.models.chat_templates`: the
+# paper's reference condition does: Gemma-3-270M base (w = 0) over K01's six task pools, its chat condition
+# rendered with the chat template of its instruction-tuned counterpart, Gemma-3-270M-IT (`lib.models.chat_templates`: the
 # base GGUF carries none; A.3.2 feeds the base weights the tuned model's format). So R_F(0) is measured, the
 # factor the paper finds 341 → 135 and 253 → 217–227. The weights axis is the parameter `tuned_model` (a
 # registry name or a local checkpoint folder sharing the reference's chat template, e.g. a fine-tune); with it
@@ -23,10 +24,10 @@
 # turn and its generation prompt. The paper's Gemma-2-9B factorial and nine pairs are in
 # `params/paper/K05_deployment.yaml`.
 #
-# Writes: `base_sweep`, `base_windows`, `base_window`, `base_kstar` (base cells: every task) and `other_*` (the
-# other cells: the tasks passing the base side of the gate), `format_ratios`, `deployment` (per pair, when
-# measured), `factorial` (when measured), `paper_cells` (Table 34's contrasts), `shared_layers`, `floor`,
-# `ceilings`, `precision` (each cell's test-split precision against the gap C − τ), `claims`.
+# Writes: `base_sweep`, `base_windows`, `base_window`, `base_kstar` (base conditions: every task) and `other_*`
+# (the other conditions: the tasks passing the base side of the gate), `format_ratios`, `deployment` (per pair, when
+# measured), `factorial` (when measured), `paper_values` (Table 34's contrasts), `shared_layers`, `floor`,
+# `ceilings`, `precision` (each condition's test-split precision against the gap C − τ), `claims`.
 
 # %%
 import math
@@ -39,7 +40,7 @@ from IPython.display import display
 from lib import claim_power, config, plotting, results
 from lib.claims import Evidence, show_claims
 from lib.kstar import measure
-from lib.kstar.deployment import cells, deployment
+from lib.kstar.deployment import conditions, deployment
 from lib.kstar.evidence import count_noise
 from lib.kstar.protocol import counts
 from lib.models import registry
@@ -60,7 +61,7 @@ seeds = [1, 2, 3, 4, 5]  # five-seed measurement (A.1.6: seeds 1-5)
 subsample = 0.85  # share of each training class kept per seed (A.1.6)
 frac = 0.95  # threshold factor of Eq. 4: τ is ½ + frac·(C − ½)
 min_positives = 5  # positives per split a decision needs (A.1.3: 5 for core tasks)
-model = "gemma3-270m"  # the reference model (weights 0, the base release; its chat cell renders with its instruction-tuned counterpart's template): registry name, hub id or local checkpoint folder
+model = "gemma3-270m"  # the reference model (weights 0, the base release; its chat condition renders with its instruction-tuned counterpart's template): registry name, hub id or local checkpoint folder
 readable_ceiling = 0.9  # the gate: both ceilings above this (A.3.1)
 tuned_model = None  # the tuned checkpoint (weights 1) sharing the reference's chat template: registry name, hub id or local folder; None: the format axis only
 extra_pairs = []  # further [base, tuned] pairs read for A.3.1's ratios (base on plain text, tuned in chat format)
@@ -74,7 +75,7 @@ if any(len(pair) != 2 for pair in params.extra_pairs):
 reference, tuned = params.model, params.tuned_model
 measure.prepare_models([reference, *([tuned] if tuned else []), *[m for pair in params.extra_pairs for m in pair]])
 if tuned:
-    cells.check_chat_template(reference, tuned)  # one template string for both chat cells (A.3.2)
+    conditions.check_chat_template(reference, tuned)  # one template string for both chat conditions (A.3.2)
 run = results.start(params)
 plotting.use_style()
 pool_args = {"cap": params.cap, "pool_seed": params.pool_seed, "max_classes": params.max_classes,
@@ -82,59 +83,63 @@ pool_args = {"cap": params.cap, "pool_seed": params.pool_seed, "max_classes": pa
 execution_args = {"n_jobs": params.n_jobs, "scheduler": params.scheduler}
 sweep_args = {"layers": params.layers, "poolings": params.sweep_poolings, **execution_args, **pool_args}
 window_args = {"seeds": params.seeds, "subsample": params.subsample, **execution_args, **pool_args}
-# The factorial indexes its cells by (w, f); A.3.1's pairs compare a base on plain text with a tuned model in chat.
-factorial_cells = {(w, f): cells.cell_name([reference, tuned][w], bool(f)) for w in (0, 1) for f in (0, 1)
-                   if w == 0 or tuned}
-reference_plain = factorial_cells[(0, 0)]
+# The factorial indexes its conditions by (w, f); A.3.1's pairs compare a base on plain text with a tuned model
+# in chat.
+factorial_conditions = {(w, f): conditions.condition_name([reference, tuned][w], bool(f))
+                        for w in (0, 1) for f in (0, 1) if w == 0 or tuned}
+reference_plain = factorial_conditions[(0, 0)]
 pairs = ([(reference, tuned)] if tuned else []) + [tuple(p) for p in params.extra_pairs]
-base_names = list(dict.fromkeys([reference_plain, *[cells.cell_name(b, False) for b, _ in pairs]]))
-followers = {name: [reference_plain] for name in factorial_cells.values() if name not in base_names}
+base_names = list(dict.fromkeys([reference_plain, *[conditions.condition_name(b, False) for b, _ in pairs]]))
+followers = {name: [reference_plain] for name in factorial_conditions.values() if name not in base_names}
 for b, t in pairs:
-    followers.setdefault(cells.cell_name(t, True), []).append(cells.cell_name(b, False))
-print("base cells:", base_names, "\nfollower cells:", followers, "\npairs:", pairs or "none (weights axis not measured)")
+    followers.setdefault(conditions.condition_name(t, True), []).append(conditions.condition_name(b, False))
+print("base conditions:", base_names, "\nfollower conditions:", followers, "\npairs:",
+      pairs or "none (weights axis not measured)")
 
 # %% [markdown]
-# ## Every cell's sweep and window (Algorithm 2 of A.1.6, one layer grid per model)
+# ## Every condition's sweep and window (Algorithm 2 of A.1.6, one layer grid per model)
 #
-# Base cells (the reference and every pair's base, on plain text) read every task with exactly K01's
-# arguments, so their searches come from `cache/tables` when K01 has run. Every other cell reads only the
+# Base conditions (the reference and every pair's base, on plain text) read every task with exactly K01's
+# arguments, so their searches come from `cache/tables` when K01 has run. Every other condition reads only the
 # tasks that pass the base side of A.3.1's gate (ceiling > 0.90, finite count): no other task can enter a
 # ratio, and the chat forward passes are the CPU budget.
 
 # %%
-base_cells = [cells.Cell(name.rsplit("|", 1)[0], False, params.tasks) for name in base_names]
-base_sweep, base_sweep_file = run.table("base_sweep", lambda: cells.sweeps(base_cells, **sweep_args))
-base_windows, _ = run.table("base_windows", lambda: cells.windows(base_sweep, params.frac))
-base_window, base_window_file = run.table("base_window", lambda: cells.window_rows(base_cells, base_windows,
+base_conditions = [conditions.Condition(name.rsplit("|", 1)[0], False, params.tasks) for name in base_names]
+base_sweep, base_sweep_file = run.table("base_sweep", lambda: conditions.sweeps(base_conditions, **sweep_args))
+base_windows, _ = run.table("base_windows", lambda: conditions.windows(base_sweep, params.frac))
+base_window, base_window_file = run.table("base_window", lambda: conditions.window_rows(base_conditions, base_windows,
                                                                                   **window_args))
-base_kstar, base_kstar_file = run.table("base_kstar", lambda: cells.task_tables(base_window, params.frac))
-passing = {name: deployment.base_side_passing(base_kstar[base_kstar.cell == name], params.readable_ceiling)
+base_kstar, base_kstar_file = run.table("base_kstar", lambda: conditions.task_tables(base_window, params.frac))
+passing = {name: deployment.base_side_passing(base_kstar[base_kstar.condition == name], params.readable_ceiling)
            for name in base_names}
-follower_cells = [cells.Cell(name.rsplit("|", 1)[0], name.endswith("|chat"), tasks_read) for name, tasks_read
-                  in cells.follower_tasks(followers, passing, params.tasks).items() if tasks_read]
-print("passing the base side of the gate:", passing, "\nfollower cells measured:",
-      [(c.name, c.tasks) for c in follower_cells])
+follower_conditions = [conditions.Condition(name.rsplit("|", 1)[0], name.endswith("|chat"), tasks_read)
+                       for name, tasks_read in conditions.follower_tasks(followers, passing, params.tasks).items()
+                       if tasks_read]
+print("passing the base side of the gate:", passing, "\nfollower conditions measured:",
+      [(c.name, c.tasks) for c in follower_conditions])
 
 # %%
-other_sweep, other_sweep_file = run.table("other_sweep", lambda: cells.sweeps(follower_cells, **sweep_args))
-other_windows, _ = run.table("other_windows", lambda: cells.windows(other_sweep, params.frac))
-other_window, other_window_file = run.table("other_window", lambda: cells.window_rows(
-    follower_cells, other_windows, **window_args))
-other_kstar, other_kstar_file = run.table("other_kstar", lambda: cells.task_tables(other_window, params.frac))
+other_sweep, other_sweep_file = run.table("other_sweep", lambda: conditions.sweeps(follower_conditions, **sweep_args))
+other_windows, _ = run.table("other_windows", lambda: conditions.windows(other_sweep, params.frac))
+other_window, other_window_file = run.table("other_window", lambda: conditions.window_rows(
+    follower_conditions, other_windows, **window_args))
+other_kstar, other_kstar_file = run.table("other_kstar", lambda: conditions.task_tables(other_window, params.frac))
 windows = pd.concat([base_windows, other_windows], ignore_index=True)
 window = pd.concat([base_window, other_window], ignore_index=True)
 kstar = pd.concat([base_kstar, other_kstar], ignore_index=True)
 kstar_files, window_files = [base_kstar_file, other_kstar_file], [base_window_file, other_window_file]
-display(kstar.assign(k=kstar.kstar.map(counts.display_count)).pivot(index="task", columns="cell", values="k"))
-display(windows.pivot(index="task", columns="cell", values="best_block"))
+display(kstar.assign(k=kstar.kstar.map(counts.display_count)).pivot(index="task", columns="condition", values="k"))
+display(windows.pivot(index="task", columns="condition", values="best_block"))
 
 # %% [markdown]
 # ## The format axis: R_F(w) = k_w0 / k_w1 per task (Eq. 42), gated as in A.3.1
 
 # %%
-table_of = {name: kstar[kstar.cell == name] for name in [*base_names, *followers]}
-format_axis = {w: deployment.deployment_ratios(table_of[factorial_cells[(w, 0)]], table_of[factorial_cells[(w, 1)]],
-                                              params.readable_ceiling) for w in (0, 1) if (w, 0) in factorial_cells}
+table_of = {name: kstar[kstar.condition == name] for name in [*base_names, *followers]}
+format_axis = {w: deployment.deployment_ratios(table_of[factorial_conditions[(w, 0)]],
+                                              table_of[factorial_conditions[(w, 1)]], params.readable_ceiling)
+               for w in (0, 1) if (w, 0) in factorial_conditions}
 format_ratios, format_file = run.table("format_ratios", lambda: pd.concat(
     [r.as_table(w=w) for w, r in format_axis.items()], ignore_index=True))
 display(format_ratios)
@@ -163,62 +168,62 @@ plotting.save_table(deploy.round(4), "deployment", "Deployment ratios R = k(base
                     [deploy_file, *kstar_files])
 
 # %% [markdown]
-# ## The factorial (Eq. 42–45) and Table 34's cells
+# ## The factorial (Eq. 42–45) and Table 34's values
 #
 # Measured when `tuned_model` is set, on every task whose four ceilings exceed the gate and whose four
 # counts are finite. Table 34's medians give the paper's contrasts, computed by the same code.
 
 # %%
-every_cell = list(dict.fromkeys([*base_names, *followers]))
-four = kstar.pivot(index="task", columns="cell", values="kstar").reindex(columns=every_cell)  # NaN: not measured
-four_ceiling = kstar.pivot(index="task", columns="cell", values="ceiling").reindex(columns=every_cell)
-factorial_tasks = [t for t in four.index if len(factorial_cells) == 4
+every_condition = list(dict.fromkeys([*base_names, *followers]))
+four = kstar.pivot(index="task", columns="condition", values="kstar").reindex(columns=every_condition)  # NaN: not measured
+four_ceiling = kstar.pivot(index="task", columns="condition", values="ceiling").reindex(columns=every_condition)
+factorial_tasks = [t for t in four.index if len(factorial_conditions) == 4
                    and all(np.isfinite(four.loc[t, c]) and four_ceiling.loc[t, c] > params.readable_ceiling
-                           for c in factorial_cells.values())]
+                           for c in factorial_conditions.values())]
 factorial, factorial_file = run.table("factorial", lambda: pd.DataFrame(
-    [{"task": t, **deployment.factorial(*[float(four.loc[t, factorial_cells[wf]]) for wf in
+    [{"task": t, **deployment.factorial(*[float(four.loc[t, factorial_conditions[wf]]) for wf in
                                           [(0, 0), (0, 1), (1, 0), (1, 1)]]).as_row()} for t in factorial_tasks],
     columns=["task", "k00", "k01", "k10", "k11", "R_W0", "R_W1", "R_F0", "R_F1", "R_D", "I"]))
-paper_cells, paper_file = run.table("paper_cells", lambda: pd.DataFrame(
+paper_values, paper_file = run.table("paper_values", lambda: pd.DataFrame(
     [{"task": t, **deployment.factorial(*k).as_row()} for t, k in
      [("harmfulness (Table 34)", (341, 135, 128, 47)), ("fact checking (Table 34; k01, k10 order assumed)",
                                                          (253, 217, 227, 40)), ("intent floor (A.3.2)", (4, 2, 2, 2))]]))
 display(factorial if len(factorial) else "factorial not measured: tuned_model is null (no base/IT pair offline)")
-display(paper_cells.round(3))
+display(paper_values.round(3))
 plotting.save_table(factorial.round(4), "factorial", "Weights × format factorial per task (paper 002, A.3.2, Eq. 42–43): "
                     "counts k_wf (w: weights 0 reference / 1 tuned; f: 0 plain / 1 chat), conditional factors R_W(f), "
                     "R_F(w), the deployment ratio R_D and the interaction ratio I; empty when tuned_model is null.",
                     [factorial_file, *kstar_files])
-plotting.save_table(paper_cells.round(4), "paper_cells", "The paper's Table 34 medians (harmfulness 341/135/128/47, "
+plotting.save_table(paper_values.round(4), "paper_values", "The paper's Table 34 medians (harmfulness 341/135/128/47, "
                     "fact checking 253/(217, 227)/40, the intent floor control 4/2/2/2) through the same contrasts "
                     "(paper 002, A.3.2, Eq. 42–43).", [paper_file])
 
 # %% [markdown]
-# ## Layer control: every cell on the blocks all factorial cells share; ceilings across cells
+# ## Layer control: every condition on the blocks all factorial conditions share; ceilings across conditions
 
 # %%
 shared, shared_file = run.table("shared_layers", lambda: deployment.shared_layer_counts(
-    {name: window[window.cell == name].drop(columns="cell") for name in dict.fromkeys(factorial_cells.values())
-     if (window.cell == name).any()}, params.frac))
-readable_tasks = set(passing[reference_plain])  # read in every factorial cell
+    {name: window[window.condition == name].drop(columns="condition")
+     for name in dict.fromkeys(factorial_conditions.values()) if (window.condition == name).any()}, params.frac))
+readable_tasks = set(passing[reference_plain])  # read in every factorial condition
 shared_readable = shared[shared.task.isin(readable_tasks)]
 display(shared)
 ceilings, ceilings_file = run.table("ceilings", lambda: four_ceiling.loc[
-    sorted(readable_tasks), list(dict.fromkeys(factorial_cells.values()))].assign(
+    sorted(readable_tasks), list(dict.fromkeys(factorial_conditions.values()))].assign(
     spread=lambda f: f.max(axis=1) - f.min(axis=1)).reset_index())
 display(ceilings)
-plotting.save_table(shared.round(4), "shared_layers", "Each factorial cell's k* on its own window and recomputed on the "
-                    "blocks every cell's window shares for that task (ceiling, τ, counts and neighbour confirmation "
+plotting.save_table(shared.round(4), "shared_layers", "Each factorial condition's k* on its own window and recomputed on the "
+                    "blocks every condition's window shares for that task (ceiling, τ, counts and neighbour confirmation "
                     "on those blocks only; paper 002, A.3.2, 'Layer control').", [shared_file, *window_files])
-plotting.save_table(ceilings.round(4), "ceilings", "Task ceilings in every factorial cell and their spread (max − min) "
-                    "for the tasks passing the reference cell's side of the gate (ceiling > 0.90, finite count) (paper 002, A.3.2: 0.979–0.986 and "
+plotting.save_table(ceilings.round(4), "ceilings", "Task ceilings in every factorial condition and their spread (max − min) "
+                    "for the tasks passing the reference condition's side of the gate (ceiling > 0.90, finite count) (paper 002, A.3.2: 0.979–0.986 and "
                     "0.909–0.927 in the paper).", [ceilings_file])
 
 # %% [markdown]
 # ## Floor control: low counts move in whole octaves (A.3.2)
 
 # %%
-reference_counts = four[factorial_cells[(0, 0)]]
+reference_counts = four[factorial_conditions[(0, 0)]]
 floor, floor_file = run.table("floor", lambda: shared[shared.task.isin(
     [t for t in readable_tasks if reference_counts[t] <= params.floor_count])].assign(
     kstar_reference=lambda f: f.task.map(reference_counts).astype(float),
@@ -226,15 +231,15 @@ floor, floor_file = run.table("floor", lambda: shared[shared.task.isin(
     octaves_shared=lambda f: np.log2(f.kstar_shared / f.kstar_reference)))
 display(floor)
 plotting.save_table(floor.round(4), "floor", f"Floor control: tasks with reference counts ≤ {params.floor_count}, each "
-                    "cell's count and its distance from the reference cell in octaves (log2 ratio) on its own window "
+                    "condition's count and its distance from the reference condition in octaves (log2 ratio) on its own window "
                     "and on the shared blocks; one grid step is a factor of two (paper 002, A.3.2, intent: 4, 2, 2, 2).",
                     [floor_file, shared_file])
 
 # %%
 fig, axes = plt.subplots(1, 2, figsize=(11, 3.8))
-for offset, (cell_name, cell) in enumerate(kstar.groupby("cell", sort=False)):
+for offset, (condition, rows) in enumerate(kstar.groupby("condition", sort=False)):
     order = {t: i for i, t in enumerate(params.tasks)}
-    axes[0].scatter(cell.task.map(order) + 0.1 * offset, np.log2(cell.kstar.replace(math.inf, np.nan)), label=cell_name,
+    axes[0].scatter(rows.task.map(order) + 0.1 * offset, np.log2(rows.kstar.replace(math.inf, np.nan)), label=condition,
                     s=18)
 axes[0].set(ylabel="log2 k* (∞ not drawn)", xticks=range(len(params.tasks)))
 axes[0].set_xticklabels(params.tasks, rotation=45, ha="right", fontsize=7)
@@ -249,25 +254,25 @@ if len(deploy):
 axes[1].axhline(0, color="k", lw=0.8, ls="--")
 axes[1].set(xlabel="log2 base (plain) count", ylabel="log2 ratio")
 axes[1].legend(fontsize=7)
-plotting.save_figure(fig, "ratios", "Left: k* per task in every cell (paper 002, A.3.1–A.3.2). Right: gated ratios "
+plotting.save_figure(fig, "ratios", "Left: k* per task in every condition (paper 002, A.3.1–A.3.2). Right: gated ratios "
                      "against the base (plain) count — the format factor R_F(w) and, when measured, the deployment "
                      "ratio R of Eq. 40; the paper finds 1.00 at base counts ≤ 8 and 6.33–7.26 on the widest readouts.",
                      [*kstar_files, format_file, deploy_file])
 
 # %% [markdown]
-# ## Precision of every cell's counts (A.1.8)
+# ## Precision of every condition's counts (A.1.8)
 #
-# Ratios are read with the s.e. of a bootstrap over each cell's seeds; the test split is fixed across seeds, so
+# Ratios are read with the s.e. of a bootstrap over each condition's seeds; the test split is fixed across seeds, so
 # its own noise is the ceiling's Hanley–McNeil s.e., set here beside the gap C − τ that places each count.
 
 # %%
-precision, precision_file = run.table("precision", lambda: deployment.cell_precision(window, params.frac))
+precision, precision_file = run.table("precision", lambda: deployment.condition_precision(window, params.frac))
 display(precision.round(4))
-plotting.save_table(precision.round(4), "precision", "Per cell and task: test-split texts, the ceiling's Hanley–McNeil "
+plotting.save_table(precision.round(4), "precision", "Per condition and task: test-split texts, the ceiling's Hanley–McNeil "
                     "s.e. and the gap C − τ that places the count (medians over decisions); imprecise: the s.e. exceeds "
                     "the gap, so the count's crossing lies within the test split's noise (paper 002, A.1.8).",
                     [precision_file])
-seeds = deployment.cell_seed_values(window, params.frac)
+seeds = deployment.condition_seed_values(window, params.frac)
 
 # %% [markdown]
 # ## Claims — paper value beside measured value
@@ -285,23 +290,25 @@ low = first_gated[first_gated.k_base <= params.low_count] if len(deploy) else fi
 wide = first_gated[first_gated.k_base > params.low_count] if len(deploy) else first_gated
 common_factor = float(wide.ratio.astype(float).median()) if len(wide) else np.nan
 widest_pair = deployment.widest_gated(first_pair) if len(deploy) else None
-pair_cells = (cells.cell_name(pairs[0][0], False), cells.cell_name(pairs[0][1], True)) if pairs else ("", "")
+pair_conditions = ((conditions.condition_name(pairs[0][0], False), conditions.condition_name(pairs[0][1], True))
+                   if pairs else ("", ""))
 # A.3.2's format factor: Table 34's tasks on the reference (the paper profile), and its widest offline readout
 reference_tuned = registry.instruction_tuned(reference)
 plain_format = format_ratios[(format_ratios.w == 0) & format_ratios.gated.astype(bool)]
 table34 = plain_format[plain_format.task.isin(["harmfulness", "fact_checking"])]
 table34_log2 = np.log2(table34.set_index("task").ratio.astype(float))
-table34_se = {t: deployment.log2_ratio_se(seeds, factorial_cells[(0, 0)], factorial_cells[(0, 1)], t)
+table34_se = {t: deployment.log2_ratio_se(seeds, factorial_conditions[(0, 0)], factorial_conditions[(0, 1)], t)
               for t in table34_log2.index}
 widest_format = deployment.widest_gated(format_ratios[format_ratios.w == 0])
-format_cells = [factorial_cells[(0, 0)], factorial_cells[(0, 1)]]
+format_conditions = [factorial_conditions[(0, 0)], factorial_conditions[(0, 1)]]
 thin = "" if widest_format is None else count_noise.imprecise_note(
-    precision[precision.cell.isin(format_cells)], [widest_format.task])
-# ceilings across the factorial cells: the paper's (every cell at the task's ceiling) and the null (chat cells +0.05)
-cell_order = list(dict.fromkeys(factorial_cells.values()))
-ceiling_ses = precision[precision.task.isin(readable_tasks)].pivot(index="task", columns="cell", values="se").reindex(
-    columns=cell_order).fillna(0.0).to_numpy()
-chat_shift = [0.05 if name.endswith("|chat") else 0.0 for name in cell_order]
+    precision[precision.condition.isin(format_conditions)], [widest_format.task])
+# ceilings across the factorial conditions: the paper's (every condition at the task's ceiling) and the null (chat
+# conditions +0.05)
+condition_order = list(dict.fromkeys(factorial_conditions.values()))
+ceiling_ses = precision[precision.task.isin(readable_tasks)].pivot(
+    index="task", columns="condition", values="se").reindex(columns=condition_order).fillna(0.0).to_numpy()
+chat_shift = [0.05 if name.endswith("|chat") else 0.0 for name in condition_order]
 # the layer control on the windows the shared blocks cut (an uncut window reproduces its count by identity)
 above_floor = shared_readable[shared_readable.task.map(reference_counts) > params.floor_count]
 cut = above_floor[deployment.window_cut(above_floor, window)] if len(above_floor) else above_floor
@@ -309,7 +316,7 @@ weights_read = "instruction-tuned weights: R_F(1)" if reference_tuned else "base
 claims_table, claims_file = run.record_claims({
     "identity_exact": Evidence(max(abs(f.weights_ratio(0) * f.format_ratio(0) * f.interaction - f.deployment_ratio)
                                    / f.deployment_ratio for f in checked),
-                               note="measured factorials" if len(factorial) else "the paper's Table 34 cells"),
+                               note="measured factorials" if len(factorial) else "the paper's Table 34 values"),
     "harmfulness_interaction": Evidence(harm.interaction),
     "harmfulness_reduction": Evidence(harm.deployment_ratio),
     "fact_checking_interaction": Evidence(fact.interaction),
@@ -326,7 +333,7 @@ claims_table, claims_file = run.record_claims({
         if len(low) and len(wide) else None),
     "widest_reduction": Evidence(
         np.log2(float(widest_pair.ratio)) if widest_pair is not None else np.nan,
-        se=deployment.log2_ratio_se(seeds, *pair_cells, widest_pair.task) if widest_pair is not None else None,
+        se=deployment.log2_ratio_se(seeds, *pair_conditions, widest_pair.task) if widest_pair is not None else None,
         not_measured=no_pair or ("" if widest_pair is not None else "no task of the first pair is gated"),
         note="" if widest_pair is None else f"{pairs[0][0]} → {pairs[0][1]}, {widest_pair.task} "
                                             f"({widest_pair.k_base:g} → {widest_pair.k_tuned:g})"),
@@ -338,23 +345,23 @@ claims_table, claims_file = run.record_claims({
         note=f"{reference} ({weights_read})"),
     "format_lowers_widest_offline": Evidence(
         np.log2(float(widest_format.ratio)) if widest_format is not None else np.nan,
-        se=deployment.log2_ratio_se(seeds, *format_cells, widest_format.task) if widest_format is not None else None,
-        not_measured="" if widest_format is not None else "no task passes the gate in both format cells",
+        se=deployment.log2_ratio_se(seeds, *format_conditions, widest_format.task) if widest_format is not None else None,
+        not_measured="" if widest_format is not None else "no task passes the gate in both format conditions",
         mechanism=f"{thin} (`precision.parquet`)" if thin else "",
         note="" if widest_format is None else (f"{reference} ({weights_read}), {widest_format.task} "
                                                f"({widest_format.k_base:g} → {widest_format.k_tuned:g})")),
     "ceilings_stable_across_cells": Evidence(
         ceilings.spread.max() if len(ceilings) else np.nan,
-        not_measured="" if len(ceilings) and len(cell_order) > 1 else "fewer than two factorial cells read a task",
-        note=f"{len(ceilings)} tasks, {len(cell_order)} cells",
-        if_paper=deployment.ceiling_spread_draws(ceiling_ses, [0.0] * len(cell_order)) if len(ceilings) else None,
+        not_measured="" if len(ceilings) and len(condition_order) > 1 else "fewer than two factorial conditions read a task",
+        note=f"{len(ceilings)} tasks, {len(condition_order)} conditions",
+        if_paper=deployment.ceiling_spread_draws(ceiling_ses, [0.0] * len(condition_order)) if len(ceilings) else None,
         if_null=deployment.ceiling_spread_draws(ceiling_ses, chat_shift, seed=1) if len(ceilings) else None),
     "shared_layers_reproduce": Evidence(
         (cut.kstar_shared == cut.kstar_own).mean() if len(cut) else np.nan,
-        note=f"{len(cut)} of {len(above_floor)} cell × task windows cut by the shared blocks",
+        note=f"{len(cut)} of {len(above_floor)} condition × task windows cut by the shared blocks",
         not_measured="" if len(cut) else (
             f"no readable task has a reference count above {params.floor_count}" if not len(above_floor) else
-            "every cell's window on every readable task above the floor is the shared set: restricting to it removes "
+            "every condition's window on every readable task above the floor is the shared set: restricting to it removes "
             "no block, so the count is reproduced by identity")),
 })
 plotting.save_table(claims_table, "claims", "K05 (paper 002, A.3.1–A.3.2): the paper's value beside the measured value; "
@@ -366,7 +373,7 @@ plotting.save_table(claims_table, "claims", "K05 (paper 002, A.3.1–A.3.2): the
 # failure names its mechanism where the run logged one. With `tuned_model` null (the offline default) the weights
 # axis, the deployment ratios and the measured factorial are **not measured**: no base and instruction-tuned pair
 # ships offline, and paper 001's fine-tuning code may not be imported by paper 002. Pass a fine-tune of the
-# reference that keeps its chat template (`--set tuned_model=models/<folder>`) to measure all four cells; the Table
+# reference that keeps its chat template (`--set tuned_model=models/<folder>`) to measure all four conditions; the Table
 # 34 rows above check the arithmetic of Eq. 42–45 on the paper's own medians (kind sanity, not reproduction). The
 # paper's format statement is about harmfulness and fact checking on Gemma-2-9B, which only the paper profile reads;
 # the offline reference's format factor at its widest gated readout is the project's extension beside it (a base

@@ -16,11 +16,12 @@ TASKS: tuple[str, ...] = (
     "dreaddit_stress", "bbq_ambiguity", "discrim_question", "word_valence",
 )
 DEFAULT_TASKS: tuple[str, ...] = tuple(t for t in TASKS if t not in ("bbq_ambiguity", "discrim_question"))
-#: Paper 002's tasks built from hub datasets (:mod:`lib.kstar.tasks.hub_tasks`; the paper profile): eight of the 14 core
-#: tasks of A.1.3, then four additional ones.
-HUB_TASKS: tuple[str, ...] = (
+#: The names of paper 002's tasks built from hub datasets (the paper profile; their definitions are
+#: :data:`lib.kstar.tasks.hub_tasks.HUB_TASK_DEFINITIONS`): eight of the 14 core tasks of A.1.3, then four
+#: additional ones.
+HUB_TASK_NAMES: tuple[str, ...] = (
     "harmfulness", "jailbreak", "routing", "math_answer", "math_step", "language_id", "clinc150", "banking77",
     "massive", "ag_news", "emotion", "twenty_newsgroups",
 )
 #: Every task a k* notebook can read: the offline pools and the hub ones.
-ALL_TASKS: tuple[str, ...] = TASKS + HUB_TASKS
+ALL_TASKS: tuple[str, ...] = TASKS + HUB_TASK_NAMES

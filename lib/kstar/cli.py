@@ -1,8 +1,8 @@
 """``python -m lib kstar``: k* of a model on your own labelled texts (paper 002, App. A.1.6, Algorithm 2).
 
-Reads the task file (:mod:`lib.kstar.tasks.task_files`), checks it, the model and the layers before any compute,
-extracts the pooled residual streams of the probed blocks (mean and last, one forward pass; an instruction-tuned
-model reads each text as a single user turn plus the generation prompt, A.1.2), and runs
+Reads the task file (:mod:`lib.kstar.tasks.task_files`), checks it, the model and the blocks ``--layers`` names
+before any compute, extracts the pooled residual streams of the probed blocks (mean and last, one forward pass; an
+instruction-tuned model reads each text as a single user turn plus the generation prompt, A.1.2), and runs
 :func:`lib.kstar.protocol.algorithm.measure_kstar`: per class decision and for the task, k*, the seed range, the
 ceiling, the readability flag (ceiling ≤ 0.90, A.1.6) and the precision check (1.96·s.e. below C − τ, A.1.8).
 """
@@ -110,8 +110,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _print_report(summary: dict, result: algorithm.KStar) -> None:
     print(f"{summary['model']} · {summary['task']} ({summary['n_train']} train / {summary['n_test']} test texts) · "
-          f"blocks {', '.join(map(str, result.layers))} · {result.pooling} pooling · {summary['input_format']}")
-    print(f"  window {', '.join(map(str, result.window))} (sweep's best block {result.best_layer}), "
+          f"blocks {', '.join(map(str, result.blocks))} · {result.pooling} pooling · {summary['input_format']}")
+    print(f"  window {', '.join(map(str, result.window))} (sweep's best block {result.best_block}), "
           f"seeds {', '.join(map(str, rules.SEEDS))}")
     low, high = result.seed_range
     print(f"  k* = {_shown(result.kstar)}   seed range [{_shown(low)}, {_shown(high)}]   "

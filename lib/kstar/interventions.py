@@ -10,7 +10,7 @@ Gemma-2-9B-IT". Its procedure, edit sizes, seeds and tables were lost; everythin
 Feature space — readability (:func:`ablation_searches`, :func:`summary_table`):
 
 - the support S of a class decision is the smallest qualifying candidate of the preliminary sweep at the
-  task's best block in mean pooling (:func:`supports`: A.1.6's best layer, A.1.10's support rule applied
+  task's best block in mean pooling (:func:`supports`: A.1.6's best block, A.1.10's support rule applied
   to residual coordinates);
 - ablation replaces the columns S of both splits by 0 (``zero``) or by their training-split means
   (``mean``); Algorithm 1 is then run again on the ablated features and the ceiling and count re-measured.
@@ -23,7 +23,8 @@ Feature space — readability (:func:`ablation_searches`, :func:`summary_table`)
 - measurement: the seeds of A.1.6 (85% stratified training subsamples, fixed test split) at S's block
   only. C is the largest dense AUROC of the unablated features over those seeds, τ = ½ + frac·(C − ½)
   (Eq. 4) serves every condition of the decision, and a count is the ext_median over seeds (Eq. 15) of
-  the local count at τ (Eq. 5) — one block, so no neighbour confirmation (a choice).
+  the local count at τ (Eq. 5, :func:`lib.kstar.protocol.rules.logged_local_counts`) — one block, so no
+  neighbour confirmation (a choice).
 
 Inside the model — behaviour (:func:`ablation_hook`, :func:`generation_prompts`): a forward hook on decoder
 block ℓ replaces coordinates S of the block's output at every position (prompt and generated tokens) by 0
@@ -138,7 +139,7 @@ def set_key(model: str, task: str, decision: str) -> str:
 
 
 def supports(sweep: pd.DataFrame, frac: float = rules.FRAC) -> pd.DataFrame:
-    """Per decision: its residual support at the task's best block in mean pooling (A.1.6's best layer, from
+    """Per decision: its residual support at the task's best block in mean pooling (A.1.6's best block, from
     :func:`lib.kstar.protocol.counts.best_blocks`), chosen by A.1.10's rule — the smallest candidate reaching τ of the
     sweep ceiling over every representation (:func:`lib.kstar.sae.sae_measure.supports`)."""
     best = counts.best_blocks(sweep, frac).rename(columns={"best_block": "sae_block"})
@@ -198,10 +199,7 @@ def ablation_searches(X_tr, y_tr, X_te, y_te, support, *, seeds: Sequence[int] =
 
 def _ceiling_count(part: pd.DataFrame, tau: float) -> tuple[float, float]:
     """(largest dense AUROC over seeds, ext_median over seeds of the local count at τ; Eq. 5, 15)."""
-    per_seed = []
-    for _, rows in part.groupby("seed"):
-        qualifying = rows[rows.path.isin(counts.PATHS) & (rows.auroc >= tau)]
-        per_seed.append(float(qualifying["size"].min()) if len(qualifying) else math.inf)
+    per_seed = rules.logged_local_counts(part, tau, ["seed"])
     return float(part[part.path == "dense"].auroc.max()), float(rules.ext_median(per_seed))
 
 
@@ -275,15 +273,15 @@ def model_ablation_rows(model: str, task_pools: dict, support_table: pd.DataFram
 # --------------------------------------------------------------------------- inside the model
 
 
-def decoder_layers(model):
+def decoder_blocks(model):
     """The ModuleList of a causal LM's decoder blocks (``layers`` for Llama-style models, ``h`` for GPT-2)."""
     import torch
 
     decoder = model.get_decoder()
     for name in ("layers", "h"):
-        layers = getattr(decoder, name, None)
-        if isinstance(layers, torch.nn.ModuleList):
-            return layers
+        blocks = getattr(decoder, name, None)
+        if isinstance(blocks, torch.nn.ModuleList):
+            return blocks
     raise ValueError(f"{type(model).__name__} exposes no decoder blocks ('layers' or 'h' under its decoder)")
 
 
@@ -292,7 +290,7 @@ def _hidden_size(model) -> int:
 
 
 def _check_block(model, block: int) -> None:
-    n_blocks = len(decoder_layers(model))
+    n_blocks = len(decoder_blocks(model))
     if isinstance(block, bool) or not isinstance(block, (int, np.integer)) or not 0 <= block < n_blocks:
         raise ValueError(f"block={block!r}; allowed: a decoder block 0…{n_blocks - 1}")
 
@@ -318,7 +316,7 @@ def ablation_hook(model, block: int, coords, values) -> Iterator[None]:
         edited[..., index] = filled.to(hidden.dtype).to(hidden.device)
         return (edited, *output[1:]) if isinstance(output, tuple) else edited
 
-    handle = decoder_layers(model)[block].register_forward_hook(hook)
+    handle = decoder_blocks(model)[block].register_forward_hook(hook)
     try:
         yield
     finally:
@@ -336,7 +334,7 @@ def block_output(model, block: int, input_ids, attention_mask):
     def capture(module, args, output):
         seen["out"] = (output[0] if isinstance(output, tuple) else output).detach().float().clone()
 
-    handle = decoder_layers(model)[block].register_forward_hook(capture)
+    handle = decoder_blocks(model)[block].register_forward_hook(capture)
     try:
         with torch.inference_mode():
             model(input_ids=input_ids, attention_mask=attention_mask)

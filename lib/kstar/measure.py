@@ -28,7 +28,7 @@ import pandas as pd
 
 from lib import parallel
 from lib.kstar import layer_specs
-from lib.kstar.catalog import HUB_TASKS
+from lib.kstar.catalog import HUB_TASK_NAMES
 from lib.kstar.protocol import fitscore, probe_search, splits
 from lib.kstar.tasks import hub_tasks
 from lib.kstar.tasks.tasks import TaskPool, build_pool
@@ -115,7 +115,7 @@ def pools(tasks: Sequence[str], *, cap: int, seed: int, max_classes: int) -> dic
     """The task pools, built once with one seed and shared by every model (A.1.3): the offline pools from their
     wheels, the hub tasks through :mod:`lib.kstar.tasks.hub_tasks` (whose evaluated classes A.1.3 fixes per task, so
     ``max_classes`` does not apply to them)."""
-    return {task: (hub_tasks.build_hub_pool(task, cap=cap, seed=seed) if task in HUB_TASKS
+    return {task: (hub_tasks.build_hub_pool(task, cap=cap, seed=seed) if task in HUB_TASK_NAMES
                    else build_pool(task, cap=cap, seed=seed, max_classes=max_classes)) for task in tasks}
 
 
@@ -124,7 +124,7 @@ def decisions_table(task_pools: dict[str, TaskPool], min_positives: int) -> pd.D
     task's additional-tier minimum of 20 positives applies where it is higher)."""
     rows = []
     for task, pool in task_pools.items():
-        needed = max(min_positives, hub_tasks.min_positives(task)) if task in HUB_TASKS else min_positives
+        needed = max(min_positives, hub_tasks.min_positives(task)) if task in HUB_TASK_NAMES else min_positives
         for decision in pool.decisions(needed):
             rows.append({"task": task, "decision": decision.name, "n_train": len(decision.y_train),
                          "n_train_pos": int(decision.y_train.sum()), "n_test": len(decision.y_test),

@@ -41,8 +41,8 @@ def test_a_planted_sparse_signal_gives_a_small_readable_count(measured):
     *_, result = measured
     assert result.kstar <= 4 and result.seed_range[0] <= result.kstar <= result.seed_range[1]
     assert result.ceiling > 0.95 and not result.flagged and result.precise
-    assert result.best_layer in (4, 6) and len(result.window) == rules.WINDOW_SIZE
-    assert set(result.window) <= set(BLOCKS) and result.layers == BLOCKS
+    assert result.best_block in (4, 6) and len(result.window) == rules.WINDOW_SIZE
+    assert set(result.window) <= set(BLOCKS) and result.blocks == BLOCKS
     assert set(result.sweep.path) == {"dense", "prefix", "l1"} and set(result.window_rows.seed) == set(SEEDS)
     assert len(result.confirmed) == len(SEEDS) and list(result.decisions.decision) == [algorithm.DECISION]
     summary = result.as_dict()

@@ -8,4 +8,5 @@ def test_every_catalogued_task_has_a_pool_the_default_is_the_cue_free_subset_and
     assert set(catalog.TASKS) == set(tasks.SOURCES)
     assert catalog.DEFAULT_TASKS == tuple(t for t in catalog.TASKS if t not in ("bbq_ambiguity", "discrim_question"))
     assert schemas.KstarParams().tasks == catalog.DEFAULT_TASKS
-    assert schemas.KstarParams.__dataclass_fields__["tasks"].metadata["choices"] == catalog.TASKS + catalog.HUB_TASKS
+    choices = schemas.KstarParams.__dataclass_fields__["tasks"].metadata["choices"]
+    assert choices == catalog.TASKS + catalog.HUB_TASK_NAMES

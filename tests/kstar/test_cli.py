@@ -70,7 +70,7 @@ def test_kstar_on_tiny_bert_from_a_csv(tmp_path):
     done = run_cli(REPO, "kstar", "--model", "tiny-bert", "--task", file, "--layers", "grid:2", "--json", timeout=300)
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
-    assert report["model"] == "tiny-bert" and report["layers"] == [0, 1] and report["window"] == [0, 1]
+    assert report["model"] == "tiny-bert" and report["blocks"] == [0, 1] and report["window"] == [0, 1]
     assert report["n_train"] == 48 and report["n_test"] == 12 and report["pooling"] == "mean"
     [decision] = report["decisions"]
     assert decision["decision"] == "sunny" and decision["n_test_pos"] == 6

@@ -1,4 +1,4 @@
-"""lib.kstar.deployment.deployment: Eq. 40–45, Props. 3–4 against the paper's Table 34 cells and simulation (paper
+"""lib.kstar.deployment.deployment: Eq. 40–45, Props. 3–4 against the paper's Table 34 values and simulation (paper
 002, A.3)."""
 
 import math
@@ -63,7 +63,7 @@ def test_proposition_3_by_simulation():
         deployment.independence_correlation(0.0, 1.0)
 
 
-def test_worked_cells_of_table_34():
+def test_worked_values_of_table_34():
     harm = deployment.factorial(341, 135, 128, 47)
     fact = deployment.factorial(253, 217, 227, 40)
     assert round(harm.interaction, 2) == 1.08 and round(harm.deployment_ratio, 2) == 7.26
@@ -71,10 +71,10 @@ def test_worked_cells_of_table_34():
     assert deployment.factorial(253, 227, 217, 40).interaction == pytest.approx(fact.interaction)  # order-free
 
 
-@pytest.mark.parametrize("cells", [(341, 135, 128, 47), (253, 217, 227, 40), (4, 2, 2, 2), (3.5, 17, 1, 9)])
-def test_the_ratio_factors_along_both_paths(cells):
-    f = deployment.factorial(*cells)
-    k00, k01, k10, k11 = cells
+@pytest.mark.parametrize("counts", [(341, 135, 128, 47), (253, 217, 227, 40), (4, 2, 2, 2), (3.5, 17, 1, 9)])
+def test_the_ratio_factors_along_both_paths(counts):
+    f = deployment.factorial(*counts)
+    k00, k01, k10, k11 = counts
     assert f.weights_ratio(0) * f.format_ratio(0) * f.interaction == pytest.approx(k00 / k11)
     assert f.weights_ratio(0) * f.format_ratio(1) == pytest.approx(k00 / k11)
     assert f.format_ratio(0) * f.weights_ratio(1) == pytest.approx(k00 / k11)
@@ -102,10 +102,10 @@ def test_bad_levels():
         deployment.factorial(4, 2, 2, 2).weights_ratio(2)
 
 
-def test_shared_layer_counts_restrict_every_cell_to_common_blocks():
+def test_shared_layer_counts_restrict_every_condition_to_common_blocks():
     plain = _window({3: 32, 7: 8, 11: 16, 15: math.inf})  # confirmed: 16
     chat = _window({7: 8, 11: 16, 15: 4, 19: 4})  # confirmed: 4 (15-19); on 7, 11, 15 only: 16
-    out = deployment.shared_layer_counts({"plain": plain, "chat": chat}).set_index("cell")
+    out = deployment.shared_layer_counts({"plain": plain, "chat": chat}).set_index("condition")
     assert out.shared_blocks["plain"] == [7, 11, 15]
     assert out.kstar_own.to_dict() == {"plain": 16, "chat": 4}
     assert out.kstar_shared.to_dict() == {"plain": 16, "chat": 16}
@@ -135,7 +135,7 @@ def test_ceiling_spread_draws_match_the_folded_normal():
     assert draws.mean() == pytest.approx(0.01 * math.sqrt(2) * math.sqrt(2 / math.pi), rel=0.02)
     shifted = deployment.ceiling_spread_draws(np.array([[0.001, 0.001]]), [0.0, 0.05], n=100)
     assert shifted.mean() == pytest.approx(0.05, abs=0.002)
-    with pytest.raises(ValueError, match="one shift per cell"):
+    with pytest.raises(ValueError, match="one shift per condition"):
         deployment.ceiling_spread_draws(np.ones((2, 2)), [0.0])
 
 
@@ -144,13 +144,13 @@ def test_the_widest_gated_task_and_the_windows_the_shared_blocks_cut():
                           "gated": [True, True, False], "ratio": [1.0, 341 / 47, np.nan]})
     assert deployment.widest_gated(table).task == "b"
     assert deployment.widest_gated(table.assign(gated=False)) is None
-    window = pd.DataFrame({"cell": ["p"] * 3 + ["c"] * 2, "task": "t", "block": [3, 7, 11, 7, 11]})
-    shared = pd.DataFrame({"cell": ["p", "c"], "task": "t", "shared_blocks": [[7, 11], [7, 11]]})
+    window = pd.DataFrame({"condition": ["p"] * 3 + ["c"] * 2, "task": "t", "block": [3, 7, 11, 7, 11]})
+    shared = pd.DataFrame({"condition": ["p", "c"], "task": "t", "shared_blocks": [[7, 11], [7, 11]]})
     assert deployment.window_cut(shared, window).tolist() == [True, False]
 
 
-def test_the_log2_ratio_se_needs_two_seeds_in_each_cell():
-    seeds = pd.DataFrame({"cell": ["p"] * 3 + ["c"] * 3 + ["one"], "task": "t", "seed": [1, 2, 3] * 2 + [1],
+def test_the_log2_ratio_se_needs_two_seeds_in_each_condition():
+    seeds = pd.DataFrame({"condition": ["p"] * 3 + ["c"] * 3 + ["one"], "task": "t", "seed": [1, 2, 3] * 2 + [1],
                           "value": [16.0, 32.0, 16.0, 8.0, 8.0, 16.0, 4.0]})
     assert deployment.log2_ratio_se(seeds, "p", "c", "t") > 0
     assert math.isnan(deployment.log2_ratio_se(seeds, "p", "one", "t"))

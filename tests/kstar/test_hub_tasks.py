@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from lib.kstar.tasks import hub_tasks, tasks
-from lib.kstar.tasks.hub_tasks import HUB_TASKS, MISSING_TASKS, HubDatasetUnavailableError, HubSource
+from lib.kstar.tasks.hub_tasks import HUB_TASK_DEFINITIONS, MISSING_TASKS, HubDatasetUnavailableError, HubSource
 
 
 @pytest.fixture(autouse=True)
@@ -77,16 +77,16 @@ def _disjoint(pool: tasks.TaskPool) -> None:
 
 
 def test_the_table_covers_the_fourteen_core_tasks():
-    core = [n for n, t in HUB_TASKS.items() if t.tier == "core"]
+    core = [n for n, t in HUB_TASK_DEFINITIONS.items() if t.tier == "core"]
     assert len(core) + len(MISSING_TASKS) == 14 and not set(core) & set(MISSING_TASKS)
-    assert {t.tier for t in HUB_TASKS.values()} == {"core", "additional"}
-    for name, task in HUB_TASKS.items():
+    assert {t.tier for t in HUB_TASK_DEFINITIONS.values()} == {"core", "additional"}
+    for name, task in HUB_TASK_DEFINITIONS.items():
         assert task.name == name and task.sources and task.build.__name__.startswith("build_")
         assert task.min_positives == (5 if task.tier == "core" else 20)
 
 
 def test_every_revision_is_a_commit_or_marked_to_be_pinned():
-    for task in HUB_TASKS.values():
+    for task in HUB_TASK_DEFINITIONS.values():
         for source in task.sources:
             is_commit = re.fullmatch(r"[0-9a-f]{40}", source.revision) is not None
             assert is_commit == source.pinned, source.describe()
@@ -103,7 +103,7 @@ def test_a_hub_id_that_is_not_cached_fails_in_one_line(cache):
     source = HubSource("probe-companion-tests/surely-not-cached", "0123456789abcdef0123456789abcdef01234567", True,
                        "text", "label", hub_tasks.NATIVE, config="plus")
     with pytest.raises(HubDatasetUnavailableError) as caught:
-        hub_tasks.read_source(source, cache_dir=cache)
+        hub_tasks.read_hub_source(source, cache_dir=cache)
     message = str(caught.value)
     assert "\n" not in message
     assert message.startswith("error: dataset 'probe-companion-tests/surely-not-cached' (revision 0123456789abcdef")
@@ -449,5 +449,5 @@ def test_math_pools_hold_out_whole_problems(processbench, cache):
 def test_the_catalogue_names_every_hub_builder():
     from lib.kstar import catalog
 
-    assert catalog.HUB_TASKS == tuple(hub_tasks.HUB_TASKS)
-    assert not set(catalog.HUB_TASKS) & set(catalog.TASKS)
+    assert catalog.HUB_TASK_NAMES == tuple(hub_tasks.HUB_TASK_DEFINITIONS)
+    assert not set(catalog.HUB_TASK_NAMES) & set(catalog.TASKS)

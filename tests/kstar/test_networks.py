@@ -16,7 +16,7 @@ def fw():
 
 @pytest.mark.parametrize("arch", networks.ARCHITECTURES)
 def test_readout_has_embeddings_as_layer_zero_and_one_state_per_layer(fw, arch):
-    model = networks.build(networks.ModelSpec(arch, 8, 2, seed=1))
+    model = networks.build(networks.NetworkSpec(arch, 8, 2, seed=1))
     probes = fw.probe_set(np.random.default_rng(0), 20, ["threshold2_target"])
     states = networks.readout(model, probes.tokens[0], batch_size=7)
     assert states.shape == (3, 20, 8) and states.dtype == np.float64
@@ -26,7 +26,7 @@ def test_readout_has_embeddings_as_layer_zero_and_one_state_per_layer(fw, arch):
 
 
 def test_transformer_is_causal_and_read_before_the_final_norm(fw):
-    model = networks.build(networks.ModelSpec("transformer", 8, 2))
+    model = networks.build(networks.NetworkSpec("transformer", 8, 2))
     tokens = torch.from_numpy(fw.sample(np.random.default_rng(1), 4).tokens)
     changed = tokens.clone()
     changed[:, 40:] = world.QUERY0
@@ -39,7 +39,7 @@ def test_transformer_is_causal_and_read_before_the_final_norm(fw):
 
 
 def test_gru_layers_are_read_one_by_one(fw):
-    model = networks.build(networks.ModelSpec("gru", 6, 2))
+    model = networks.build(networks.NetworkSpec("gru", 6, 2))
     tokens = torch.from_numpy(fw.sample(np.random.default_rng(2), 3).tokens)
     with torch.no_grad():
         states = model.states(tokens)
@@ -49,7 +49,7 @@ def test_gru_layers_are_read_one_by_one(fw):
 
 
 def test_answer_loss_is_the_cross_entropy_at_the_12_answer_positions_only(fw):
-    model = networks.build(networks.ModelSpec("transformer", 8, 1))
+    model = networks.build(networks.NetworkSpec("transformer", 8, 1))
     tokens = torch.from_numpy(fw.sample(np.random.default_rng(3), 5).tokens)
     with torch.no_grad():
         full = model.logits(model.states(tokens)[-1])  # every position
@@ -59,7 +59,7 @@ def test_answer_loss_is_the_cross_entropy_at_the_12_answer_positions_only(fw):
 
 
 def test_training_lowers_the_loss_and_keeps_snapshots(fw):
-    model = networks.build(networks.ModelSpec("transformer", 16, 1))
+    model = networks.build(networks.NetworkSpec("transformer", 16, 1))
     trained = networks.train(model, fw, 40, batch_size=32, lr=3e-3, checkpoints=[10, 40])
     assert trained.losses[0] > 4.0  # about log 118 at initialisation
     assert trained.losses[-5:].mean() < 2.0  # the two answer tokens are found quickly
@@ -75,7 +75,7 @@ def test_training_goes_on_in_blocks_until_converged_or_the_cap(fw):
         return lambda model: seen.append(model.training) or len(seen) >= checks  # checked in eval mode
 
     def updates_run(converged, **kwargs):
-        model = networks.build(networks.ModelSpec("gru", 4, 1))
+        model = networks.build(networks.NetworkSpec("gru", 4, 1))
         trained = networks.train(model, fw, 6, batch_size=4, checkpoints=[3], converged=converged, **kwargs)
         assert set(trained.snapshots) == {3, len(trained.losses)}
         return len(trained.losses)
@@ -88,13 +88,13 @@ def test_training_goes_on_in_blocks_until_converged_or_the_cap(fw):
     with pytest.raises(ValueError, match="max_updates=4"):
         updates_run(lambda model: True, max_updates=4)
     flags = []
-    networks.train(networks.build(networks.ModelSpec("gru", 4, 1)), fw, 2, batch_size=4,
+    networks.train(networks.build(networks.NetworkSpec("gru", 4, 1)), fw, 2, batch_size=4,
                    converged=lambda model: flags.append(model.training) or True, max_updates=5)
     assert flags == [False]  # judged in eval mode, training resumes in train mode
 
 
 def test_training_is_reproducible(fw):
-    runs = [networks.train(networks.build(networks.ModelSpec("gru", 8, 1, seed=3)), fw, 3, batch_size=8, seed=5)
+    runs = [networks.train(networks.build(networks.NetworkSpec("gru", 8, 1, seed=3)), fw, 3, batch_size=8, seed=5)
             for _ in range(2)]
     assert np.array_equal(runs[0].losses, runs[1].losses)
 
@@ -117,8 +117,8 @@ def test_bad_model_names_raise_naming_the_value(name, message):
 
 def test_spec_name_round_trips_and_bad_training_arguments_raise(fw):
     spec = networks.parse_spec("gru-d128-L1-s3")
-    assert spec == networks.ModelSpec("gru", 128, 1, 3) and spec.name == "gru-d128-L1-s3"
-    model = networks.build(networks.ModelSpec("gru", 4, 1))
+    assert spec == networks.NetworkSpec("gru", 128, 1, 3) and spec.name == "gru-d128-L1-s3"
+    model = networks.build(networks.NetworkSpec("gru", 4, 1))
     with pytest.raises(ValueError, match=r"checkpoints \[5\]"):
         networks.train(model, fw, 3, checkpoints=[5])
     with pytest.raises(ValueError, match="updates=0"):

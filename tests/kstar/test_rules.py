@@ -5,7 +5,7 @@ The statements of Lemma 1 and Proposition 2 were lost in the text extraction; th
 proofs in the paper establish them:
 
 - Lemma 1 (A.1.6). (ii) for C > ½ the local count is non-decreasing in the factor α of τ = ½ + α(C − ½);
-  (iii) for m ≥ 2 window layers, k₍₂₎ ≤ k̃ ≤ k₍ₘ₎; (iv) k̃ and the task value are non-decreasing in every
+  (iii) for m ≥ 2 window blocks, k₍₂₎ ≤ k̃ ≤ k₍ₘ₎; (iv) k̃ and the task value are non-decreasing in every
   local count (so, with (ii), in α). Part (i) needs real searches: tests/kstar/test_probe_search.py.
 - Proposition 2 (A.1.8). If |Â(g) − Ā(g)| ≤ ε for every scorer, k̄(τ̄ − 1.95ε) ≤ k̂(τ̂) ≤ k̄(τ̄ + 1.95ε).
 """
@@ -15,12 +15,15 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import norm
 
 from lib import stats
+from lib.kstar import interventions
+from lib.kstar.protocol import counts
 from lib.kstar.protocol import rules as R
 from lib.kstar.protocol.probe_search import Candidate
 
@@ -66,7 +69,7 @@ def test_neighbor_confirmation_drops_an_isolated_minimum():
     assert R.neighbor_confirm([32, 8, 16, INF]) == 16
     assert R.neighbor_confirm([INF, INF]) == INF
     assert R.neighbor_confirm([8, INF, 4]) == INF
-    assert R.neighbor_confirm([7]) == 7  # one layer: its own count (A.1.6)
+    assert R.neighbor_confirm([7]) == 7  # one block: its own count (A.1.6)
 
 
 @pytest.mark.parametrize("bad", [[], [0, 3], [-1], [math.nan, 2], [True, 3]])
@@ -109,10 +112,62 @@ def test_local_count_qualifies_at_equality_and_breaks_size_ties():
         R.local_count(curve, math.nan)
 
 
-# --- Algorithm 2 (A.1.6): window, best layer, flag ----------------------------------------------------
+TAU = 0.875  #: exact in binary, so an AUROC can sit exactly at τ
+BELOW = float(np.nextafter(TAU, 0.0))
+#: (block, seed) → candidates (path, size, AUROC): ties at exactly τ, AUROCs one ulp below it, an L1 support as small
+#: as a qualifying prefix, and block 2's count 2 at seed 1 an isolated minimum its neighbours do not confirm.
+LOGGED = {
+    (1, 1): [("prefix", 2, BELOW), ("prefix", 4, TAU), ("l1", 3, 0.80)],
+    (2, 1): [("prefix", 1, 0.60), ("prefix", 2, 0.90), ("l1", 2, TAU)],
+    (3, 1): [("prefix", 16, 0.95), ("l1", 5, BELOW)],
+    (1, 2): [("prefix", 4, BELOW), ("l1", 6, 0.70)],
+    (2, 2): [("l1", 2, TAU), ("prefix", 8, 0.99)],
+    (3, 2): [("prefix", 16, TAU), ("prefix", 32, 0.99)],
+}
 
 
-def test_window_brackets_the_best_layer_and_shifts_inward_at_edges():
+def _logged_rows() -> pd.DataFrame:
+    """LOGGED as the tidy rows of lib.kstar.measure.run_searches, with a dense row per search that would qualify at
+    size 1 if it were read as a candidate (it is not: A.1.5, Eq. 13)."""
+    labels = {"model": "m", "task": "t", "decision": "yes", "n_test_pos": 50, "n_test_neg": 50}
+    rows = []
+    for (block, seed), candidates in LOGGED.items():
+        rows.append({**labels, "block": block, "seed": seed, "path": "dense", "size": 1, "auroc": 0.99})
+        rows += [{**labels, "block": block, "seed": seed, "path": path, "size": size, "auroc": auroc}
+                 for path, size, auroc in candidates]
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.parametrize("strict", [False, True], ids=["eq5", "strict"])
+def test_every_count_reads_the_one_qualifying_rule(monkeypatch, strict):
+    """Eq. 5 on arrays (local_count), on logged rows (logged_local_counts, counts.local_counts) and in the
+    interventions' one-block counts agree — also, with ``strict``, after the rule itself is changed to AUROC > τ,
+    which only a caller that routes through rules.qualifies follows."""
+    if strict:
+        monkeypatch.setattr(R, "qualifies", np.greater)
+    arrays = {key: R.local_count([Candidate(p, k, tuple(range(k)), a, 1.0) for p, k, a in cands], TAU)[0]
+              for key, cands in LOGGED.items()}
+    expected = ({(1, 1): INF, (2, 1): 2, (3, 1): 16, (1, 2): INF, (2, 2): 8, (3, 2): 32} if strict else
+                {(1, 1): 4, (2, 1): 2, (3, 1): 16, (1, 2): INF, (2, 2): 2, (3, 2): 16})
+    assert arrays == expected
+    rows = _logged_rows()
+    assert R.logged_local_counts(rows, TAU, ["block", "seed"]).to_dict() == arrays
+    thresholds = pd.DataFrame({"model": ["m"], "task": ["t"], "decision": ["yes"], "tau": [TAU]})
+    local = counts.local_counts(rows, thresholds)
+    assert local.set_index(["block", "seed"])["count"].to_dict() == arrays
+    confirmed = counts.confirmed_counts(local).set_index("seed").confirmed.to_dict()
+    assert confirmed == {seed: R.neighbor_confirm([arrays[(b, seed)] for b in (1, 2, 3)]) for seed in (1, 2)}
+    if not strict:
+        assert confirmed == {1: 4, 2: 16}  # block 2's 2 at seed 1 is not confirmed by blocks 1 (4) or 3 (16)
+    for block in (1, 2, 3):
+        _, count = interventions._ceiling_count(rows[rows.block == block], TAU)
+        assert count == R.ext_median([arrays[(block, seed)] for seed in (1, 2)])
+
+
+# --- Algorithm 2 (A.1.6): window, best block, flag ----------------------------------------------------
+
+
+def test_window_brackets_the_best_block_and_shifts_inward_at_edges():
     grid = [3, 7, 11, 15, 19, 23, 27]
     assert R.window(grid, 11) == (7, 11, 15, 19)  # best second: one before, two after
     assert R.window([5, 9, 13, 17, 20, 24, 28, 31], 20) == (17, 20, 24, 28)  # the A.1.7 window
@@ -124,13 +179,13 @@ def test_window_brackets_the_best_layer_and_shifts_inward_at_edges():
         R.window(grid, 12)
 
 
-def test_best_layer_smallest_median_count_ties_to_larger_dense_auroc():
-    counts = {3: [64, 8, INF], 7: [16, 16, 32], 11: [16, 4, 64], 15: [INF, INF, 2]}
+def test_best_block_smallest_median_count_ties_to_larger_dense_auroc():
+    local = {3: [64, 8, INF], 7: [16, 16, 32], 11: [16, 4, 64], 15: [INF, INF, 2]}
     dense = {3: 0.95, 7: 0.96, 11: [0.97, 0.96, 0.98], 15: 0.99}
-    assert R.best_layer(counts, dense) == 11  # medians 64, 16, 16, ∞; tie 7 vs 11 → larger dense AUROC
-    assert R.best_layer({1: [4], 2: [4]}, {1: 0.9, 2: 0.9}) == 1
+    assert R.best_block(local, dense) == 11  # medians 64, 16, 16, ∞; tie 7 vs 11 → larger dense AUROC
+    assert R.best_block({1: [4], 2: [4]}, {1: 0.9, 2: 0.9}) == 1
     with pytest.raises(ValueError, match="lacks"):
-        R.best_layer(counts, {3: 0.9})
+        R.best_block(local, {3: 0.9})
 
 
 def test_readability_flag_at_the_cutoff():
@@ -146,7 +201,7 @@ def test_ceiling_standard_error_and_gap_of_the_worked_example():
 
 
 def test_mcdiarmid_radius_at_the_papers_settings():
-    n_scorers = 4 * 5 * 22  # window layers × seeds × (1 dense + 11 prefixes + 10 L1)
+    n_scorers = 4 * 5 * 22  # window blocks × seeds × (1 dense + 11 prefixes + 10 L1)
     assert n_scorers == 440
     assert round(R.mcdiarmid_radius(1500, 1500, n_scorers, delta=0.05), 2) == 0.08
     # "0.36 at the median class decision, where the rarer test class holds 40 texts" (n₀ = 960 assumed)

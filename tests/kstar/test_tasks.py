@@ -105,17 +105,17 @@ def test_every_task_has_a_source():
 def test_source_counts_as_found(wheels):
     """The counts the sources hold (data/tasks/SOURCES.md), before cleaning."""
     def counts(name):
-        return tasks.read_source(name).label.value_counts().to_dict()
+        return tasks.read_offline_source(name).label.value_counts().to_dict()
 
     assert counts("bbc_topic") == {"sports": 511, "business": 510, "politics": 417, "tech": 401, "entertainment": 386}
     assert counts("rt_sentiment") == {"fresh": 7403, "rotten": 5405}
-    assert tasks.read_source("rt_sentiment").group.nunique() == 508
+    assert tasks.read_offline_source("rt_sentiment").group.nunique() == 508
     assert counts("rt_subjectivity") == {"review": 12808, "plot": 1083}  # 1,097 plot rows, 14 without text
     assert counts("debate_moderator") == {"candidate": 802, "moderator": 320}
-    dreaddit = tasks.read_source("dreaddit_stress")
+    dreaddit = tasks.read_offline_source("dreaddit_stress")
     assert dreaddit.split.value_counts().to_dict() == {"train": 2838, "test": 715}
     assert counts("bbq_ambiguity") == {"ambiguous": 2836, "disambiguated": 2836}
-    discrim = tasks.read_source("discrim_question")
+    discrim = tasks.read_offline_source("discrim_question")
     assert len(discrim) == 9450 and discrim.label.nunique() == 70
     assert discrim.group.nunique() == 1597  # template-normalised texts (135 demographic profiles x 70 questions)
     assert counts("word_valence") == {"negative": 4783, "positive": 2006}

@@ -7,7 +7,7 @@ crosses weights (w: 0 base, 1 tuned) with input format (f: 0 plain, 1 chat) into
 and splits the deployment ratio R_D = k00/k11 into conditional factors and an interaction ratio I
 (Eq. 42–45), which Proposition 4 identifies with a saturated log-linear model. Equations 40–45 were
 lost in extraction; they are restated here from the surrounding text and the proofs, which fix them
-(the proof of Prop. 4 spells out every term), and tested against the paper's Table 34 cells.
+(the proof of Prop. 4 spells out every term), and tested against the paper's Table 34 values.
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ def deployment_ratios(base: pd.DataFrame, tuned: pd.DataFrame, gate: float = GAT
     ``gate`` and whose counts are both finite, and ρ = Spearman(k_base, R) over those tasks (scipy).
 
     ``base`` and ``tuned`` are task tables of :func:`lib.kstar.protocol.counts.window_counts` (columns task,
-    kstar, ceiling), one model each. Any two cells of the factorial can be compared the same way.
+    kstar, ceiling), one model each. Any two conditions of the factorial can be compared the same way.
     """
     for name, table in (("base", base), ("tuned", tuned)):
         missing = {"task", "kstar", "ceiling"} - set(table.columns)
@@ -113,11 +113,11 @@ class Factorial:
 
     def weights_ratio(self, f: int) -> float:
         """R_W(f) = k_0f / k_1f (Eq. 42): the weights' reduction at format f."""
-        return self._cell(0, _level("f", f)) / self._cell(1, f)
+        return self._count(0, _level("f", f)) / self._count(1, f)
 
     def format_ratio(self, w: int) -> float:
         """R_F(w) = k_w0 / k_w1 (Eq. 42): the format's reduction at weights w."""
-        return self._cell(_level("w", w), 0) / self._cell(w, 1)
+        return self._count(_level("w", w), 0) / self._count(w, 1)
 
     @property
     def deployment_ratio(self) -> float:
@@ -141,7 +141,7 @@ class Factorial:
                 "R_W0": self.weights_ratio(0), "R_W1": self.weights_ratio(1), "R_F0": self.format_ratio(0),
                 "R_F1": self.format_ratio(1), "R_D": self.deployment_ratio, "I": self.interaction}
 
-    def _cell(self, w: int, f: int) -> float:
+    def _count(self, w: int, f: int) -> float:
         return getattr(self, f"k{w}{f}")
 
 
@@ -158,58 +158,61 @@ def factorial(k00: float, k01: float, k10: float, k11: float) -> Factorial:
 
 
 def shared_blocks(windows: Sequence[Sequence[int]]) -> tuple[int, ...]:
-    """The blocks every cell's window contains (A.3.2, "Layer control"), in depth order."""
+    """The blocks every condition's window contains (A.3.2, "Layer control"), in depth order."""
     if not windows:
-        raise ValueError("windows=[]; allowed: one window per cell, at least one")
+        raise ValueError("windows=[]; allowed: one window per condition, at least one")
     common = set(windows[0]).intersection(*map(set, windows[1:]))
     return tuple(sorted(int(b) for b in common))
 
 
-def shared_layer_counts(cells: Mapping[str, pd.DataFrame], frac: float = rules.FRAC) -> pd.DataFrame:
-    """A.3.2, "Layer control": every cell's task table recomputed from its logged window curves restricted
-    to the blocks all cells share for that task (ceiling, τ, local counts and neighbour confirmation on
-    those blocks only). ``cells`` maps a cell name to its window rows (:func:`lib.kstar.measure.window_table`,
-    one model per cell). Returns cell, task, shared_blocks, kstar_own, kstar_shared, ceiling_shared; a task
-    whose windows share no block gets NaN counts."""
-    if not cells:
-        raise ValueError("cells={}; allowed: at least one cell's window rows")
-    tasks = sorted(set.intersection(*(set(rows.task) for rows in cells.values())))
+def shared_layer_counts(conditions: Mapping[str, pd.DataFrame], frac: float = rules.FRAC) -> pd.DataFrame:
+    """A.3.2, "Layer control": every condition's task table recomputed from its logged window curves restricted
+    to the blocks all conditions share for that task (ceiling, τ, local counts and neighbour confirmation on
+    those blocks only). ``conditions`` maps a condition name to its window rows
+    (:func:`lib.kstar.measure.window_table`, one model per condition). Returns condition, task, shared_blocks,
+    kstar_own, kstar_shared, ceiling_shared; a task whose windows share no block gets NaN counts."""
+    if not conditions:
+        raise ValueError("conditions={}; allowed: at least one condition's window rows")
+    tasks = sorted(set.intersection(*(set(rows.task) for rows in conditions.values())))
     rows = []
-    for name, window in cells.items():
+    for name, window in conditions.items():
         own = counts.window_counts(window, frac).set_index("task")
         for task in tasks:
-            blocks = shared_blocks([sorted(set(w.block[w.task == task])) for w in cells.values()])
+            blocks = shared_blocks([sorted(set(w.block[w.task == task])) for w in conditions.values()])
             kept = window[(window.task == task) & window.block.isin(blocks)]
             shared = counts.window_counts(kept, frac) if len(kept) else pd.DataFrame()
-            rows.append({"cell": name, "task": task, "shared_blocks": list(blocks),
+            rows.append({"condition": name, "task": task, "shared_blocks": list(blocks),
                          "kstar_own": own.kstar.get(task, np.nan),
                          "kstar_shared": shared.kstar.iloc[0] if len(shared) else np.nan,
                          "ceiling_shared": shared.ceiling.iloc[0] if len(shared) else np.nan})
     return pd.DataFrame(rows)
 
 
-def cell_seed_values(window: pd.DataFrame, frac: float = rules.FRAC) -> pd.DataFrame:
-    """Per cell × task × seed: the seed's task value (Eq. 16) of every cell of a factorial window
-    (:func:`lib.kstar.evidence.seed_draws.per_seed_values` within each ``cell``)."""
-    frames = [seed_draws.per_seed_values(rows.drop(columns="cell"), frac).assign(cell=name)
-              for name, rows in window.groupby("cell", sort=False)]
-    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["cell", "task", "seed", "value"])
-
-
-def cell_precision(window: pd.DataFrame, frac: float = rules.FRAC) -> pd.DataFrame:
-    """:func:`lib.kstar.evidence.count_noise.task_precision` of every cell of a factorial window, with its ``cell``."""
-    frames = [count_noise.task_precision(rows.drop(columns="cell"), frac).assign(cell=name)
-              for name, rows in window.groupby("cell", sort=False)]
+def condition_seed_values(window: pd.DataFrame, frac: float = rules.FRAC) -> pd.DataFrame:
+    """Per condition × task × seed: the seed's task value (Eq. 16) of every condition of a factorial window
+    (:func:`lib.kstar.evidence.seed_draws.per_seed_values` within each ``condition``)."""
+    frames = [seed_draws.per_seed_values(rows.drop(columns="condition"), frac).assign(condition=name)
+              for name, rows in window.groupby("condition", sort=False)]
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
-        columns=["model", "task", "n_test", "se", "gap", "imprecise", "cell"])
+        columns=["condition", "task", "seed", "value"])
+
+
+def condition_precision(window: pd.DataFrame, frac: float = rules.FRAC) -> pd.DataFrame:
+    """:func:`lib.kstar.evidence.count_noise.task_precision` of every condition of a factorial window, with its
+    ``condition``."""
+    frames = [count_noise.task_precision(rows.drop(columns="condition"), frac).assign(condition=name)
+              for name, rows in window.groupby("condition", sort=False)]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
+        columns=["model", "task", "n_test", "se", "gap", "imprecise", "condition"])
 
 
 def log2_ratio_se(seeds: pd.DataFrame, numerator: str, denominator: str, task: str) -> float:
-    """The s.e. of log2(k_numerator / k_denominator) on ``task`` from a bootstrap over each cell's seeds
-    (:func:`lib.kstar.evidence.count_noise.log2_ratio_draws`): the subsample noise of a ratio of Eq. 40 or 42, the test
-    split
-    held fixed; NaN when a cell is missing, has one seed (no spread to resample) or no draw is finite."""
-    values = [seeds.value[(seeds.cell == c) & (seeds.task == task)].to_numpy() for c in (numerator, denominator)]
+    """The s.e. of log2(k_numerator / k_denominator) on ``task`` from a bootstrap over each condition's seeds
+    (:func:`lib.kstar.evidence.count_noise.log2_ratio_draws`): the subsample noise of a ratio of Eq. 40 or 42, the
+    test split held fixed; NaN when a condition is missing, has one seed (no spread to resample) or no draw is
+    finite."""
+    values = [seeds.value[(seeds.condition == c) & (seeds.task == task)].to_numpy()
+              for c in (numerator, denominator)]
     if not all(len(v) > 1 for v in values):
         return float("nan")
     return count_noise.finite_sd(count_noise.log2_ratio_draws(*values))
@@ -233,21 +236,22 @@ def rescaled_unchanged_share(low_counts: Sequence[float], factor: float) -> floa
 
 
 def ceiling_spread_draws(ses: np.ndarray, shifts: Sequence[float], *, n: int = DRAWS, seed: int = 0) -> np.ndarray:
-    """``n`` draws of the largest ceiling spread (max − min across cells) over tasks, each cell's ceiling its
-    ``shifts[c]`` plus normal noise with its Hanley–McNeil s.e. ``ses[t, c]`` (A.1.8): the spread A.3.2 reads when the
-    cells share a ceiling (shifts 0) or when the format moves it (the chat cells shifted)."""
+    """``n`` draws of the largest ceiling spread (max − min across conditions) over tasks, each condition's ceiling
+    its ``shifts[c]`` plus normal noise with its Hanley–McNeil s.e. ``ses[t, c]`` (A.1.8): the spread A.3.2 reads when
+    the conditions share a ceiling (shifts 0) or when the format moves it (the chat conditions shifted)."""
     ses = np.asarray(ses, dtype=float)
     if ses.ndim != 2 or ses.shape[1] != len(shifts) or not ses.size:
-        raise ValueError(f"ses {ses.shape} and shifts {list(shifts)}; allowed: (tasks, cells) with one shift per cell")
+        raise ValueError(f"ses {ses.shape} and shifts {list(shifts)}; allowed: (tasks, conditions) with one shift "
+                         "per condition")
     draws = np.asarray(shifts, dtype=float) + ses * np.random.default_rng(seed).standard_normal((n, *ses.shape))
     return (draws.max(axis=2) - draws.min(axis=2)).max(axis=1)
 
 
 def window_cut(shared: pd.DataFrame, window: pd.DataFrame) -> pd.Series:
-    """Per row of :func:`shared_layer_counts`: whether the shared blocks leave out a block of that cell's own window
-    on that task (A.3.2, "Layer control"); where they do not, the shared-block count equals the own count by
-    identity, so the row tests nothing."""
-    own = window.groupby(["cell", "task"]).block.agg(lambda b: len(set(b)))
-    return pd.Series([len(blocks) < own.get((cell, task), 0) for cell, task, blocks
-                      in zip(shared.cell, shared.task, shared.shared_blocks, strict=True)], index=shared.index,
+    """Per row of :func:`shared_layer_counts`: whether the shared blocks leave out a block of that condition's own
+    window on that task (A.3.2, "Layer control"); where they do not, the shared-block count equals the own count
+    by identity, so the row tests nothing."""
+    own = window.groupby(["condition", "task"]).block.agg(lambda b: len(set(b)))
+    return pd.Series([len(blocks) < own.get((condition, task), 0) for condition, task, blocks
+                      in zip(shared.condition, shared.task, shared.shared_blocks, strict=True)], index=shared.index,
                      dtype=bool)

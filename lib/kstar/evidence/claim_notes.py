@@ -57,10 +57,10 @@ def split_note(precision: pd.DataFrame, tasks: Iterable[str] | None = None) -> s
     largest = int(precision.n_test.max())
     parts = [f"{int(rows.se_above_gap.sum())} of {len(rows)} model × task cells have a ceiling s.e. (Eq. 20) above "
              "their gap C − τ"]
-    for task, cell in rows[rows.n_test < largest].groupby("task", sort=False):
-        parts.append(f"{task}'s test split holds {int(cell.n_test.min())} texts (the others up to {largest}): its "
-                     f"ceiling's s.e. {cell.se_min.min():.3f}–{cell.se_max.max():.3f} against a gap of "
-                     f"{cell.gap.min():.3f}–{cell.gap.max():.3f}")
+    for task, task_cells in rows[rows.n_test < largest].groupby("task", sort=False):
+        parts.append(f"{task}'s test split holds {int(task_cells.n_test.min())} texts (the others up to {largest}): "
+                     f"its ceiling's s.e. {task_cells.se_min.min():.3f}–{task_cells.se_max.max():.3f} against a gap "
+                     f"of {task_cells.gap.min():.3f}–{task_cells.gap.max():.3f}")
     return "; ".join(parts)
 
 
@@ -71,8 +71,8 @@ def count_span_note(tasks: pd.DataFrame) -> str:
     """How far the finite counts of readable tasks (A.1.6 flag) spread on each model: the largest ratio any two of
     one model's readable tasks could show, near-equal ceilings or not."""
     cells = tasks[~tasks.flagged & np.isfinite(tasks.kstar)]
-    spans = {model: (cell.kstar.min(), cell.kstar.max()) for model, cell in cells.groupby("model", sort=False)
-             if len(cell) > 1}
+    spans = {model: (mine.kstar.min(), mine.kstar.max()) for model, mine in cells.groupby("model", sort=False)
+             if len(mine) > 1}
     if not spans:
         return "no model has two readable tasks with finite counts"
     model, (low, high) = max(spans.items(), key=lambda item: item[1][1] / item[1][0])

@@ -38,7 +38,7 @@ def bootstrap_medians(values: Sequence[float], *, n: int = DRAWS, seed: int = 0)
 
 def log2_ratio_draws(numerator: Sequence[float], denominator: Sequence[float], *, n: int = DRAWS,
                      seed: int = 0) -> np.ndarray:
-    """``n`` draws of log2(k_a / k_b) for two cells given their per-seed values, each median resampled over its own
+    """``n`` draws of log2(k_a / k_b) for two counts given their per-seed values, each median resampled over its own
     seeds (:func:`bootstrap_medians`); NaN where either draw is ∞ (no finite ratio)."""
     a = bootstrap_medians(numerator, n=n, seed=seed)
     b = bootstrap_medians(denominator, n=n, seed=seed + 1)
@@ -49,13 +49,13 @@ def log2_ratio_draws(numerator: Sequence[float], denominator: Sequence[float], *
 
 def log_count_se(seeds: pd.DataFrame, keys: Sequence[str] = ("model", "task"), *, n: int = DRAWS,
                  seed: int = 0) -> pd.DataFrame:
-    """Per cell of ``keys``: the s.e. of log k* from its per-seed values
+    """Per group of ``keys`` (by default the task–model cell): the s.e. of log k* from its per-seed values
     (:func:`lib.kstar.evidence.seed_draws.per_seed_values`), the s.d. of the log of :func:`bootstrap_medians` over the
     finite
     draws; NaN when fewer than two draws are finite."""
     rows = []
-    for labels, cell in seeds.groupby(list(keys), sort=False):
-        draws = bootstrap_medians(cell.value.to_numpy(), n=n, seed=seed)
+    for labels, group in seeds.groupby(list(keys), sort=False):
+        draws = bootstrap_medians(group.value.to_numpy(), n=n, seed=seed)
         with np.errstate(divide="ignore"):
             rows.append({**dict(zip(keys, labels, strict=True)), "log_se": finite_sd(np.log(draws))})
     return pd.DataFrame(rows, columns=[*keys, "log_se"])
@@ -82,10 +82,10 @@ def task_precision(window: pd.DataFrame, frac: float = rules.FRAC) -> pd.DataFra
 def imprecise_note(precision: pd.DataFrame, tasks: Sequence[str]) -> str:
     """A sentence naming the ``tasks`` whose ceiling s.e. exceeds the gap C − τ in some model (with the test-split
     size, the s.e. range over models and the gap), to append where those tasks enter a statistic; "" when none."""
-    cells = precision[precision.task.isin(list(tasks)) & precision.imprecise]
+    imprecise = precision[precision.task.isin(list(tasks)) & precision.imprecise]
     parts = []
-    for task, cell in cells.groupby("task", sort=True):
-        se = f"{cell.se.min():.3f}" + ("" if cell.se.nunique() == 1 else f"–{cell.se.max():.3f}")
-        parts.append(f"{task}'s test split of {int(cell.n_test.median())} texts gives a ceiling s.e. of {se}, above "
-                     f"the gap C − τ of {cell.gap.median():.3f} that places its count")
+    for task, rows in imprecise.groupby("task", sort=True):
+        se = f"{rows.se.min():.3f}" + ("" if rows.se.nunique() == 1 else f"–{rows.se.max():.3f}")
+        parts.append(f"{task}'s test split of {int(rows.n_test.median())} texts gives a ceiling s.e. of {se}, above "
+                     f"the gap C − τ of {rows.gap.median():.3f} that places its count")
     return ("; ".join(parts) + " (A.1.8): its count is read within the test split's noise") if parts else ""

@@ -53,7 +53,7 @@ def per_seed_values(window: pd.DataFrame, frac: float = rules.FRAC, paths: Seque
     ceilings = ceilings[~ceilings.unreadable]
     local = counts.local_counts(window.merge(ceilings[counts.DECISION], on=counts.DECISION), ceilings, paths)
     if rule == "single":
-        return counts.single_layer_counts(local)
+        return counts.single_block_counts(local)
     confirmed = counts.confirmed_counts(local)
     return (confirmed.groupby([*CELL, "seed"], sort=False).confirmed.agg(rules.ext_median).astype(float)
             .rename("value").reset_index())
@@ -127,9 +127,9 @@ def permuted_agreement_draws(tasks: pd.DataFrame, min_tasks: int, *, lowest_of: 
     copies = []
     for _ in range(lowest_of):
         per_model = []
-        for _, cell in tasks.groupby("model", sort=False):
-            if len(cell) >= min_tasks:
-                values = cell.kstar.to_numpy(float)
+        for _, model_tasks in tasks.groupby("model", sort=False):
+            if len(model_tasks) >= min_tasks:
+                values = model_tasks.kstar.to_numpy(float)
                 per_model.append(_spearman_rows(values, rng.permuted(np.tile(values, (n, 1)), axis=1)))
         copies.append(_median_over_models(per_model))
     return _lowest(copies)

@@ -16,11 +16,11 @@ Example (a planted one-coordinate signal in 16 noise features, two blocks):
 >>> from lib.kstar.protocol import algorithm
 >>> rng = np.random.default_rng(0)
 >>> y_train, y_test = np.arange(120) % 2, np.arange(80) % 2
->>> def block(y, shift):
+>>> def planted(y, shift):
 ...     Z = rng.standard_normal((len(y), 16))
 ...     Z[:, 3] += shift * y
 ...     return Z
->>> features = {(layer, "mean"): (block(y_train, 5.0), block(y_test, 5.0)) for layer in (0, 1)}
+>>> features = {(block, "mean"): (planted(y_train, 5.0), planted(y_test, 5.0)) for block in (0, 1)}
 >>> result = algorithm.measure_kstar(features, y_train, y_test, seeds=(1, 2, 3))
 >>> result.kstar, result.seed_range, result.window, result.flagged, result.precise
 (1, (1, 1), (0, 1), False, True)
@@ -83,6 +83,8 @@ class KStar:
     when no decision is above chance); ``seed_range``: (min, max) of the per-seed values; ``ceiling``: the
     task ceiling (median of the decisions' common ceilings); ``flagged``: ceiling ≤ 0.90 (the readability
     flag); ``precise``: 1.96·s.e. of every decision's ceiling lies below its gap C − τ (A.1.8).
+    ``best_block``: the sweep's best block; ``window``: the four blocks of the five-seed window; ``blocks``: every
+    block the sweep read, in depth order (A.1.2's blocks; :func:`lib.models.architecture.hidden_state_index`).
     ``decisions``: the same per class decision; ``sweep`` / ``window_rows``: every candidate of Algorithm 1
     (one row each, plus a ``dense`` row per search); ``ceilings``, ``local``, ``confirmed``: the window's
     common ceilings, local counts (Eq. 5) and confirmed counts (Eq. 14).
@@ -93,9 +95,9 @@ class KStar:
     ceiling: float
     flagged: bool
     precise: bool
-    best_layer: int
+    best_block: int
     window: tuple[int, ...]
-    layers: tuple[int, ...]
+    blocks: tuple[int, ...]
     pooling: str
     decisions: pd.DataFrame
     sweep: pd.DataFrame
@@ -110,7 +112,7 @@ class KStar:
                 "unreadable", "n_test_pos", "n_test_neg"]
         return {"kstar": _count(self.kstar), "seed_range": [_count(v) for v in self.seed_range],
                 "ceiling": float(self.ceiling), "flagged": bool(self.flagged), "precise": bool(self.precise),
-                "best_layer": int(self.best_layer), "window": list(self.window), "layers": list(self.layers),
+                "best_block": int(self.best_block), "window": list(self.window), "blocks": list(self.blocks),
                 "pooling": self.pooling,
                 "decisions": [{k: _count(v) if k in _COUNTS else _plain(v) for k, v in row.items()}
                               for row in self.decisions[cols].to_dict("records")]}
@@ -218,8 +220,8 @@ def measure_kstar(features: Features, y_train, y_test, *, pooling: str = "mean",
     return summarise(rows, sweep, int(located.best_block), window, blocks, pooling, frac)
 
 
-def summarise(window_rows: pd.DataFrame, sweep: pd.DataFrame, best_layer: int, window: tuple[int, ...],
-              layers: tuple[int, ...], pooling: str, frac: float = rules.FRAC) -> KStar:
+def summarise(window_rows: pd.DataFrame, sweep: pd.DataFrame, best_block: int, window: tuple[int, ...],
+              blocks: tuple[int, ...], pooling: str, frac: float = rules.FRAC) -> KStar:
     """The :class:`KStar` of one task's logged window (and sweep) rows: :func:`counts.window_counts` for the task
     and, with each decision as its own task, for every decision; A.1.8's check from :func:`counts.window_ceilings`."""
     ceilings = counts.window_ceilings(window_rows, frac)
@@ -239,6 +241,6 @@ def summarise(window_rows: pd.DataFrame, sweep: pd.DataFrame, best_layer: int, w
         kstar, seed_range = float(row.kstar), (float(row.seed_min), float(row.seed_max))
         ceiling, flagged = float(row.ceiling), bool(row.flagged)
     return KStar(kstar=_count(kstar), seed_range=(_count(seed_range[0]), _count(seed_range[1])), ceiling=ceiling,
-                 flagged=flagged, precise=bool(decisions.precise.all()), best_layer=best_layer, window=window,
-                 layers=layers, pooling=pooling, decisions=decisions, sweep=sweep, window_rows=window_rows,
+                 flagged=flagged, precise=bool(decisions.precise.all()), best_block=best_block, window=window,
+                 blocks=blocks, pooling=pooling, decisions=decisions, sweep=sweep, window_rows=window_rows,
                  ceilings=ceilings, local=local, confirmed=confirmed)

@@ -2,10 +2,11 @@
 
 Every function reads the tidy rows of :func:`lib.kstar.measure.run_searches` (one row per candidate
 plus a ``dense`` row) and applies the threshold afterwards, so the controls of A.1.11 and A.2.2 —
-another threshold, one search path, a single layer — are recomputed from the same curves without
-fitting anything again. Column ``decision`` names a class decision within its ``task``. The rules
-themselves (Eq. 4, 14–16, Algorithm 2's window, A.1.8's precision) are :mod:`lib.kstar.protocol.rules`; this
-module applies them table-wide and is what the notebooks call.
+another threshold, one search path, a single block — are recomputed from the same curves without
+fitting anything again. Column ``decision`` names a class decision within its ``task``; ``window_fits``
+names the logged rows of the five-seed window (its blocks are :func:`lib.kstar.protocol.rules.window`'s).
+The rules themselves (Eq. 4, 5, 14–16, Algorithm 2's window, A.1.8's precision) are
+:mod:`lib.kstar.protocol.rules`; this module applies them table-wide and is what the notebooks call.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from lib import stats
 from lib.kstar.protocol import rules
 
 DECISION = ["model", "task", "decision"]
-PATHS = ("prefix", "l1")
+PATHS = rules.PATHS  #: the candidate paths every count reads by default (A.1.5, Eq. 13)
 
 
 def sweep_ceilings(sweep: pd.DataFrame, frac: float = rules.FRAC) -> pd.DataFrame:
@@ -32,10 +33,10 @@ def sweep_ceilings(sweep: pd.DataFrame, frac: float = rules.FRAC) -> pd.DataFram
     return out
 
 
-def window_ceilings(window: pd.DataFrame, frac: float = rules.FRAC) -> pd.DataFrame:
+def window_ceilings(window_fits: pd.DataFrame, frac: float = rules.FRAC) -> pd.DataFrame:
     """Per decision: the common ceiling C (largest dense AUROC over the window's blocks and seeds, A.1.6),
     τ (Eq. 4), the test class counts, Hanley–McNeil s.e. and whether 1.96·s.e. lies below the gap (A.1.8)."""
-    dense = window[window.path == "dense"]
+    dense = window_fits[window_fits.path == "dense"]
     out = dense.groupby(DECISION, sort=False).agg(ceiling=("auroc", "max"), n_test_pos=("n_test_pos", "first"),
                                                   n_test_neg=("n_test_neg", "first")).reset_index()
     out["tau"] = [rules.threshold(c, frac) for c in out.ceiling]
@@ -50,13 +51,12 @@ def window_ceilings(window: pd.DataFrame, frac: float = rules.FRAC) -> pd.DataFr
 def local_counts(rows: pd.DataFrame, thresholds: pd.DataFrame, paths: Sequence[str] = PATHS) -> pd.DataFrame:
     """Per search (decision × representation × block × seed): k* of Eq. 5 — the smallest candidate on
     ``paths`` whose test AUROC reaches the decision's τ (∞ if none) — and the search's dense AUROC.
-    :func:`lib.kstar.protocol.rules.local_count` over every search at once, without the supports."""
+    :func:`lib.kstar.protocol.rules.logged_local_counts` at each decision's τ from ``thresholds``."""
     keys = [c for c in ("model", "task", "decision", "pooling", "block", "seed") if c in rows.columns]
     merged = rows.merge(thresholds[[*DECISION, "tau"]], on=DECISION, validate="many_to_one")
-    qualifying = merged[merged.path.isin(paths) & (merged.auroc >= merged.tau)]
-    counts = qualifying.groupby(keys, sort=False)["size"].min()
+    counts = rules.logged_local_counts(merged, merged.tau, keys, paths)
     dense = merged[merged.path == "dense"].groupby(keys, sort=False).auroc.first().rename("dense_auroc")
-    out = dense.to_frame().join(counts.rename("count")).reset_index()
+    out = dense.to_frame().join(counts).reset_index()
     out["count"] = out["count"].astype(float).fillna(math.inf)
     return out
 
@@ -97,7 +97,7 @@ def best_blocks(sweep: pd.DataFrame, frac: float = rules.FRAC, pooling: str = "m
     for (model, task), cell in counts.groupby(["model", "task"], sort=False):
         by_block = {int(b): list(g["count"]) for b, g in cell.groupby("block")}
         dense = {int(b): list(g.dense_auroc) for b, g in cell.groupby("block")}
-        best = rules.best_layer(by_block, dense)
+        best = rules.best_block(by_block, dense)
         grid = sorted(by_block)
         rows.append({"model": model, "task": task, "best_block": best,
                      "window": list(rules.window(grid, best)), "grid": grid})
@@ -114,9 +114,9 @@ def confirmed_counts(local: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=[*DECISION, "seed", "confirmed"])
 
 
-def single_layer_counts(local: pd.DataFrame) -> pd.DataFrame:
-    """The best-single-layer variant (A.1.11, Table 19): per task and seed, the block whose median count over
-    decisions is smallest gives the seed's value; no confirmation (the safeguard this variant drops)."""
+def single_block_counts(local: pd.DataFrame) -> pd.DataFrame:
+    """The paper's "best-single-layer variant" (A.1.11, Table 19): per task and seed, the block whose median count
+    over decisions is smallest gives the seed's value; no confirmation (the safeguard this variant drops)."""
     rows = []
     for (model, task, seed), cell in local.groupby(["model", "task", "seed"], sort=False):
         per_block = [rules.ext_median(g["count"]) for _, g in cell.groupby("block")]
@@ -147,19 +147,19 @@ def task_ceilings(ceilings: pd.DataFrame, readable_above: float = rules.READABLE
     return out
 
 
-def window_counts(window: pd.DataFrame, frac: float = rules.FRAC, paths: Sequence[str] = PATHS,
+def window_counts(window_fits: pd.DataFrame, frac: float = rules.FRAC, paths: Sequence[str] = PATHS,
                   rule: str = "confirm") -> pd.DataFrame:
     """The task table of Algorithm 2 from the window's curves under a threshold ``frac``, the search
-    ``paths`` and a layer ``rule`` ("confirm": neighbour confirmation; "single": best single layer)."""
+    ``paths`` and a block ``rule`` ("confirm": neighbour confirmation; "single": best single block)."""
     if rule not in ("confirm", "single"):
         raise ValueError(f"rule={rule!r}; allowed: 'confirm', 'single'")
-    ceilings = window_ceilings(window, frac)
+    ceilings = window_ceilings(window_fits, frac)
     ceilings = ceilings[~ceilings.unreadable]  # logged by window_ceilings, never counted
-    window = window.merge(ceilings[DECISION], on=DECISION)
-    local = local_counts(window, ceilings, paths)
+    window_fits = window_fits.merge(ceilings[DECISION], on=DECISION)
+    local = local_counts(window_fits, ceilings, paths)
     if rule == "confirm":
         return task_counts(confirmed_counts(local), ceilings)
-    per_seed = single_layer_counts(local)
+    per_seed = single_block_counts(local)
     rows = []
     for (model, task), cell in per_seed.groupby(["model", "task"], sort=False):
         values = cell.value.tolist()
@@ -190,13 +190,14 @@ def display_count(value: float) -> str:
     return "∞" if math.isinf(value) else str(int(np.round(value)))
 
 
-def variants(window: pd.DataFrame, fracs: Sequence[float], frac: float = rules.FRAC) -> pd.DataFrame:
+def variants(window_fits: pd.DataFrame, fracs: Sequence[float], frac: float = rules.FRAC) -> pd.DataFrame:
     """The estimator controls of A.1.11 (Table 19) from one window's curves: the main protocol, every
-    threshold in ``fracs``, ranking-only, ℓ1-only and the best single layer; column ``variant``."""
+    threshold in ``fracs``, ranking-only, ℓ1-only and the best single block (labelled "single layer", the paper's
+    name); column ``variant``."""
     specs = {"main": (frac, PATHS, "confirm"), "ranking only": (frac, ("prefix",), "confirm"),
              "l1 only": (frac, ("l1",), "confirm"), "single layer": (frac, PATHS, "single")}
     specs.update({f"threshold {f:g}": (f, PATHS, "confirm") for f in fracs})
-    return pd.concat([window_counts(window, f, paths, rule).assign(variant=name)
+    return pd.concat([window_counts(window_fits, f, paths, rule).assign(variant=name)
                       for name, (f, paths, rule) in specs.items()], ignore_index=True)
 
 
@@ -215,12 +216,12 @@ def agreement_table(tables: pd.DataFrame, min_tasks: int) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["model", "variant", "treatment", "rho", "shared_tasks"])
 
 
-def monotone_share(window: pd.DataFrame, fracs: Sequence[float]) -> float:
+def monotone_share(window_fits: pd.DataFrame, fracs: Sequence[float]) -> float:
     """Share of (decision, seed) whose confirmed count never decreases as the threshold factor rises
     (Lemma 1(ii) with (iv)): 1 by the lemma, so anything less is a bug."""
     ordered = sorted(fracs)
-    confirmed = [confirmed_counts(local_counts(window, window_ceilings(window, f))).set_index([*DECISION, "seed"])
-                 .confirmed for f in ordered]
+    confirmed = [confirmed_counts(local_counts(window_fits, window_ceilings(window_fits, f)))
+                 .set_index([*DECISION, "seed"]).confirmed for f in ordered]
     table = pd.concat(confirmed, axis=1)
     values = table.to_numpy()
     return float(np.all(values[:, 1:] >= values[:, :-1], axis=1).mean())  # not np.diff: ∞ − ∞ is NaN

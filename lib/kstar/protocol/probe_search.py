@@ -1,6 +1,6 @@
 """Algorithm 1 of paper 002 (App. A.1.5, Eq. 11–13): every candidate subset of one class decision, no threshold.
 
-One class decision at one layer and one seed:
+One class decision at one block and one seed:
 
 1. standardise the training split with its own mean and population s.d. (A.1.4, Eq. 6);
 2. FitScore the dense probe (A.1.4, Eq. 7–8; :mod:`lib.kstar.protocol.fitscore`);
@@ -100,7 +100,7 @@ class Candidate:
 
 @dataclass(frozen=True)
 class SearchResult:
-    """Everything Algorithm 1 records for one class decision, layer and seed (paper 002, App. A.1.5).
+    """Everything Algorithm 1 records for one class decision, block and seed (paper 002, App. A.1.5).
 
     Recorded before any threshold ("the threshold therefore never influences which probes we fit").
     ``candidates``: prefixes in increasing k, then non-empty L1 supports in increasing γ;

@@ -1,23 +1,25 @@
 """The rules paper 002 applies to recorded candidates (App. A.1.1, A.1.6, A.1.8): threshold, counts, window, precision.
 
 Every rule acts after the search (:mod:`lib.kstar.protocol.probe_search`), so the threshold never decides which
-probes are fitted. The threshold τ = ½ + 0.95·(C − ½) (Eq. 4) and :func:`local_count` (Eq. 5) are A.1.1;
-:func:`neighbor_confirm` (Eq. 14), :func:`ext_median` (Eq. 15), :func:`task_value` and :func:`seed_range`
-(Eq. 16), :func:`best_layer`, :func:`window` and :func:`readability_flag` are Algorithm 2's (A.1.6); the
-precision of A.1.8 is :func:`ceiling_se`, :func:`threshold_gap` and :func:`mcdiarmid_radius` (Lemma 2,
-Eq. 18). :mod:`lib.kstar.protocol.counts` applies them to the logged tables of a whole measurement.
+probes are fitted. The threshold τ = ½ + 0.95·(C − ½) (Eq. 4) and the local count of Eq. 5 are A.1.1: whether a
+candidate qualifies is written once, in :func:`qualifies`, and counted on recorded candidates by
+:func:`local_count` and on logged candidate rows by :func:`logged_local_counts`. :func:`neighbor_confirm`
+(Eq. 14), :func:`ext_median` (Eq. 15), :func:`task_value` and :func:`seed_range` (Eq. 16), :func:`best_block`,
+:func:`window` and :func:`readability_flag` are Algorithm 2's (A.1.6); the precision of A.1.8 is
+:func:`ceiling_se`, :func:`threshold_gap` and :func:`mcdiarmid_radius` (Lemma 2, Eq. 18).
+:mod:`lib.kstar.protocol.counts` applies them to the logged tables of a whole measurement. The paper's "layer"
+is a decoder block here (block ℓ's output; :func:`lib.models.architecture.hidden_state_index` converts).
 
 Equation numbers follow the prose references; every formula marked *re-derived* was rebuilt from the
 surrounding prose and proofs (the displayed equations and Lemma 1's statement were lost in extraction).
 Choices where the paper is silent:
 
-- :func:`local_count`: a candidate qualifies when its AUROC is ≥ τ; between qualifying candidates of
-  the same size the larger AUROC supplies the support, then the first recorded (prefixes before L1,
-  L1 in increasing γ).
-- :func:`window`: the best layer sits second (one grid layer before it, two after), as in the worked
-  example (best layer 20 in the window 17, 20, 24, 28); at a grid edge the window shifts inward.
-- :func:`best_layer`: a layer's dense AUROC for the tie-break is the mean over class decisions; a
-  remaining tie goes to the shallower layer.
+- :func:`local_count`: between qualifying candidates of the same size the larger AUROC supplies the
+  support, then the first recorded (prefixes before L1, L1 in increasing γ).
+- :func:`window`: the best block sits second (one grid block before it, two after), as in the worked
+  example (best block 20 in the window 17, 20, 24, 28); at a grid edge the window shifts inward.
+- :func:`best_block`: a block's dense AUROC for the tie-break is the mean over class decisions; a
+  remaining tie goes to the shallower block.
 """
 
 from __future__ import annotations
@@ -26,12 +28,14 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
+import pandas as pd
 
 from lib import stats
 from lib.kstar.protocol.probe_search import Candidate, SearchResult
 
 FRAC = 0.95  #: the factor of Eq. 4 (A.1.1)
-WINDOW_SIZE = 4  #: layers in the five-seed window (A.1.6)
+PATHS = ("prefix", "l1")  #: the candidate paths of Algorithm 1 (A.1.5, Eq. 13); a dense fit is no candidate
+WINDOW_SIZE = 4  #: blocks in the five-seed window (A.1.6)
 SEEDS = (1, 2, 3, 4, 5)  #: R of the five-seed measurement (A.1.6)
 READABLE_ABOVE = 0.90  #: task ceilings at or below are flagged (A.1.6, "Readability flag")
 
@@ -75,34 +79,62 @@ def _counts(values, name: str) -> list[float | int]:
     return out
 
 
+def qualifies(auroc: float | np.ndarray, tau: float | np.ndarray) -> np.bool_ | np.ndarray:
+    """Whether a candidate qualifies: its test AUROC reaches τ, AUROC ≥ τ (paper 002, App. A.1.1, Eq. 5).
+
+    "A probe qualifies exactly when its AUROC reaches τ": equality qualifies, a NaN AUROC never does.
+    Elementwise on arrays. The one place the comparison is written; every count reads it.
+    """
+    return np.greater_equal(auroc, tau)
+
+
+def _check_tau(tau: float | np.ndarray) -> np.ndarray:
+    taus = np.asarray(tau, dtype=float)
+    if np.isnan(taus).any():
+        raise ValueError("tau is NaN; allowed: a real threshold")
+    return taus
+
+
 def local_count(
     candidates: SearchResult | Iterable[Candidate], tau: float
 ) -> tuple[int | float, tuple[int, ...] | None]:
-    """(k*, support): the size of the smallest candidate whose test AUROC is ≥ τ (paper 002, App. A.1.1, Eq. 5).
+    """(k*, support): the size of the smallest qualifying candidate (:func:`qualifies`; paper 002, App. A.1.1, Eq. 5).
 
-    ``(math.inf, None)`` when no candidate qualifies. Qualifying means AUROC ≥ τ ("a probe qualifies
-    exactly when its AUROC reaches τ"). Between qualifying candidates of the same size the one with the
-    larger AUROC supplies the support, then the first recorded (prefix before L1, L1 by increasing γ)
-    — a choice; the count does not depend on it. :func:`lib.kstar.protocol.counts.local_counts` applies the same
-    rule to the logged rows of many searches at once.
+    ``(math.inf, None)`` when no candidate qualifies. Between qualifying candidates of the same size the
+    one with the larger AUROC supplies the support, then the first recorded (prefix before L1, L1 by
+    increasing γ) — a choice; the count does not depend on it. :func:`logged_local_counts` is the same
+    rule on the logged rows of many searches at once.
     """
     if isinstance(candidates, SearchResult):
         candidates = candidates.candidates
-    tau = float(tau)
-    if math.isnan(tau):
-        raise ValueError("tau is NaN; allowed: a real threshold")
+    tau = float(_check_tau(tau))
     best = None
     for cand in candidates:
-        if cand.auroc >= tau and (best is None or cand.size < best.size
-                                  or (cand.size == best.size and cand.auroc > best.auroc)):
+        if qualifies(cand.auroc, tau) and (best is None or cand.size < best.size
+                                           or (cand.size == best.size and cand.auroc > best.auroc)):
             best = cand
     return (math.inf, None) if best is None else (best.size, best.support)
 
 
-def neighbor_confirm(counts: Sequence[float]) -> float | int:
-    """k̃ = min over consecutive window layers of max(k_ℓᵢ, k_ℓᵢ₊₁): paper 002, App. A.1.6, Eq. 14.
+def logged_local_counts(rows: pd.DataFrame, tau: float | pd.Series, keys: Sequence[str],
+                        paths: Sequence[str] = PATHS) -> pd.Series:
+    """Per search (the groups of ``keys``): the local count of Eq. 5 over logged candidate rows (App. A.1.1).
 
-    ``counts`` in window-layer order (∞ allowed). One layer: that layer's count (the paper's rule).
+    :func:`local_count` without the supports, on the tidy rows of :func:`lib.kstar.measure.run_searches`
+    (columns ``path``, ``size``, ``auroc`` and ``keys``): the smallest ``size`` of a row on ``paths`` that
+    :func:`qualifies` at ``tau`` — one threshold, or one per row (a Series or array aligned with ``rows``) —
+    and ∞ for a search with no qualifying row. A float Series named ``count``, one entry per group of
+    ``rows`` in order of appearance.
+    """
+    hit = rows.path.isin(paths).to_numpy() & qualifies(rows.auroc.to_numpy(dtype=float), _check_tau(tau))
+    sizes = rows["size"].astype(float).where(hit)
+    return sizes.groupby([rows[key] for key in keys], sort=False).min().fillna(math.inf).rename("count")
+
+
+def neighbor_confirm(counts: Sequence[float]) -> float | int:
+    """k̃ = min over consecutive window blocks of max(k_ℓᵢ, k_ℓᵢ₊₁): paper 002, App. A.1.6, Eq. 14.
+
+    ``counts`` in window-block order (∞ allowed). One block: that block's count (the paper's rule).
     32, 8, 16, ∞ → 16; 341, 137, 342, 369 → 341 (A.1.7). Empty input or a count ≤ 0 raises.
     """
     values = _counts(counts, "neighbor_confirm")
@@ -162,37 +194,37 @@ def seed_range(counts_by_seed_and_decision) -> tuple[float | int, float | int]:
 # ---------------------------------------------------------------------------------------------
 
 
-def best_layer(local_counts: Mapping[int, Sequence[float]], dense_aurocs: Mapping[int, float | Sequence[float]]) -> int:
-    """The sweep's best layer: smallest ext_median local count over class decisions (paper 002, App. A.1.6).
+def best_block(local_counts: Mapping[int, Sequence[float]], dense_aurocs: Mapping[int, float | Sequence[float]]) -> int:
+    """The sweep's best block: smallest ext_median local count over class decisions (paper 002, App. A.1.6).
 
-    Ties go to the larger dense AUROC (the paper); a layer's dense AUROC is the mean over its class
-    decisions when a sequence is given (a choice), and a remaining tie goes to the shallower layer.
-    ``local_counts``: layer → local counts of the class decisions (one seed, the sweep's threshold).
+    Ties go to the larger dense AUROC (the paper); a block's dense AUROC is the mean over its class
+    decisions when a sequence is given (a choice), and a remaining tie goes to the shallower block.
+    ``local_counts``: block → local counts of the class decisions (one seed, the sweep's threshold).
     """
     if not local_counts:
-        raise ValueError("best_layer needs at least one layer; got none")
+        raise ValueError("best_block needs at least one block; got none")
     missing = sorted(set(local_counts) - set(dense_aurocs))
     if missing:
-        raise ValueError(f"dense_aurocs lacks the layers {missing}")
+        raise ValueError(f"dense_aurocs lacks the blocks {missing}")
 
-    def key(layer):
-        return ext_median(local_counts[layer]), -float(np.mean(dense_aurocs[layer])), layer
+    def key(block):
+        return ext_median(local_counts[block]), -float(np.mean(dense_aurocs[block])), block
 
     return min(local_counts, key=key)
 
 
-def window(grid_layers: Sequence[int], best: int, size: int = WINDOW_SIZE) -> tuple[int, ...]:
-    """The five-seed window: ``size`` consecutive grid layers bracketing the best layer (paper 002, App. A.1.6).
+def window(grid_blocks: Sequence[int], best: int, size: int = WINDOW_SIZE) -> tuple[int, ...]:
+    """The five-seed window: ``size`` consecutive grid blocks bracketing the best block (paper 002, App. A.1.6).
 
-    Where the grid allows, the best layer has a grid neighbour on each side and sits second: one grid
-    layer before it and two after (as in A.1.7: best layer 20, window 17, 20, 24, 28). At a grid edge
-    the window shifts inward to keep ``size`` layers (best first or last, without an outer neighbour,
-    or third when it is the second-to-last grid layer); a grid with fewer layers than ``size`` is used
+    Where the grid allows, the best block has a grid neighbour on each side and sits second: one grid
+    block before it and two after (as in A.1.7: best block 20, window 17, 20, 24, 28). At a grid edge
+    the window shifts inward to keep ``size`` blocks (best first or last, without an outer neighbour,
+    or third when it is the second-to-last grid block); a grid with fewer blocks than ``size`` is used
     whole. These edge rules are choices: the paper only says "wherever the grid allows".
     """
-    grid = sorted(set(grid_layers))
+    grid = sorted(set(grid_blocks))
     if best not in grid:
-        raise ValueError(f"best layer {best!r} is not in the grid; allowed: {grid}")
+        raise ValueError(f"best block {best!r} is not in the grid; allowed: {grid}")
     if size < 1:
         raise ValueError(f"size={size!r} is out of range; allowed: >= 1")
     if len(grid) <= size:
@@ -230,7 +262,7 @@ def mcdiarmid_radius(n_pos: int, n_neg: int, n_scorers: int, delta: float = 0.05
 
     Under Assumption A, with probability ≥ 1 − δ every one of the M scorers' test AUROCs lies within
     ε_δ of its population AUROC (bounded differences 1/n₁ and 1/n₀, then a union bound over M).
-    The paper uses δ = 0.05: 0.08 at 1500/1500 test texts and M = 440 (4 layers × 5 seeds × 22 scorers).
+    The paper uses δ = 0.05: 0.08 at 1500/1500 test texts and M = 440 (4 blocks × 5 seeds × 22 scorers).
     """
     if min(n_pos, n_neg, n_scorers) < 1 or not 0.0 < delta < 1.0:
         raise ValueError(f"n_pos={n_pos}, n_neg={n_neg}, n_scorers={n_scorers}, delta={delta}; "

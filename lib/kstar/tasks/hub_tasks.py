@@ -1,11 +1,12 @@
 """Paper 002's task pools read from Hugging Face hub datasets (App. A.1.3), returned as :class:`TaskPool`.
 
-:data:`HUB_TASKS` is the one table: task name -> hub sources (id, config, revision, text and label
-columns, splits) and the A.1.3 settings (balance, evaluated classes, hold-out unit, truncation,
-minimum positives). Every builder reads its sources with ``datasets.load_dataset(path, config,
-revision=…)``, where ``path`` is the hub id or, through ``sources={hub_id: folder}``, a local folder
-laid out as the hub repository is (parquet or json files per split, a README whose ``configs`` name
-them where the repository has one): the same call reads either, which is how the tests run offline.
+:data:`HUB_TASK_DEFINITIONS` is the one table: task name -> its :class:`HubTask` definition, i.e. hub
+sources (id, config, revision, text and label columns, splits) and the A.1.3 settings (balance, evaluated
+classes, hold-out unit, truncation, minimum positives). Every builder reads its sources with
+``datasets.load_dataset(path, config, revision=…)``, where ``path`` is the hub id or, through
+``sources={hub_id: folder}``, a local folder laid out as the hub repository is (parquet or json files per
+split, a README whose ``configs`` name them where the repository has one): the same call reads either,
+which is how the tests run offline.
 
 The construction follows :mod:`lib.kstar.tasks.tasks` step for step (duplicates dropped, a test copy of a
 training text dropped, cross-split near-duplicates dropped, binary pools balanced or kept at their natural
@@ -169,9 +170,10 @@ def load_source(source: HubSource, *, local: str | Path | None = None,
             raise hub_unavailable(source, error) from None
 
 
-def read_source(source: HubSource, *, sources: Sources | None = None,
+def read_hub_source(source: HubSource, *, sources: Sources | None = None,
                 cache_dir: str | Path | None = None) -> pd.DataFrame:
-    """Every row of ``source``'s splits as a frame: its columns (class labels as their names) and ``split``."""
+    """Every row of hub source ``source``'s splits as a frame: its columns (class labels as their names) and
+    ``split`` (the offline pools' raw rows are :func:`lib.kstar.tasks.tasks.read_offline_source`)."""
     import datasets
 
     local = (sources or {}).get(source.hub_id)
@@ -300,7 +302,7 @@ def assemble(task: HubTask, frame: pd.DataFrame, *, cap: int | None, seed: int, 
 
 def _start(name: str, cap: int | None, seed: int, sources: Sources | None) -> tuple[HubTask, np.random.Generator, str]:
     _check_cap(cap)
-    task = HUB_TASKS[name]
+    task = HUB_TASK_DEFINITIONS[name]
     return task, np.random.default_rng(seed), _sources_label(task, sources)
 
 
@@ -336,7 +338,7 @@ def _simple(name: str, *, cap: int | None, seed: int, sources: Sources | None, c
     """One source with a text and a label column: read, optionally filter and truncate, assemble."""
     task, rng, label = _start(name, cap, seed, sources)
     (source,) = task.sources
-    rows = read_source(source, sources=sources, cache_dir=cache_dir)
+    rows = read_hub_source(source, sources=sources, cache_dir=cache_dir)
     frame = _label_frame(rows, source)
     if keep is not None:
         frame = keep(frame)
@@ -400,7 +402,7 @@ def build_language_id(*, cap: int | None = None, seed: int = 0, sources: Sources
 
 def _wildguard_prompts(task: HubTask, sources: Sources | None, cache_dir: str | Path | None) -> pd.DataFrame:
     (source,) = task.sources
-    rows = read_source(source, sources=sources, cache_dir=cache_dir)
+    rows = read_hub_source(source, sources=sources, cache_dir=cache_dir)
     return rows[rows.prompt_harm_label.isin(["harmful", "unharmful"]) & rows[source.text].notna()]
 
 
@@ -437,7 +439,7 @@ def build_routing(*, cap: int | None = None, seed: int = 0, sources: Sources | N
     task, rng, label = _start("routing", cap, seed, sources)
     frames = []
     for source in task.sources:
-        rows = read_source(source, sources=sources, cache_dir=cache_dir)
+        rows = read_hub_source(source, sources=sources, cache_dir=cache_dir)
         kind = "gsm8k" if source.hub_id == GSM8K else "math"
         if kind == "math":
             rows = rows[~rows[source.text].astype(str).str.contains("[asy]", regex=False)]
@@ -455,7 +457,7 @@ def _render(problem: str, steps: list[str]) -> str:
 
 def _processbench(task: HubTask, sources: Sources | None, cache_dir: str | Path | None) -> pd.DataFrame:
     (source,) = task.sources
-    return read_source(source, sources=sources, cache_dir=cache_dir)
+    return read_hub_source(source, sources=sources, cache_dir=cache_dir)
 
 
 def build_math_answer(*, cap: int | None = None, seed: int = 0, sources: Sources | None = None,
@@ -511,7 +513,7 @@ PROCESSBENCH = HubSource("Qwen/ProcessBench", "main", False, "problem", "label",
                          tuple(("", s) for s in ("gsm8k", "math", "olympiadbench", "omnimath")),
                          note="its four subsets are pooled, then held out by problem")
 
-HUB_TASKS: dict[str, HubTask] = {task.name: task for task in (
+HUB_TASK_DEFINITIONS: dict[str, HubTask] = {task.name: task for task in (
     HubTask("harmfulness", "Harmfulness detection", "core", (WILDGUARD,), ("unharmful", "harmful"), "natural",
             "the positive class: prompts WildGuardMix labels harmful", None, "stratified 20%", build_harmfulness),
     HubTask("jailbreak", "Jailbreak detection", "core", (WILDGUARD,), ("vanilla", "adversarial"), "exact",
@@ -579,15 +581,15 @@ MISSING_TASKS: dict[str, str] = {
 
 def check_hub_task(name: str) -> str:
     """Return ``name`` if it has a hub builder, else raise naming the allowed values (and why a core task has none)."""
-    if name in HUB_TASKS:
+    if name in HUB_TASK_DEFINITIONS:
         return name
     why = f" ({name} has no builder: {MISSING_TASKS[name]})" if name in MISSING_TASKS else ""
-    raise ValueError(f"task {name!r} is not a hub task{why}; allowed: {', '.join(HUB_TASKS)}")
+    raise ValueError(f"task {name!r} is not a hub task{why}; allowed: {', '.join(HUB_TASK_DEFINITIONS)}")
 
 
 def min_positives(name: str) -> int:
     """The minimum positives per split for ``name``'s decisions (A.1.3): pass it to :meth:`TaskPool.decisions`."""
-    return HUB_TASKS[check_hub_task(name)].min_positives
+    return HUB_TASK_DEFINITIONS[check_hub_task(name)].min_positives
 
 
 def build_hub_pool(name: str, *, cap: int | None = None, seed: int = 0, sources: Sources | None = None,
@@ -597,4 +599,4 @@ def build_hub_pool(name: str, *, cap: int | None = None, seed: int = 0, sources:
     ``sources`` maps a hub id to a local folder read in its place (same ``load_dataset`` call);
     ``cache_dir`` is passed to ``datasets`` (its default cache when None).
     """
-    return HUB_TASKS[check_hub_task(name)].build(cap=cap, seed=seed, sources=sources, cache_dir=cache_dir)
+    return HUB_TASK_DEFINITIONS[check_hub_task(name)].build(cap=cap, seed=seed, sources=sources, cache_dir=cache_dir)

@@ -242,8 +242,9 @@ def check_task(name: str) -> str:
     return name
 
 
-def read_source(name: str) -> pd.DataFrame:
-    """The raw rows of a task's source (text, label, group, split), before any cleaning (A.1.3).
+def read_offline_source(name: str) -> pd.DataFrame:
+    """The raw rows of offline task ``name``'s source wheel (text, label, group, split), before any cleaning
+    (A.1.3).
 
     For inspection: no notebook reads it; the tests check the counts of data/tasks/SOURCES.md against it.
     """
@@ -368,14 +369,14 @@ def template_groups(texts, groups) -> np.ndarray:
 
 
 def near_duplicates(train_texts, test_texts, threshold: float = NEAR_DUPLICATE_COSINE,
-                    cells: int = 2**24) -> tuple[np.ndarray, np.ndarray]:
+                    chunk_entries: int = 2**24) -> tuple[np.ndarray, np.ndarray]:
     """Per test text: whether a training text lies at character 5-gram TF-IDF cosine >= ``threshold``
     (sklearn ``TfidfVectorizer(analyzer="char", ngram_range=(5, 5))``, fitted on both splits), and the
     largest such cosine (A.1.3: held-out texts are not copies of training texts). Test texts are compared in
-    chunks of at most ``cells`` (test × train) similarities, so a hub pool of 100,000 texts fits in memory."""
+    chunks of at most ``chunk_entries`` (test × train) similarities, so a hub pool of 100,000 texts fits in memory."""
     train_texts, test_texts = list(train_texts), list(test_texts)
     best = np.zeros(len(test_texts))
-    chunk = max(1, cells // max(1, len(train_texts)))
+    chunk = max(1, chunk_entries // max(1, len(train_texts)))
     if train_texts and test_texts:
         vectorizer = TfidfVectorizer(analyzer="char", ngram_range=(5, 5), dtype=np.float32)
         matrix = vectorizer.fit_transform(train_texts + test_texts)

@@ -34,8 +34,9 @@ ARCHITECTURES = ("transformer", "gru")
 
 
 @dataclass(frozen=True)
-class ModelSpec:
-    """One model of the grid: architecture, width d, depth (blocks or recurrent layers), initialisation seed."""
+class NetworkSpec:
+    """The architecture of one synthetic network of the grid, named ``"<arch>-d<width>-L<depth>-s<seed>"``:
+    architecture, width d, depth (blocks or recurrent layers), initialisation seed."""
 
     arch: str
     width: int
@@ -60,13 +61,13 @@ class ModelSpec:
 _SPEC = re.compile(r"^(?P<arch>[a-z]+)-d(?P<width>\d+)-L(?P<depth>\d+)-s(?P<seed>\d+)$")
 
 
-def parse_spec(name: str) -> ModelSpec:
-    """The :class:`ModelSpec` named ``"transformer-d64-L2-s0"`` (architecture, width, depth, seed)."""
+def parse_spec(name: str) -> NetworkSpec:
+    """The :class:`NetworkSpec` named ``"transformer-d64-L2-s0"`` (architecture, width, depth, seed)."""
     match = _SPEC.match(str(name))
     if match is None:
         raise ValueError(f"model {name!r} is not understood; allowed: '<arch>-d<width>-L<depth>-s<seed>' with arch in "
                          f"{ARCHITECTURES}, e.g. 'transformer-d64-L2-s0'")
-    return ModelSpec(match["arch"], int(match["width"]), int(match["depth"]), int(match["seed"]))
+    return NetworkSpec(match["arch"], int(match["width"]), int(match["depth"]), int(match["seed"]))
 
 
 def _heads(width: int) -> int:
@@ -125,7 +126,7 @@ class GRU(nn.Module):
         return self.head(last)
 
 
-def build(spec: ModelSpec) -> nn.Module:
+def build(spec: NetworkSpec) -> nn.Module:
     """A freshly initialised model (``torch.manual_seed(spec.seed)`` before construction)."""
     torch.manual_seed(spec.seed)
     cls = Transformer if spec.arch == "transformer" else GRU

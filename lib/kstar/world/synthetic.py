@@ -30,7 +30,7 @@ COUNT_KEYS = ["model", "update", "query", "basis"]
 
 
 def check_plan(model_names: Sequence[str], tracked: Sequence[str], checkpoints: Sequence[int], updates: int,
-               world: fw.FactorWorld) -> list[networks.ModelSpec]:
+               world: fw.FactorWorld) -> list[networks.NetworkSpec]:
     """Every problem of a K04 plan before any compute (ValueError naming the value): model names that do not
     parse or repeat, tracked queries not in the pool, checkpoints beyond the last update."""
     specs = [networks.parse_spec(name) for name in model_names]
@@ -180,10 +180,10 @@ def counts_table(table: pd.DataFrame, frac: float = rules.FRAC, readable_above: 
     out = []
     for key, group in probes.groupby(COUNT_KEYS, sort=False):
         layers = {}
-        for layer, cell in group.groupby("layer"):
-            dense = float(cell.loc[cell.path == "dense", "value"].iloc[0])
-            pairs = list(zip(cell.loc[cell.path != "dense", "size"], cell.loc[cell.path != "dense", "value"],
-                             strict=True))
+        for layer, at_layer in group.groupby("layer"):
+            dense = float(at_layer.loc[at_layer.path == "dense", "value"].iloc[0])
+            sparse = at_layer[at_layer.path != "dense"]
+            pairs = list(zip(sparse["size"], sparse["value"], strict=True))
             layers[int(layer)] = (dense, pairs)
         found = ksyn.synthetic_count(layers, frac, readable_above)
         out.append({**dict(zip(COUNT_KEYS, key, strict=True)), "ceiling": found.ceiling, "readable": found.readable,
@@ -206,8 +206,9 @@ def overlap_comparison(counts: pd.DataFrame, overlap: str = "threshold8_control"
     """Per basis: median count of the overlap control against the other readable controls, and the two-sided
     Mann–Whitney p-value (A.3.4, "Overlapping inputs"). NaN where a side has no readable control."""
     rows = []
-    for basis, cell in counts[counts.readable & (counts.role == "control")].groupby("basis"):
-        mine, others = cell.loc[cell["query"] == overlap, "count"], cell.loc[cell["query"] != overlap, "count"]
+    for basis, controls in counts[counts.readable & (counts.role == "control")].groupby("basis"):
+        mine = controls.loc[controls["query"] == overlap, "count"]
+        others = controls.loc[controls["query"] != overlap, "count"]
         p = (float(sps.mannwhitneyu(mine, others, alternative="two-sided").pvalue)
              if len(mine) and len(others) else math.nan)
         rows.append({"basis": basis, "overlap_n": len(mine), "overlap_median": mine.median(),
@@ -221,14 +222,14 @@ def size_association(counts: pd.DataFrame) -> pd.DataFrame:
     two-sided p-value, and the least-squares slope of log count on log |S| (A.3.4, "Idealized factor coordinates")."""
     rows = []
     chosen = counts[counts.readable & (counts.role == "control") & counts.function.isin(["threshold", "conjunction"])]
-    for basis, cell in chosen.groupby("basis"):
-        if len(cell) >= 3 and cell.n_factors.nunique() > 1 and cell["count"].nunique() > 1:
-            test = sps.spearmanr(cell.n_factors, cell["count"])
+    for basis, controls in chosen.groupby("basis"):
+        if len(controls) >= 3 and controls.n_factors.nunique() > 1 and controls["count"].nunique() > 1:
+            test = sps.spearmanr(controls.n_factors, controls["count"])
             rho, p = float(test.statistic), float(test.pvalue)
-            slope = float(np.polyfit(np.log(cell.n_factors), np.log(cell["count"]), 1)[0])
+            slope = float(np.polyfit(np.log(controls.n_factors), np.log(controls["count"]), 1)[0])
         else:
             rho = p = slope = math.nan
-        rows.append({"basis": basis, "n": len(cell), "spearman": rho, "p": p, "loglog_slope": slope})
+        rows.append({"basis": basis, "n": len(controls), "spearman": rho, "p": p, "loglog_slope": slope})
     return pd.DataFrame(rows, columns=["basis", "n", "spearman", "p", "loglog_slope"])
 
 

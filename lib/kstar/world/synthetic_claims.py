@@ -59,8 +59,8 @@ def learned_targets(final: pd.DataFrame) -> pd.DataFrame:
 def control_log_sd(final: pd.DataFrame, basis: str) -> float:
     """The pooled within-family s.d. of log k^syn over the readable controls of ``basis`` (families with two or
     more readable models); NaN when no family has two."""
-    cells = final[final.readable & (final.role == "control") & (final.basis == basis) & np.isfinite(final["count"])]
-    logs = cells.assign(log=np.log(cells["count"].astype(float))).groupby("query").log
+    controls = final[final.readable & (final.role == "control") & (final.basis == basis) & np.isfinite(final["count"])]
+    logs = controls.assign(log=np.log(controls["count"].astype(float))).groupby("query").log
     dof = (logs.count() - 1).clip(lower=0)
     if dof.sum() < 1:
         return float("nan")
@@ -93,11 +93,12 @@ def single_coordinate_gaps(runs: pd.DataFrame, final: pd.DataFrame, n_test: int,
     probes = runs[runs.kind == "probe"]
     probes = probes[probes["update"] == probes.groupby("model")["update"].transform("max")]
     rows = []
-    for cell in learned_targets(final[final.readable]).itertuples():
-        rates = fw.label_rate(cell.function, int(cell.n_factors))
+    for target in learned_targets(final[final.readable]).itertuples():
+        rates = fw.label_rate(target.function, int(target.n_factors))
         n_pos = max(round(rates * n_test), 1)
         best = None
-        mine = probes[(probes.model == cell.model) & (probes["query"] == cell.query) & (probes.basis == cell.basis)]
+        mine = probes[(probes.model == target.model) & (probes["query"] == target.query)
+                      & (probes.basis == target.basis)]
         for layer, rows_l in mine.groupby("layer"):
             dense = float(rows_l.loc[rows_l.path == "dense", "value"].iloc[0])
             ones = rows_l[(rows_l.path != "dense") & (rows_l["size"] == 1)].value
@@ -109,7 +110,7 @@ def single_coordinate_gaps(runs: pd.DataFrame, final: pd.DataFrame, n_test: int,
         if best is None:
             continue
         se = float(stats.hanley_mcneil_se(min(best[1], 1 - 1e-9), n_pos, max(n_test - n_pos, 1)))
-        rows.append({"model": cell.model, "query": cell.query, "basis": cell.basis, "count": cell.count,
+        rows.append({"model": target.model, "query": target.query, "basis": target.basis, "count": target.count,
                      "layer": best[0], "single_auroc": best[1], "tau": best[2], "se": se,
                      "z": (best[2] - best[1]) / se if se > 0 else math.inf})
     return pd.DataFrame(rows, columns=["model", "query", "basis", "count", "layer", "single_auroc", "tau", "se", "z"])
@@ -129,14 +130,14 @@ def noise_mechanism(gaps: pd.DataFrame, models: Sequence[str], basis: str, file:
             "told apart")
 
 
-def chance_readable_draws(n_cells: int, n_layers: int, n_test: int, gate: float, *, n: int = DRAWS,
+def chance_readable_draws(n_queries: int, n_layers: int, n_test: int, gate: float, *, n: int = DRAWS,
                           seed: int = 0) -> np.ndarray:
-    """``n`` draws of how many of ``n_cells`` chance-level queries pass the readability gate (some of ``n_layers``
+    """``n`` draws of how many of ``n_queries`` chance-level queries pass the readability gate (some of ``n_layers``
     dense test AUROCs above ``gate``), each AUROC normal around ½ with Theorem 4's null s.d. at a balanced test
     split of ``n_test`` (paper 000; the parity labels are fair, Lemma 4)."""
     sigma0 = float(stats.null_auc_sd(n_test / 2, n_test / 2))
-    per_cell = 1 - (1 - float(sps.norm.sf((gate - 0.5) / sigma0))) ** max(n_layers, 1)
-    return np.random.default_rng(seed).binomial(max(n_cells, 0), per_cell, size=n).astype(float)
+    per_query = 1 - (1 - float(sps.norm.sf((gate - 0.5) / sigma0))) ** max(n_layers, 1)
+    return np.random.default_rng(seed).binomial(max(n_queries, 0), per_query, size=n).astype(float)
 
 
 def basis_evidence(final: pd.DataFrame, medians: pd.DataFrame, overlap: pd.DataFrame, association: pd.DataFrame,

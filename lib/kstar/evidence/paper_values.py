@@ -1,4 +1,6 @@
-"""The cells of a k* table that match a value paper 002 prints (its model and task), for K01's claims on them."""
+"""The values paper 002 reports for a task (on one model, or summarised over its models) read on a measured k*
+table: the task–model cells that match a reported value, their summary and why none is measured, for K01's claims
+on them."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ import pandas as pd
 
 from lib.kstar.protocol import rules
 
-#: How a paper value summarises its cells: the one cell, or the smallest, largest or median over models.
+#: How a reported value summarises its cells: the one cell, or the smallest, largest or median over models.
 SUMMARIES = ("only", "min", "max", "median")
 
 
@@ -21,7 +23,7 @@ def cells(table: pd.DataFrame, task: str, model: str = "") -> pd.Series:
 
 
 def value(table: pd.DataFrame, task: str, model: str = "", how: str = "only") -> float:
-    """The paper value's statistic on the matching cells (:func:`cells`): the first cell (``only``), or their
+    """The reported value's statistic on the matching cells (:func:`cells`): the first cell (``only``), or their
     smallest, largest or median (Eq. 15's median on N ∪ {∞}); NaN when no cell matches."""
     if how not in SUMMARIES:
         raise ValueError(f"how={how!r}; allowed: {', '.join(SUMMARIES)}")
