@@ -30,6 +30,7 @@
 # `ceilings`, `precision` (each condition's test-split precision against the gap C − τ), `claims`.
 
 # %%
+import functools
 import math
 
 import matplotlib.pyplot as plt
@@ -39,7 +40,7 @@ from IPython.display import display
 
 from lib import claim_power, config, plotting, results
 from lib.claims import Evidence, show_claims
-from lib.kstar import measure
+from lib.kstar import estimator, measure
 from lib.kstar.deployment import conditions, deployment
 from lib.kstar.evidence import count_noise
 from lib.kstar.protocol import counts
@@ -78,11 +79,8 @@ if tuned:
     conditions.check_chat_template(reference, tuned)  # one template string for both chat conditions (A.3.2)
 run = results.start(params)
 plotting.use_style()
-pool_args = {"cap": params.cap, "pool_seed": params.pool_seed, "max_classes": params.max_classes,
-             "max_tokens": params.max_tokens, "min_positives": params.min_positives}
+protocol = estimator.Protocol.of(params)
 execution_args = {"n_jobs": params.n_jobs, "scheduler": params.scheduler}
-sweep_args = {"layers": params.layers, "poolings": params.sweep_poolings, **execution_args, **pool_args}
-window_args = {"seeds": params.seeds, "subsample": params.subsample, **execution_args, **pool_args}
 # The factorial indexes its conditions by (w, f); A.3.1's pairs compare a base on plain text with a tuned model
 # in chat.
 factorial_conditions = {(w, f): conditions.condition_name([reference, tuned][w], bool(f))
@@ -106,11 +104,11 @@ print("base conditions:", base_names, "\nfollower conditions:", followers, "\npa
 
 # %%
 base_conditions = [conditions.Condition(name.rsplit("|", 1)[0], False, params.tasks) for name in base_names]
-base_sweep, base_sweep_file = run.table("base_sweep", lambda: conditions.sweeps(base_conditions, **sweep_args))
-base_windows, _ = run.table("base_windows", lambda: conditions.windows(base_sweep, params.frac))
-base_window, base_window_file = run.table("base_window", lambda: conditions.window_rows(base_conditions, base_windows,
-                                                                                  **window_args))
-base_kstar, base_kstar_file = run.table("base_kstar", lambda: conditions.task_tables(base_window, params.frac))
+base_run = functools.cache(lambda: conditions.tables(base_conditions, protocol, **execution_args))
+base_sweep, base_sweep_file = run.table("base_sweep", lambda: base_run().sweep)
+base_windows, _ = run.table("base_windows", lambda: base_run().best_blocks)
+base_window, base_window_file = run.table("base_window", lambda: base_run().window_fits)
+base_kstar, base_kstar_file = run.table("base_kstar", lambda: base_run().counts)
 passing = {name: deployment.base_side_passing(base_kstar[base_kstar.condition == name], params.readable_ceiling)
            for name in base_names}
 follower_conditions = [conditions.Condition(name.rsplit("|", 1)[0], name.endswith("|chat"), tasks_read)
@@ -120,11 +118,11 @@ print("passing the base side of the gate:", passing, "\nfollower conditions meas
       [(c.name, c.tasks) for c in follower_conditions])
 
 # %%
-other_sweep, other_sweep_file = run.table("other_sweep", lambda: conditions.sweeps(follower_conditions, **sweep_args))
-other_windows, _ = run.table("other_windows", lambda: conditions.windows(other_sweep, params.frac))
-other_window, other_window_file = run.table("other_window", lambda: conditions.window_rows(
-    follower_conditions, other_windows, **window_args))
-other_kstar, other_kstar_file = run.table("other_kstar", lambda: conditions.task_tables(other_window, params.frac))
+other_run = functools.cache(lambda: conditions.tables(follower_conditions, protocol, **execution_args))
+other_sweep, other_sweep_file = run.table("other_sweep", lambda: other_run().sweep)
+other_windows, _ = run.table("other_windows", lambda: other_run().best_blocks)
+other_window, other_window_file = run.table("other_window", lambda: other_run().window_fits)
+other_kstar, other_kstar_file = run.table("other_kstar", lambda: other_run().counts)
 windows = pd.concat([base_windows, other_windows], ignore_index=True)
 window = pd.concat([base_window, other_window], ignore_index=True)
 kstar = pd.concat([base_kstar, other_kstar], ignore_index=True)

@@ -10,7 +10,8 @@ format (K05, A.3.2's "four conditions"), and the paper's *values* what it report
   tables), ``algorithm`` (Algorithm 2 on arrays: your own features).
 - ``estimator`` — Algorithm 2 on models × task pools in one entry, ``kstar_tables`` (sweep → best block and
   window → five-seed window → ceilings and counts), every control of A.3.2 included; ``measure`` holds its model
-  side (representations in A.1.2's input format, the sweep and window searches); ``layer_specs`` which blocks are probed (A.1.2, A.1.9).
+  side (representations in A.1.2's input format, the sweep and window searches); ``layer_specs`` which blocks
+  are probed (A.1.2, A.1.9).
 - ``tasks/`` — the task pools (A.1.3): ``tasks`` (the offline pools, ``read_offline_source`` their raw rows),
   ``hub_tasks`` (``HUB_TASK_DEFINITIONS``: each hub task's sources and settings; ``read_hub_source`` a hub source's
   rows), ``task_files`` (your own file), ``cues`` (the surface-cue audit); ``catalog`` names the tasks for the

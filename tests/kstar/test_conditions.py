@@ -5,22 +5,22 @@ import pandas as pd
 import pytest
 
 from lib import config, results
-from lib.kstar import measure
+from lib.kstar import estimator, measure
 from lib.kstar.deployment import conditions
 
 
 def test_names_and_the_chat_flag_only_when_chat():
     assert conditions.condition_name("m", True) == "m|chat"
     assert conditions.Condition("m", False, ("t",)).name == "m|plain"
-    assert conditions.Condition("m", False, ("t",)).format_args() == {}
-    assert conditions.Condition("m", True, ("t",)).format_args() == {"chat_template": True}
+    assert conditions.Condition("m", False, ("t",)).control == ""
+    assert conditions.Condition("m", True, ("t",)).control == "format"
 
 
-def test_an_instruction_tuned_conditions_chat_format_is_its_main_protocols_key():
-    """A.1.2 reads SmolLM2-135M-Instruct in chat format, so its chat condition shares K01's key and its plain
-    condition forces plain text."""
-    assert conditions.Condition("smollm2-135m", True, ("t",)).format_args() == {}
-    assert conditions.Condition("smollm2-135m", False, ("t",)).format_args() == {"chat_template": False}
+def test_an_instruction_tuned_models_chat_condition_is_its_main_protocol():
+    """A.1.2 reads SmolLM2-135M-Instruct in chat format, so its chat condition is K01's measurement and its plain
+    condition the format control."""
+    assert conditions.Condition("smollm2-135m", True, ("t",)).control == ""
+    assert conditions.Condition("smollm2-135m", False, ("t",)).control == "format"
 
 
 def test_a_condition_in_the_models_own_format_asks_for_k01s_exact_sweep(monkeypatch):
@@ -32,10 +32,10 @@ def test_a_condition_in_the_models_own_format_asks_for_k01s_exact_sweep(monkeypa
             "min_positives": p.min_positives}
     results.shared_table(measure.sweep_table, "smollm2-135m", layers=p.layers, poolings=p.sweep_poolings,
                          n_jobs=p.n_jobs, scheduler=p.scheduler, tasks=p.tasks, **pool)  # K01's call
-    conditions.sweeps([conditions.Condition("smollm2-135m", True, p.tasks)], layers=p.layers,
-                      poolings=p.sweep_poolings, n_jobs=2, **pool)
-    conditions.sweeps([conditions.Condition("smollm2-135m", False, p.tasks)], layers=p.layers,
-                      poolings=p.sweep_poolings, **pool)
+    protocol = estimator.Protocol.of(p)
+    for chat in (True, False):
+        with pytest.raises(KeyError):  # the stub's empty sweep stops the estimator after its first stage
+            conditions.tables([conditions.Condition("smollm2-135m", chat, p.tasks)], protocol, n_jobs=2)
     assert keys[0] == keys[1] != keys[2]
 
 
@@ -46,10 +46,9 @@ def test_follower_tasks_are_the_union_of_their_bases_in_task_order():
     assert out == {"a|chat": ("t1", "t3"), "x|chat": ("t1", "t2", "t3"), "y|chat": ()}
 
 
-def test_empty_condition_lists_give_empty_tables():
-    assert conditions.sweeps([], layers="grid:4", poolings=("mean",)).empty
-    assert conditions.windows(pd.DataFrame()).empty and conditions.task_tables(pd.DataFrame()).empty
-    assert conditions.window_rows([], pd.DataFrame(), seeds=(1,), subsample=0.85).empty
+def test_an_empty_condition_list_gives_empty_tables():
+    found = conditions.tables([], estimator.Protocol.of(config.resolve("K05_deployment", "smoke")))
+    assert all(getattr(found, f).empty for f in ("sweep", "best_blocks", "window_fits", "ceilings", "counts"))
 
 
 @pytest.mark.models

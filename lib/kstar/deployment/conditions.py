@@ -4,21 +4,20 @@ A condition is one model read in one input format (plain text or its chat templa
 on a list of task pools: A.3.2's "four conditions cross the two factors" (weights w, format f), and each side of an
 A.3.1 pair. Every condition runs Algorithm 2 of A.1.6 on its own: its own preliminary sweep locates its own
 window on the model's layer grid ("the located windows can differ across conditions", A.3.2), then the
-five-seed window. Searches go through :func:`lib.results.shared_table` with exactly K01's arguments for a plain
-condition, so a plain condition K01 has measured is read from ``cache/tables``. Condition tables carry a
-``condition`` column named ``"<model>|plain"`` or ``"<model>|chat"``.
+five-seed window, all through the one Algorithm-2 entry :func:`lib.kstar.estimator.kstar_tables`; a condition
+in the model's own A.1.2 format is K01's measurement, read from ``cache/tables`` when K01 has run. Condition
+tables carry a ``condition`` column named ``"<model>|plain"`` or ``"<model>|chat"``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import pandas as pd
 
-from lib import results
-from lib.kstar import measure
-from lib.kstar.protocol import counts, rules
+from lib.kstar import estimator, measure
 from lib.models import extraction
 
 
@@ -34,10 +33,11 @@ class Condition:
     def name(self) -> str:
         return condition_name(self.model, self.chat)
 
-    def format_args(self) -> dict:
-        """The format as K01 passes it (:func:`lib.kstar.measure.format_args`): absent where the condition reads
-        the model in A.1.2's format, so such a condition's cache key is K01's."""
-        return measure.format_args(self.model, self.chat)
+    @property
+    def control(self) -> str:
+        """The estimator's control that reads this condition (:data:`lib.kstar.estimator.CONTROLS`): none where the
+        condition reads the model in A.1.2's format, so its cache keys are K01's, else the format control."""
+        return "" if self.chat == measure.reads_chat(self.model) else "format"
 
 
 def condition_name(model: str, chat: bool) -> str:
@@ -45,48 +45,17 @@ def condition_name(model: str, chat: bool) -> str:
     return f"{model}|{'chat' if chat else 'plain'}"
 
 
-def sweeps(conditions: Sequence[Condition], *, layers: str, poolings: Sequence[str], n_jobs: int = 1,
-           scheduler: str = "", **pool_args) -> pd.DataFrame:
-    """Every condition's preliminary sweep (A.1.6) on the blocks of the layer spec ``layers`` as tidy rows with a
-    ``condition`` column (cached per condition)."""
-    if not conditions:
-        return pd.DataFrame()
-    return pd.concat([results.shared_table(measure.sweep_table, c.model, layers=layers, poolings=poolings,
-                                           n_jobs=n_jobs, scheduler=scheduler, tasks=c.tasks, **pool_args,
-                                           **c.format_args()).assign(condition=c.name) for c in conditions],
-                     ignore_index=True)
-
-
-def windows(sweep: pd.DataFrame, frac: float = rules.FRAC) -> pd.DataFrame:
-    """Every condition's best block and four-block window from its own sweep (A.1.6)."""
-    if sweep.empty:
-        return pd.DataFrame()
-    return pd.concat([counts.best_blocks(rows.drop(columns="condition"), frac).assign(condition=name)
-                      for name, rows in sweep.groupby("condition", sort=False)], ignore_index=True)
-
-
-def window_rows(conditions: Sequence[Condition], located: pd.DataFrame, *, seeds: Sequence[int], subsample: float,
-                n_jobs: int = 1, scheduler: str = "", **pool_args) -> pd.DataFrame:
-    """Every condition's five-seed window (A.1.6) as tidy rows with a ``condition`` column (cached per
-    condition)."""
-    if not conditions:
-        return pd.DataFrame()
-    frames = []
-    for c in conditions:
-        mine = located[located.condition == c.name]
-        blocks = {t: [int(b) for b in w] for t, w in zip(mine.task, mine.window, strict=True)}
-        frames.append(results.shared_table(measure.window_table, c.model, blocks, seeds=seeds, subsample=subsample,
-                                           n_jobs=n_jobs, scheduler=scheduler, tasks=c.tasks, **pool_args,
-                                           **c.format_args()).assign(condition=c.name))
-    return pd.concat(frames, ignore_index=True)
-
-
-def task_tables(window: pd.DataFrame, frac: float = rules.FRAC) -> pd.DataFrame:
-    """Every condition's task table (k*, seed range, ceiling; Eq. 16) with a ``condition`` column."""
-    if window.empty:
-        return pd.DataFrame()
-    return pd.concat([counts.window_counts(rows.drop(columns="condition"), frac).assign(condition=name)
-                      for name, rows in window.groupby("condition", sort=False)], ignore_index=True)
+def tables(conditions: Sequence[Condition], protocol: estimator.Protocol, *, n_jobs: int = 1,
+           scheduler: str = "") -> estimator.KstarTables:
+    """Algorithm 2 (A.1.6) for every condition through :func:`lib.kstar.estimator.kstar_tables`, each on its own
+    tasks and in its own format (its own sweep, best blocks and window, five-seed window, ceilings and counts), every
+    table with a ``condition`` column."""
+    found = [estimator.kstar_tables([c.model], dataclasses.replace(protocol, tasks=c.tasks), control=c.control,
+                                    n_jobs=n_jobs, scheduler=scheduler) for c in conditions]
+    return estimator.KstarTables(*(
+        pd.concat([getattr(t, field.name).assign(condition=c.name) for c, t in zip(conditions, found, strict=True)],
+                  ignore_index=True) if found else pd.DataFrame()
+        for field in dataclasses.fields(estimator.KstarTables)))
 
 
 def follower_tasks(followers: Mapping[str, Sequence[str]], passing: Mapping[str, Sequence[str]],
