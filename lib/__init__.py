@@ -14,6 +14,15 @@ catalogues under ``claims/`` and its command-line commands. The core never impor
 ``papers``), and papers never import each other.
 """
 
-from lib.parallel import configure_threads as _configure_threads
+import sys as _sys
+
+# jsonschema's optional IRI format checker, rfc3987_syntax (installed by jupyter-events' jsonschema extra), builds a
+# Lark grammar when imported: about 1.3 s of CPU in every process that imports nbformat (papermill, the runner,
+# publish), nine tenths of that import (benchmarks/bench_imports.py). No schema validated here has an "iri" field
+# (nbformat's notebook schema has none), so the module is left unloaded in processes that import this package, and
+# jsonschema skips that format as it does where the package is absent.
+_sys.modules.setdefault("rfc3987_syntax", None)
+
+from lib.parallel import configure_threads as _configure_threads  # noqa: E402
 
 _configure_threads()  # the thread policy is fixed before any module loads torch or BLAS
