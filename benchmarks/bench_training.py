@@ -7,7 +7,10 @@ that precision timed in the same run (best of five before the loops and five aft
 slowed product would flatter every share). The papers' fine-tunes (D01's, ``lib.bias_shift.checkpoints``) and
 students (K08's, ``lib.kstar.label_budget.students``) train in bfloat16 autocast where the CPU has bfloat16 units
 (:mod:`lib.models.precision`), so their peak is the bfloat16 product's; the SAE and the K04 networks train in
-float32. One line per loop (precision, steps/s, GFLOP/s, share of peak), the last
+float32. K04's networks each train on one thread, two side by side on the two cores
+(:func:`lib.kstar.world.synthetic.model_tables`): each alone on one thread is shown for reference, and the
+pairs' lines, both loops' FLOPs over the longer one's time, are what K04's share is. One line per loop
+(precision, steps/s, GFLOP/s, share of peak), the last
 ``training: worst share of peak X.XX``.
 
 FLOPs per step. B rows of S tokens (T = B·S, padded), P_f frozen weights of the projections inside the blocks,
@@ -215,7 +218,25 @@ def k06_sae(model: str, steps: int) -> Timing:
 
 
 def k04_network(name: str, steps: int) -> Timing:
-    """``networks.train`` of one K04 architecture at the default's batch and learning rate."""
+    """``networks.train`` of one K04 architecture at the default's batch and learning rate, on one torch thread as
+    K04 trains it (:func:`lib.kstar.world.synthetic.model_table`)."""
+    with parallel.one_torch_thread():
+        return _k04_loop(name, steps)
+
+
+def _k04_side_by_side(item: tuple[str, int], _seed: int) -> Timing:
+    """One K04 model's loop in a worker process of :func:`k04_pair` (module-level: the workers unpickle it)."""
+    return k04_network(*item)
+
+
+def k04_pair(names: tuple[str, str], steps: int) -> Timing:
+    """Two K04 models trained at once in two worker processes, one thread each, as K04 trains its grid
+    (:func:`lib.kstar.world.synthetic.model_tables`): both loops' FLOPs over the longer loop's time."""
+    first, second = parallel.parallel_map(_k04_side_by_side, [(name, steps) for name in names], n_jobs=2)
+    return Timing(steps, max(first.seconds, second.seconds), first.flops + second.flops)
+
+
+def _k04_loop(name: str, steps: int) -> Timing:
     params = config.canonical("K04_synthetic_world", PROFILE)
     spec = networks.parse_spec(name)
     model, world = networks.build(spec), fw.FactorWorld()
@@ -250,8 +271,11 @@ def loops(scale: float) -> list[tuple[str, str, Callable[[], Timing]]]:
                         lambda s=student: k08_student(s, n(f"K08 {s}"))))
     for model in config.canonical("K06_sae_correspondence", PROFILE).models:
         out.append((f"K06 TopK SAE d{HIDDEN_SIZE[model]} ({model})", "float32", lambda m=model: k06_sae(m, n("K06"))))
-    for name in config.canonical("K04_synthetic_world", PROFILE).architectures:
-        out.append((f"K04 {name}", "float32", lambda a=name: k04_network(a, n("K04"))))
+    architectures = config.canonical("K04_synthetic_world", PROFILE).architectures
+    for name in architectures:
+        out.append((f"K04 {name} (one thread)", "float32", lambda a=name: k04_network(a, n("K04"))))
+    for pair in zip(architectures[::2], architectures[1::2], strict=False):
+        out.append((f"K04 side by side: {' + '.join(pair)}", "float32", lambda p=pair: k04_pair(p, n("K04"))))
     return out
 
 
@@ -270,11 +294,12 @@ def main() -> None:
     for kind in kinds:
         print(f"peak: {kind} {MATMUL_SIDE}² product {peak[kind] / 1e9:.0f} GFLOP/s on {threads} threads (best of "
               "ten, before and after the loops)")
-    shares = []
+    shares, width = [], max(len(name) for name, _, _ in timings)
     for name, kind, result in timings:
         rate = result.flops / result.seconds
-        shares.append(rate / peak[kind])
-        print(f"{name:<40} {kind:<8} {result.steps / result.seconds:7.2f} steps/s {rate / 1e9:7.1f} GFLOP/s "
+        if "(one thread)" not in name:  # K04 trains its models side by side: the pairs' lines are its share
+            shares.append(rate / peak[kind])
+        print(f"{name:<{width}} {kind:<8} {result.steps / result.seconds:7.2f} steps/s {rate / 1e9:7.1f} GFLOP/s "
               f"share of peak {rate / peak[kind]:.2f}")
     print(f"training: worst share of peak {min(shares):.2f}")
 

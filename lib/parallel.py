@@ -13,7 +13,8 @@ import re
 import shutil
 import sys
 import tempfile
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import Any, TypeVar
 
 import joblib
@@ -55,6 +56,20 @@ def configure_threads(concurrent_jobs: int | None = None) -> int:
         if torch.get_num_threads() != int(os.environ["OMP_NUM_THREADS"]):
             torch.set_num_threads(int(os.environ["OMP_NUM_THREADS"]))
     return threads
+
+
+@contextmanager
+def one_torch_thread() -> Iterator[None]:
+    """torch on one intra-op thread inside the block (restored after): a training loop whose floating-point
+    reductions must not depend on the machine's cores or on how many jobs share them."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
 
 
 T = TypeVar("T")

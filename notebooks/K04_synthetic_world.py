@@ -41,7 +41,7 @@ from lib.kstar.world import synthetic, synthetic_claims, world
 # %% tags=["parameters"]
 profile = "default"  # smoke | default | paper
 recompute = True  # compute missing or stale results; false: only redraw figures from logged results
-n_jobs = 1  # worker processes for the probe fits (-1: this process's share of cores); results do not depend on it
+n_jobs = -1  # worker processes: the models train side by side, one thread each (with one worker, the probe fits of each model spread over them instead; -1: this process's share of cores); results do not depend on it
 architectures = ["transformer-d64-L2-s0", "transformer-d128-L1-s0", "gru-d64-L1-s0", "gru-d128-L1-s0"]  # '<arch>-d<width>-L<depth>-s<seed>', arch transformer or gru (A.3.4)
 updates = 1000  # training updates per model (paper: ~30,000)
 converge = ["gru-d64-L1-s0", "transformer-d64-L2-s0"]  # models trained past updates until their answer loss is within loss_margin of the attainable loss (of architectures)
@@ -105,10 +105,9 @@ model_args = {"updates": params.updates, "checkpoints": params.read_at_updates, 
               "readable_above": params.readable_ceiling, "n_jobs": params.n_jobs}
 converge_args = {"loss_margin": params.loss_margin, "max_updates": params.max_updates,
                  "check_every": params.check_every}
-runs, runs_file = run.table("runs", lambda: pd.concat(
-    [results.shared_table(synthetic.model_table, spec.name, **model_args,
-                          **(converge_args if spec.name in params.converge else {})) for spec in specs],
-    ignore_index=True))
+runs, runs_file = run.table("runs", lambda: synthetic.model_tables(
+    [spec.name for spec in specs], params.converge, model_args=model_args, converge_args=converge_args,
+    n_jobs=params.n_jobs))
 counts, counts_file = run.table("counts", lambda: synthetic.counts_table(runs, params.frac, params.readable_ceiling))
 final = synthetic.last_updates(counts)  # each model at its own last update
 last_update = runs.groupby("model")["update"].max()

@@ -13,7 +13,7 @@ from lib.kstar import layer_specs
 from lib.kstar.catalog import ALL_TASKS, DEFAULT_TASKS
 from lib.kstar.sae import suites
 from lib.models import loading
-from lib.parameters import DistributedParams, ParallelParams, model_param, param, register
+from lib.parameters import DistributedParams, ParallelParams, model_param, n_jobs_param, param, register
 
 _OFFLINE_MODELS = ("minilm", "smollm2-135m")
 
@@ -144,9 +144,12 @@ class SyntheticWorld(ParallelParams):
     """
 
     docs: ClassVar[dict[str, str]] = {
-        "n_jobs": "worker processes for the probe fits (-1: this process's share of cores); results do not "
+        "n_jobs": "worker processes: the models train side by side, one thread each (with one worker, the probe "
+                  "fits of each model spread over them instead; -1: this process's share of cores); results do not "
                   "depend on it",
     }
+
+    n_jobs: int = n_jobs_param(-1)
 
     architectures: tuple[str, ...] = param(("transformer-d64-L2-s0", "transformer-d128-L1-s0", "gru-d64-L1-s0",
                                      "gru-d128-L1-s0"),

@@ -142,3 +142,23 @@ def test_check_plan_names_the_bad_value():
         synthetic.check_plan(["gru-d8-L1-s0"], [], [20], 10, fw)
     with pytest.raises(ValueError, match="distinct"):
         synthetic.check_plan(["gru-d8-L1-s0", "gru-d8-L1-s0"], [], [], 10, fw)
+
+
+def test_models_trained_side_by_side_equal_each_model_trained_alone_on_more_threads(sandbox):
+    """Each model trains on one torch thread, so two worker processes give exactly the tables one process gives
+    with two threads (the workers are fresh processes: they cache in the repository's content-keyed table cache,
+    while this process reads the sandbox's, empty, and computes its own)."""
+    import torch
+
+    names, args = ["gru-d32-L1-s0", "transformer-d32-L1-s1"], {
+        "updates": 6, "checkpoints": [], "tracked": [], "n_train": 120, "n_test": 120, "n_eval": 16,
+        "batch_size": 64, "readable_above": 0.5, "n_jobs": 1}
+    side_by_side = synthetic.model_tables(names, [], model_args=args, converge_args={}, n_jobs=2)
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        alone = pd.concat([synthetic.model_table(name, **args) for name in names], ignore_index=True)
+        assert torch.get_num_threads() == 2  # the one-thread block gives the threads back
+    finally:
+        torch.set_num_threads(before)
+    pd.testing.assert_frame_equal(side_by_side, alone)

@@ -19,6 +19,7 @@ import pandas as pd
 from scipy import stats as sps
 from sklearn.decomposition import PCA
 
+from lib import parallel, results
 from lib.kstar.protocol import fitscore, probe_search, rules
 from lib.kstar.world import ksyn, networks
 from lib.kstar.world import world as fw
@@ -123,7 +124,21 @@ def model_table(model: str, *, updates: int, checkpoints: Sequence[int],
     within ``loss_margin`` of the attainable loss (:func:`lib.kstar.world.world.attainable_loss`: Proposition 5's
     infimum plus the two parity targets the paper's models leave at chance), checked every ``check_every``
     updates, at most ``max_updates``; the last update is then the model's own.
+
+    The model trains and is read on one torch thread (:func:`lib.parallel.one_torch_thread`), so its numbers do not
+    depend on the machine's cores or on ``lib run --jobs``; :func:`model_tables` trains several side by side.
     """
+    with parallel.one_torch_thread():
+        return _model_table(model, updates=updates, checkpoints=checkpoints, tracked=tracked, n_train=n_train,
+                            n_test=n_test, n_eval=n_eval, batch_size=batch_size, lr=lr, probe_seed=probe_seed,
+                            readable_above=readable_above, n_jobs=n_jobs, loss_margin=loss_margin,
+                            max_updates=max_updates, check_every=check_every, world=world)
+
+
+def _model_table(model: str, *, updates: int, checkpoints: Sequence[int], tracked: Sequence[str], n_train: int,
+                 n_test: int, n_eval: int, batch_size: int, lr: float, probe_seed: int, readable_above: float,
+                 n_jobs: int, loss_margin: float | None, max_updates: int | None, check_every: int,
+                 world: fw.FactorWorld | None) -> pd.DataFrame:
     world = world or fw.FactorWorld()
     spec = networks.parse_spec(model)
     model = networks.build(spec)
@@ -153,6 +168,26 @@ def model_table(model: str, *, updates: int, checkpoints: Sequence[int],
     for column, value in (("arch", spec.arch), ("width", spec.width), ("depth", spec.depth), ("seed", spec.seed)):
         table[column] = value
     return table
+
+
+def model_tables(names: Sequence[str], converge: Sequence[str], *, model_args: dict, converge_args: dict,
+                 n_jobs: int = 1) -> pd.DataFrame:
+    """:func:`model_table` of every model in ``names`` (those in ``converge`` trained to the loss margin with
+    ``converge_args``), each cached by :func:`lib.results.shared_table`, trained side by side on ``n_jobs`` worker
+    processes (:func:`lib.parallel.parallel_map`; −1: this process's share of the cores). Each model trains on one
+    thread, so the tables do not depend on ``n_jobs``; the models are independent (A.3.4), and the widths of the
+    default (64, 128) leave a second thread of one model mostly idle, so two models on two cores finish sooner
+    than one after the other on both (benchmarks/bench_training.py). Inside a worker the probe fits run inline."""
+    inner = model_args["n_jobs"] if n_jobs == 1 else 1
+    items = [(name, {**model_args, "n_jobs": inner, **(converge_args if name in converge else {})})
+             for name in names]
+    return pd.concat(parallel.parallel_map(_cached_model_table, items, n_jobs=n_jobs), ignore_index=True)
+
+
+def _cached_model_table(item: tuple[str, dict], _seed: int) -> pd.DataFrame:
+    """One model's table through the table cache (the worker of :func:`model_tables`; the seed is the spec's)."""
+    name, args = item
+    return results.shared_table(model_table, name, **args)
 
 
 def last_updates(table: pd.DataFrame) -> pd.DataFrame:
