@@ -88,12 +88,8 @@ train = functools.partial(sae_measure.train_saes, tasks=tuple(params.tasks), cap
                           seed=params.sae_seed)
 sae_source = {model: f"released {released[model].layout}" if model in released else "offline TopK"
               for model in params.models}
-
-
-def saes(model: str, steps: int = full_steps) -> dict:
-    """Block → SAE of ``model`` on its grid: its released suite's, else its offline TopK SAEs after ``steps`` steps."""
-    return sae_measure.block_saes(model, grids[model], released.get(model), steps=steps, train=train)
-
+# block → SAE of a model on its grid: its released suite's, else its offline TopK SAEs after the full steps
+saes = functools.partial(sae_measure.block_saes, grids=grids, released=released, steps=full_steps, train=train)
 
 print("grid blocks:", grids)
 print("SAEs:", {model: released[model].words() if model in released else f"offline TopK, {full_steps} steps"
@@ -136,7 +132,7 @@ plateau_reason = ("every model reads its released SAE suite (sae_suites), which 
                   "check applies to SAEs trained here")
 no_plateau = "" if trained else plateau_reason
 plateau, plateau_file = run.table("sae_plateau", lambda: pd.concat([sae_measure.quality_table(
-    model, saes(model, half_steps), task_pools, params.max_tokens) for model in trained] or [quality.iloc[:0]],
+    model, saes(model, steps=half_steps), task_pools, params.max_tokens) for model in trained] or [quality.iloc[:0]],
     ignore_index=True)[["model", "block", "cosine_median"]].rename(columns={"cosine_median": "cosine_half_steps"})
     .merge(quality[["model", "block", "cosine_median"]], on=["model", "block"])
     .assign(gain=lambda t: t.cosine_median - t.cosine_half_steps))

@@ -118,7 +118,8 @@ def test_a_released_suite_gives_each_block_the_encoder_that_sae_load_reads_from_
     files = {block: _release(tmp_path, layout, block, rng) for block in (0, 1)}
     suite = suites.by_model([["tiny-bert", layout, str(tmp_path)]], ["tiny-bert", "tiny-llama"])["tiny-bert"]
     assert suites.files(suite, (0, 1)) == files
-    by_block = sae_measure.block_saes("tiny-bert", (0, 1), suite, steps=20, train=_untrained)
+    by_block = sae_measure.block_saes("tiny-bert", grids={"tiny-bert": (0, 1)}, released={"tiny-bert": suite},
+                                      steps=20, train=_untrained)
     H = rng.standard_normal((12, D)) * 3
     for block, path in files.items():
         reference = saes.load(path, d_model=D, **LOAD_ARGS[layout])
@@ -146,7 +147,7 @@ def test_without_a_suite_the_block_saes_are_the_trained_ones_at_the_steps_asked(
         calls.append((model, blocks))
         return trained
 
-    assert sae_measure.block_saes("m", [0, 1], None, steps=20, train=train) == trained[20]
+    assert sae_measure.block_saes("m", grids={"m": [0, 1]}, released={}, steps=20, train=train) == trained[20]
     assert calls == [("m", (0, 1))]
 
 

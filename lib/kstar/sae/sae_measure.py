@@ -23,7 +23,7 @@ trains one TopK SAE (k = 50) per grid block on token-level activations of the po
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import cache
 
 import numpy as np
@@ -59,14 +59,15 @@ def train_saes(model: str, *, tasks: tuple[str, ...], cap: int, pool_seed: int, 
     return {int(step): {b: trained[int(step)] for b, trained in by_block.items()} for step in stages}
 
 
-def block_saes(model: str, blocks: Sequence[int], suite: suites.Suite | None, *, steps: int,
+def block_saes(model: str, *, grids: Mapping[str, Sequence[int]], released: Mapping[str, suites.Suite], steps: int,
                train: Callable[..., dict[int, dict[int, saes.SAE]]]) -> dict[int, saes.SAE]:
-    """Block → the SAE that encodes the model's last-position residual there (A.1.10): its released suite's
-    (:func:`lib.kstar.sae.suites.load_suite`) when ``suite`` is given, else the offline TopK SAE after ``steps`` steps
-    of ``train`` (:func:`train_saes` with the notebook's arguments bound)."""
-    if suite is not None:
-        return suites.load_suite(suite, tuple(int(b) for b in blocks))
-    return train(model, blocks=tuple(blocks))[steps]
+    """Block → the SAE that encodes the model's last-position residual at each block of its grid (``grids[model]``,
+    A.1.10): its released suite's (:func:`lib.kstar.sae.suites.load_suite`) when ``released`` names one, else the
+    offline TopK SAE after ``steps`` steps of ``train`` (:func:`train_saes` with the notebook's arguments bound)."""
+    blocks = tuple(int(b) for b in grids[model])
+    if model in released:
+        return suites.load_suite(released[model], blocks)
+    return train(model, blocks=blocks)[steps]
 
 
 def last_states(model: str, pool, blocks: Sequence[int], max_tokens: int | None) -> np.ndarray:
