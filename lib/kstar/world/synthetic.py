@@ -175,9 +175,10 @@ def model_tables(names: Sequence[str], converge: Sequence[str], *, model_args: d
     """:func:`model_table` of every model in ``names`` (those in ``converge`` trained to the loss margin with
     ``converge_args``), each cached by :func:`lib.results.shared_table`, trained side by side on ``n_jobs`` worker
     processes (:func:`lib.parallel.parallel_map`; −1: this process's share of the cores). Each model trains on one
-    thread, so the tables do not depend on ``n_jobs``; the models are independent (A.3.4), and the widths of the
-    default (64, 128) leave a second thread of one model mostly idle, so two models on two cores finish sooner
-    than one after the other on both (benchmarks/bench_training.py). Inside a worker the probe fits run inline."""
+    thread, so the tables do not depend on ``n_jobs`` or the cores; the models are independent (A.3.4). Two of the
+    default's models side by side on two cores take about as long as the two one after the other on two threads
+    each (benchmarks/bench_training.py): one thread per model costs no time and makes the numbers the cache keeps
+    the same whatever the thread count. Inside a worker the probe fits run inline."""
     inner = model_args["n_jobs"] if n_jobs == 1 else 1
     items = [(name, {**model_args, "n_jobs": inner, **(converge_args if name in converge else {})})
              for name in names]
