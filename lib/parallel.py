@@ -60,8 +60,9 @@ def configure_threads(concurrent_jobs: int | None = None) -> int:
 
 @contextmanager
 def one_torch_thread() -> Iterator[None]:
-    """torch on one intra-op thread inside the block (restored after): a training loop whose floating-point
-    reductions must not depend on the machine's cores or on how many jobs share them."""
+    """torch on one intra-op thread inside the block (restored after), or in every call of a function it decorates:
+    a training loop whose floating-point reductions must not depend on the machine's cores or on how many jobs
+    share them."""
     import torch
 
     before = torch.get_num_threads()

@@ -80,10 +80,7 @@ task_table, task_file = run.table("task_table", lambda: algorithm2().counts)
 display(task_table.pivot(index="task", columns="model", values="kstar"))
 precision, precision_file = run.table("precision", lambda: count_noise.task_precision(window, params.frac))
 display(precision.round(4))
-plotting.save_table(precision.round(4), "precision", "Per model and task: test-split texts, the ceiling's Hanley–McNeil "
-                    "s.e. and the gap C − τ that places the count (medians over decisions); imprecise: the s.e. exceeds "
-                    "the gap, so the count's crossing lies within the test split's noise (paper 002, A.1.8).",
-                    [precision_file])
+plotting.save_table(precision.round(4), "precision", count_noise.precision_caption("model"), [precision_file])
 
 # %% [markdown]
 # ## Agreement within a task (σ_t) and across tasks (ρ, permutation test)
@@ -166,11 +163,7 @@ model_curve_rows, _ = run.table("model_learning_curve_searches", lambda: results
     scheduler=params.scheduler, **protocol.pool_args()))
 by_cap, by_cap_file = run.table("ceiling_gain_by_cap", lambda: text_baseline.gain_by_cap(
     text_baseline.learning_curve(pd.concat([model_curve_rows, curve_rows], ignore_index=True)), instrument))
-# a task whose test split is the same at the cap and in the curve (debate_moderator's 104 texts) keeps its precision
-by_cap_tasks = by_cap[by_cap.task != text_baseline.MEDIAN_ROW].groupby("task").n_test.max()
-own_precision = precision[precision.model == instrument].set_index("task")
-fixed_split = [t for t in by_cap_tasks.index if t in own_precision.index and own_precision.n_test[t] == by_cap_tasks[t]]
-by_cap_note = count_noise.imprecise_note(own_precision.reset_index(), fixed_split)
+by_cap_note = text_baseline.fixed_split_note(by_cap, precision[precision.model == instrument])
 display(by_cap.round(4))
 plotting.save_table(by_cap.round(4), "ceiling_gain_by_cap", f"The ceiling gain with both sides raised: {instrument}'s "
                     "dense probe (mean-pooled, best block) and the TF-IDF probe fitted on the same 1, 4 and 16 times the "

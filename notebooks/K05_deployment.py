@@ -266,10 +266,7 @@ plotting.save_figure(fig, "ratios", "Left: k* per task in every condition (paper
 # %%
 precision, precision_file = run.table("precision", lambda: deployment.condition_precision(window, params.frac))
 display(precision.round(4))
-plotting.save_table(precision.round(4), "precision", "Per condition and task: test-split texts, the ceiling's Hanley–McNeil "
-                    "s.e. and the gap C − τ that places the count (medians over decisions); imprecise: the s.e. exceeds "
-                    "the gap, so the count's crossing lies within the test split's noise (paper 002, A.1.8).",
-                    [precision_file])
+plotting.save_table(precision.round(4), "precision", count_noise.precision_caption("condition"), [precision_file])
 seeds = deployment.condition_seed_values(window, params.frac)
 
 # %% [markdown]

@@ -151,3 +151,13 @@ def test_the_starved_mechanisms_hold_only_where_both_sides_raised_move_the_stati
     assert "-1.000 at the cap and 1.000 at the largest size" in text and "ceiling_gain_by_cap.parquet" in text
     assert text_baseline.starved_correlation_mechanism(ranks, -0.95, "f.parquet") == ""
     assert text_baseline.starved_correlation_mechanism(ranks[ranks.task != "c"], 0.95, "f.parquet") == ""
+
+
+def test_the_precision_note_names_only_tasks_whose_curve_reads_the_caps_test_split():
+    gains = pd.DataFrame({"task": ["debate_moderator", "debate_moderator", "rt_sentiment", "rt_sentiment",
+                                   text_baseline.MEDIAN_ROW], "n_test": [104.0, 104.0, 2154.0, 2154.0, 1129.0]})
+    precision = pd.DataFrame({"model": "minilm", "task": ["debate_moderator", "rt_sentiment"], "n_test": [104.0, 300.0],
+                              "se": [0.028, 0.025], "gap": [0.021, 0.015], "imprecise": [True, True]})
+    note = text_baseline.fixed_split_note(gains, precision)
+    assert "debate_moderator's test split of 104 texts" in note and "rt_sentiment" not in note
+    assert text_baseline.fixed_split_note(gains, precision.assign(imprecise=False)) == ""

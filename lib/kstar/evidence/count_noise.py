@@ -79,6 +79,13 @@ def task_precision(window: pd.DataFrame, frac: float = rules.FRAC) -> pd.DataFra
     return out.assign(imprecise=out.se > out.gap)
 
 
+def precision_caption(unit: str) -> str:
+    """The caption of a :func:`task_precision` table whose rows are per ``unit`` and task (A.1.8)."""
+    return (f"Per {unit} and task: test-split texts, the ceiling's Hanley–McNeil s.e. and the gap C − τ that places "
+            "the count (medians over decisions); imprecise: the s.e. exceeds the gap, so the count's crossing lies "
+            "within the test split's noise (paper 002, A.1.8).")
+
+
 def imprecise_note(precision: pd.DataFrame, tasks: Sequence[str]) -> str:
     """A sentence naming the ``tasks`` whose ceiling s.e. exceeds the gap C − τ in some model (with the test-split
     size, the s.e. range over models and the gap), to append where those tasks enter a statistic; "" when none."""

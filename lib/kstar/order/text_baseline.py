@@ -26,6 +26,7 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 
 from lib import stats
 from lib.kstar import measure
+from lib.kstar.evidence import count_noise
 from lib.kstar.protocol import counts, splits
 from lib.kstar.tasks.tasks import Decision, TaskPool
 
@@ -261,6 +262,17 @@ def gain_by_cap(curve: pd.DataFrame, model: str) -> pd.DataFrame:
     medians = [{"task": MEDIAN_ROW, **table.loc[table[end], columns].median().to_dict(), "at_cap": end == "at_cap",
                 "at_largest": end == "at_largest"} for end in ("at_cap", "at_largest")]
     return pd.concat([table, pd.DataFrame(medians, columns=table.columns)], ignore_index=True)
+
+
+def fixed_split_note(gains: pd.DataFrame, precision: pd.DataFrame) -> str:
+    """:func:`lib.kstar.evidence.count_noise.imprecise_note` for the tasks of :func:`gain_by_cap`'s table whose test
+    split in the curve is the one at the cap (``precision``: the model's rows of
+    :func:`lib.kstar.evidence.count_noise.task_precision`): a pool too small to grow its test split (debate_moderator,
+    104 texts) keeps the cap's precision, while a larger pool's curve reads a larger test split."""
+    curve_tests = gains[gains.task != MEDIAN_ROW].groupby("task").n_test.max()
+    at_cap = precision.set_index("task").n_test
+    fixed = [t for t in curve_tests.index if t in at_cap.index and at_cap[t] == curve_tests[t]]
+    return count_noise.imprecise_note(precision, fixed)
 
 
 def _ends(gains: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:

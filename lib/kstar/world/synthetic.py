@@ -106,6 +106,7 @@ def measure(model, world: fw.FactorWorld, queries: Sequence[str], *, n_train: in
     return pd.concat(frames, ignore_index=True)
 
 
+@parallel.one_torch_thread()
 def model_table(model: str, *, updates: int, checkpoints: Sequence[int],
                 tracked: Sequence[str], n_train: int, n_test: int, n_eval: int = 512, batch_size: int = 256,
                 lr: float = 1e-3, probe_seed: int = 0, readable_above: float = rules.READABLE_ABOVE,
@@ -128,17 +129,6 @@ def model_table(model: str, *, updates: int, checkpoints: Sequence[int],
     The model trains and is read on one torch thread (:func:`lib.parallel.one_torch_thread`), so its numbers do not
     depend on the machine's cores or on ``lib run --jobs``; :func:`model_tables` trains several side by side.
     """
-    with parallel.one_torch_thread():
-        return _model_table(model, updates=updates, checkpoints=checkpoints, tracked=tracked, n_train=n_train,
-                            n_test=n_test, n_eval=n_eval, batch_size=batch_size, lr=lr, probe_seed=probe_seed,
-                            readable_above=readable_above, n_jobs=n_jobs, loss_margin=loss_margin,
-                            max_updates=max_updates, check_every=check_every, world=world)
-
-
-def _model_table(model: str, *, updates: int, checkpoints: Sequence[int], tracked: Sequence[str], n_train: int,
-                 n_test: int, n_eval: int, batch_size: int, lr: float, probe_seed: int, readable_above: float,
-                 n_jobs: int, loss_margin: float | None, max_updates: int | None, check_every: int,
-                 world: fw.FactorWorld | None) -> pd.DataFrame:
     world = world or fw.FactorWorld()
     spec = networks.parse_spec(model)
     model = networks.build(spec)
