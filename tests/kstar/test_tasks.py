@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.feature_extraction.text import TfidfVectorizer
 
 from lib import paths
 from lib.kstar.tasks import cues, tasks
@@ -229,6 +230,36 @@ def test_near_duplicates_finds_a_changed_copy():
     copies, best = tasks.near_duplicates([article, "Completely different text about football."],
                                          [article.replace("Tuesday", "Monday", 1), "A poem about the sea and sky."])
     assert copies.tolist() == [True, False] and best[0] >= tasks.NEAR_DUPLICATE_COSINE
+
+
+def test_counts_over_more_texts_give_each_round_its_own_cosines():
+    """drop_near_duplicates counts 5-grams once for the whole frame; each round's cosines are still those of a
+    TF-IDF fitted on that round's train and test texts alone, and the rounds drop what refitting would."""
+    rng = np.random.default_rng(1)
+    words = [f"w{i}x" for i in range(300)]
+    train = [" ".join(rng.choice(words, 40)) for _ in range(80)]
+    test = ([t.replace(t.split()[3], "changed", 1) for t in train[:20]]
+            + [" ".join(rng.choice(words, 40)) for _ in range(40)])
+    extra = [" ".join(rng.choice(words, 40)) for _ in range(30)]  # in the frame, in neither split
+    counts = tasks._char_counts(train + test + extra)
+    _, best = tasks._copies(counts[:80], counts[80:140])
+    matrix = TfidfVectorizer(analyzer="char", ngram_range=(5, 5), dtype=np.float32).fit_transform(train + test)
+    np.testing.assert_allclose(best, (matrix[80:] @ matrix[:80].T).max(axis=1).toarray().ravel(), atol=1e-6)
+
+    frame = pd.DataFrame({"text": train + test + extra, "split": ["train"] * 80 + ["test"] * 60 + ["dev"] * 30})
+    refit, dropped = frame, 0
+    for _ in range(3):
+        train_texts, test_rows = refit.text[refit.split == "train"], refit.index[refit.split == "test"]
+        vectors = TfidfVectorizer(analyzer="char", ngram_range=(5, 5), dtype=np.float32).fit_transform(
+            [*train_texts, *refit.text[test_rows]])
+        cosines = (vectors[len(train_texts):] @ vectors[:len(train_texts)].T).max(axis=1).toarray().ravel()
+        copies = cosines >= tasks.NEAR_DUPLICATE_COSINE - 1e-6
+        refit, dropped = refit.drop(index=test_rows[copies]), dropped + int(copies.sum())
+        if not copies.any():
+            break
+    kept, n_dropped = tasks.drop_near_duplicates(frame)
+    assert n_dropped == dropped >= 20
+    pd.testing.assert_frame_equal(kept, refit)
 
 
 def test_capped_multiclass_splits_are_filled_alike():

@@ -47,14 +47,14 @@ def _punctuation(t: str) -> list[float]:
 
 
 def _digits(t: str) -> list[float]:
-    n = sum(c.isdigit() for c in t)
+    n = sum(map(str.isdigit, t))  # map over the str methods: the same counts as a generator, at C speed
     return [n / max(1, len(t)), float(n > 0)]
 
 
 def _casing(t: str) -> list[float]:
-    letters = [c for c in t if c.isalpha()]
+    letters = list(filter(str.isalpha, t))
     words = _WORD.findall(t)
-    return [sum(c.isupper() for c in letters) / max(1, len(letters)),
+    return [sum(map(str.isupper, letters)) / max(1, len(letters)),
             sum(w[:1].isupper() for w in words) / max(1, len(words))]
 
 

@@ -49,7 +49,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from sklearn.feature_extraction.text import TfidfVectorizer
+from scipy import sparse
+from sklearn.feature_extraction.text import CountVectorizer, TfidfTransformer
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import roc_auc_score
 
@@ -375,30 +376,49 @@ def near_duplicates(train_texts, test_texts, threshold: float = NEAR_DUPLICATE_C
     largest such cosine (A.1.3: held-out texts are not copies of training texts). Test texts are compared in
     chunks of at most ``chunk_entries`` (test × train) similarities, so a hub pool of 100,000 texts fits in memory."""
     train_texts, test_texts = list(train_texts), list(test_texts)
-    best = np.zeros(len(test_texts))
-    chunk = max(1, chunk_entries // max(1, len(train_texts)))
-    if train_texts and test_texts:
-        vectorizer = TfidfVectorizer(analyzer="char", ngram_range=(5, 5), dtype=np.float32)
-        matrix = vectorizer.fit_transform(train_texts + test_texts)
-        train, test = matrix[: len(train_texts)].T.tocsr(), matrix[len(train_texts):]
-        for start in range(0, len(test_texts), chunk):
-            block = (test[start:start + chunk] @ train).max(axis=1)
-            best[start:start + chunk] = block.toarray().ravel()
+    if not (train_texts and test_texts):
+        return np.zeros(len(test_texts), dtype=bool), np.zeros(len(test_texts))
+    counts = _char_counts(train_texts + test_texts)
+    return _copies(counts[: len(train_texts)], counts[len(train_texts):], threshold, chunk_entries)
+
+
+def _char_counts(texts: list[str]):
+    """Character 5-gram counts of ``texts`` (float32 CSR): ``TfidfVectorizer``'s own first stage."""
+    return CountVectorizer(analyzer="char", ngram_range=(5, 5), dtype=np.float32).fit_transform(texts)
+
+
+def _copies(train_counts, test_counts, threshold: float = NEAR_DUPLICATE_COSINE,
+            chunk_entries: int = 2**24) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`near_duplicates` from the splits' 5-gram counts. The TF-IDF weights are fitted on these rows alone;
+    a count column no row uses adds nothing to any vector, so counts taken over a larger set of texts (one shared
+    vocabulary, in the same sorted order) give the same cosines as counts of these texts alone."""
+    best = np.zeros(test_counts.shape[0])
+    if not (train_counts.shape[0] and test_counts.shape[0]):
+        return best.astype(bool), best
+    chunk = max(1, chunk_entries // max(1, train_counts.shape[0]))
+    matrix = TfidfTransformer().fit_transform(sparse.vstack([train_counts, test_counts], format="csr"))
+    train, test = matrix[: train_counts.shape[0]].T.tocsr(), matrix[train_counts.shape[0]:]
+    for start in range(0, test.shape[0], chunk):
+        block = (test[start:start + chunk] @ train).max(axis=1)
+        best[start:start + chunk] = block.toarray().ravel()
     return best >= threshold - 1e-6, best
 
 
 def drop_near_duplicates(frame: pd.DataFrame, rounds: int = 3) -> tuple[pd.DataFrame, int]:
     """``frame`` (text, split) without its test texts that are near-duplicates of a training text
     (:func:`near_duplicates`), and how many went: the cross-split rule of every pool (A.1.3). Checked again
-    after a drop, at most ``rounds`` times, since the TF-IDF weights move with the texts kept."""
-    dropped = 0
+    after a drop, at most ``rounds`` times, since the TF-IDF weights move with the texts kept; the 5-gram counts
+    are taken once (:func:`_copies` says why the cosines are those of each round's texts alone)."""
+    counts = _char_counts(list(frame.text))
+    kept = np.ones(len(frame), dtype=bool)
+    train, test = (frame.split == "train").to_numpy(), (frame.split == "test").to_numpy()
     for _ in range(rounds):
-        copies, _ = near_duplicates(frame.text[frame.split == "train"], frame.text[frame.split == "test"])
-        frame = frame.drop(index=frame.index[frame.split == "test"][copies])
-        dropped += int(copies.sum())
+        test_rows = np.flatnonzero(kept & test)
+        copies, _ = _copies(counts[np.flatnonzero(kept & train)], counts[test_rows])
+        kept[test_rows[copies]] = False
         if not copies.any():
             break
-    return frame, dropped
+    return frame[kept], int((~kept).sum())
 
 
 def evaluated_share(splits: dict[str, pd.DataFrame], evaluated: tuple[str, ...], cap: int | None) -> float | None:
