@@ -27,6 +27,15 @@ def smoke_run(root: Path, notebook: str):
 
 @pytest.mark.parametrize("notebook", NOTEBOOK_CASES)
 def test_notebook_runs_under_smoke(repo_copy, notebook):
+    """The notebook runs end to end under the smoke profile (``lib run --force``: every result recomputed).
+
+    Each case costs about 4–5 s before its first cell (Python, papermill, a kernel, the imports). Some take
+    longer, up to about 20 s with the caches warm on two workers, for work smoke keeps to prove its code path:
+    the notebooks that read the tiny models import torch and transformers (a few seconds alone) and run their forward
+    passes; D01 fine-tunes tiny-llama twice (LoRA, full) and generates from every checkpoint; K06 trains an SAE per
+    block and runs Algorithm 1's LIBLINEAR searches on its codes; K08 fine-tunes two students. On a fresh clone
+    (``cache/`` empty) the extractions, the shared tables and K04's model training run too, which adds to these.
+    """
     result = smoke_run(repo_copy, notebook)
     assert result.returncode == 0, result.stdout + result.stderr
     assert (repo_copy / "build" / "smoke" / f"{notebook}.done.json").is_file()

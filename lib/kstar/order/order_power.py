@@ -110,7 +110,11 @@ def wilcoxon_p_draws(shift: float, sd: float, n_tasks: int, *, n: int = 2000, se
     if n_tasks < 1 or not sd >= 0:
         raise ValueError(f"n_tasks={n_tasks}, sd={sd}; allowed: n_tasks >= 1, sd >= 0")
     d = shift + sd * np.random.default_rng(seed).standard_normal((n, n_tasks))
-    return np.array([stats.wilcoxon(row).pvalue if np.any(row != 0) else 1.0 for row in d])
+    p = np.ones(n)
+    moving = np.any(d != 0, axis=1)
+    if moving.any():  # one vectorised call over the rows: the same p as row by row, without 2,000 scipy calls
+        p[moving] = stats.wilcoxon(d[moving], axis=1).pvalue
+    return p
 
 
 def treatment_spread_draws(n_tasks: int, n_infinite: Sequence[int], n_flagged: Sequence[int],
