@@ -15,6 +15,8 @@ paired ``.ipynb`` exists) is served naming the server's default one, so the Lab 
 from __future__ import annotations
 
 import argparse
+import copy as _copy
+import functools
 import hashlib
 import json
 from collections import Counter
@@ -46,11 +48,25 @@ def _cells_digest(notebook: nbformat.NotebookNode) -> str:
     return hashlib.sha256(json.dumps(cells).encode()).hexdigest()
 
 
+@functools.cache
+def _parsed_script(path: str, mtime_ns: int, size: int) -> nbformat.NotebookNode:
+    """The script at ``path`` read as a notebook, once per version of the file (its mtime and size): every
+    profile's copy starts from it."""
+    return jupytext.read(path)
+
+
+def _script_notebook(notebook: str) -> nbformat.NotebookNode:
+    """A fresh notebook of ``notebook``'s script, the caller's to change."""
+    script = paths.notebook_script(notebook)
+    stat = script.stat()
+    return _copy.deepcopy(_parsed_script(str(script), stat.st_mtime_ns, stat.st_size))
+
+
 def build(profile: str, notebook: str) -> nbformat.NotebookNode:
     """The working copy: the script with the profile's parameters injected after its parameters cell."""
     from papermill.translators import translate_parameters
 
-    copy = jupytext.read(paths.notebook_script(notebook))
+    copy = _script_notebook(notebook)
     copy.metadata = nbformat.from_dict({"kernelspec": KERNELSPEC})
     values = config.as_dict(config.canonical(notebook, profile))
     where = paths.display(paths.params_file(profile, notebook))

@@ -134,6 +134,38 @@ def tiny_repository(destination: Path, only_tiny: bool = False) -> Path:
     return root
 
 
+def copy_finished(finished: Path, destination: Path) -> Path:
+    """A copy at ``destination`` of the finished repository ``finished`` (:func:`finished_tiny`), for a test to change.
+
+    Far cheaper than running the notebook again: the copy keeps every file's bytes and times, and its ``models`` and
+    ``cache`` links, so its stamps, manifests and script records stay current there.
+    """
+    return Path(shutil.copytree(finished, destination, symlinks=True))
+
+
+def restore_notebooks(root: Path) -> Path:
+    """Put back in the repository copy ``root`` the notebooks and parameter files that ``only_tiny`` removed."""
+    for script in (REPO / "notebooks").glob("*.py"):
+        shutil.copy2(script, root / "notebooks" / script.name)
+    for yaml_file in (REPO / "params").rglob("*.yaml"):
+        target = root / yaml_file.relative_to(REPO)
+        if not target.exists():
+            shutil.copy2(yaml_file, target)
+    return root
+
+
+@pytest.fixture(scope="session")
+def finished_tiny(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess]:
+    """A :func:`tiny_repository` (``only_tiny``) after one successful smoke run of ZZ_tiny, and that run's output.
+
+    Built once per test process and never changed: a test takes its own :func:`copy_finished`.
+    """
+    root = tiny_repository(tmp_path_factory.mktemp("finished") / "repo", only_tiny=True)
+    ran = run_cli(root, "run", "--profile", "smoke", "--quiet")
+    assert ran.returncode == 0, ran.stderr
+    return root, ran
+
+
 def tiny_causal_lm(folder: Path) -> Path:
     """A 2-layer, hidden-32 random Llama with MiniLM's shipped tokenizer and a chat template (plumbing tests only)."""
     from lib.models import converters

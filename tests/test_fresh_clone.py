@@ -7,20 +7,29 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import REPO, run_cli, tiny_repository
+from conftest import REPO, copy_finished, restore_notebooks, run_cli, tiny_repository
 
 from lib import published
 
 POINTER = "a finished reference run is in published/ (profile default"
 
 
-@pytest.fixture
-def clone(tmp_path: Path) -> Path:
-    """A repository copy with every notebook, the tiny one, and the publication's record; nothing run yet."""
-    root = tiny_repository(tmp_path / "repo")
+def _with_record(root: Path) -> Path:
     (root / "published").mkdir()
     shutil.copy2(REPO / "published" / published.RECORD, root / "published" / published.RECORD)
     return root
+
+
+@pytest.fixture
+def clone(tmp_path: Path) -> Path:
+    """A repository copy with every notebook, the tiny one, and the publication's record; nothing run yet."""
+    return _with_record(tiny_repository(tmp_path / "repo"))
+
+
+@pytest.fixture
+def clone_ran_tiny(finished_tiny, tmp_path: Path) -> Path:
+    """:func:`clone` after a smoke run of ZZ_tiny alone (a copy of the session's run, every notebook put back)."""
+    return _with_record(restore_notebooks(copy_finished(finished_tiny[0], tmp_path / "repo")))
 
 
 def test_list_claims_and_report_point_to_the_published_run(clone):
@@ -36,8 +45,8 @@ def test_list_claims_and_report_point_to_the_published_run(clone):
     assert f"it is empty: nothing has run under profile smoke in this checkout; {POINTER}" in site.stdout
 
 
-def test_figures_skips_each_notebook_without_results_in_one_line_and_exits_0(clone):
-    assert run_cli(clone, "run", "ZZ_tiny", "--profile", "smoke", "--quiet").returncode == 0
+def test_figures_skips_each_notebook_without_results_in_one_line_and_exits_0(clone_ran_tiny):
+    clone = clone_ran_tiny
     redraw = run_cli(clone, "figures", "--profile", "smoke", "--quiet")
     assert redraw.returncode == 0 and "FAILED" not in redraw.stderr, redraw.stderr
     smoke = sorted(p.stem for p in (clone / "params" / "smoke").glob("*.yaml"))

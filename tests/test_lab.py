@@ -179,16 +179,24 @@ def repository(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
+@pytest.fixture(scope="module")
+def served(repository: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[_Server]:
+    """One Jupyter server with jupytext's contents manager and no other option, on :func:`repository`, shared by the
+    tests that need no other: each opens, runs and saves its own files (a server start costs seconds of CPU)."""
+    with _running(repository, tmp_path_factory.mktemp("served")) as server:
+        yield server
+
+
 def _save_through_server(root_dir: Path, home: Path, path: str) -> None:
     with _running(root_dir, home) as server:
         server.save_unchanged(path)
 
 
-def test_saving_from_the_repository_root_pairs_and_keeps_the_script(repository: Path, tmp_path: Path) -> None:
+def test_saving_from_the_repository_root_pairs_and_keeps_the_script(repository: Path, served: _Server) -> None:
     script = repository / NOTEBOOK
     before = script.read_bytes()
     assert not script.with_suffix(".ipynb").exists()
-    _save_through_server(repository, tmp_path / "home", NOTEBOOK)
+    served.save_unchanged(NOTEBOOK)
     assert script.with_suffix(".ipynb").exists(), "no paired .ipynb: jupytext.toml was not found"
     assert script.read_bytes() == before, "saving rewrote the script"
 
@@ -241,35 +249,33 @@ def _run_cell_and_save(server: _Server, path: str) -> dict:
 
 
 @pytest.mark.timeout(300)
-def test_opening_running_and_saving_leaves_the_script_byte_identical(repository: Path, tmp_path: Path) -> None:
+def test_opening_running_and_saving_leaves_the_script_byte_identical(repository: Path, served: _Server) -> None:
     """Open a script as a notebook, start its kernel, run a cell, save: twice, before and after the pair exists."""
     script = repository / RUN_NOTEBOOK
     pair = script.with_suffix(".ipynb")
     pair.unlink(missing_ok=True)
     before = script.read_bytes()
-    with _running(repository, tmp_path / "home") as server:
-        first = _run_cell_and_save(server, RUN_NOTEBOOK)
-        assert script.read_bytes() == before, "saving after a run rewrote the script"
-        assert pair.is_file(), "no paired .ipynb: jupytext.toml was not found"
-        again = _run_cell_and_save(server, RUN_NOTEBOOK)  # reopened: the kernel now comes from the pair
-        assert script.read_bytes() == before, "saving after a second run rewrote the script"
+    first = _run_cell_and_save(served, RUN_NOTEBOOK)
+    assert script.read_bytes() == before, "saving after a run rewrote the script"
+    assert pair.is_file(), "no paired .ipynb: jupytext.toml was not found"
+    again = _run_cell_and_save(served, RUN_NOTEBOOK)  # reopened: the kernel now comes from the pair
+    assert script.read_bytes() == before, "saving after a second run rewrote the script"
     assert first == again and first["name"] == "python3", first  # Python 3 (ipykernel), as ipykernel names it
     assert json.loads(pair.read_text())["metadata"]["kernelspec"] == first  # the kernel lives in the pair
 
 
-def test_saving_a_lib_module_from_the_notebook_view_leaves_it_alone(repository: Path, tmp_path: Path) -> None:
+def test_saving_a_lib_module_from_the_notebook_view_leaves_it_alone(repository: Path, served: _Server) -> None:
     """The Lab opens every ``.py`` as a notebook, ``lib/`` too: a save with a kernel's metadata changes no byte."""
     modules = sorted(p.relative_to(repository).as_posix() for p in (repository / "lib").rglob("*.py"))
     before = {path: (repository / path).read_bytes() for path in modules}
-    with _running(repository, tmp_path / "home") as server:
-        spec = server.request("GET", "/api/kernelspecs")["kernelspecs"]["python3"]["spec"]
-        for path in modules:
-            content = server.open_notebook(path)
-            content["metadata"]["kernelspec"] = {
-                "display_name": spec["display_name"], "language": spec["language"], "name": "python3",
-            }
-            content["metadata"]["language_info"] = {"name": "python", "file_extension": ".py"}
-            server.save_notebook(path, content)
+    spec = served.request("GET", "/api/kernelspecs")["kernelspecs"]["python3"]["spec"]
+    for path in modules:
+        content = served.open_notebook(path)
+        content["metadata"]["kernelspec"] = {
+            "display_name": spec["display_name"], "language": spec["language"], "name": "python3",
+        }
+        content["metadata"]["language_info"] = {"name": "python", "file_extension": ".py"}
+        served.save_notebook(path, content)
     assert [path for path in modules if (repository / path).read_bytes() != before[path]] == []
     assert sorted((repository / "lib").rglob("*.ipynb")) == [], "a lib module was paired"
 
@@ -426,11 +432,12 @@ def test_make_lab_writes_every_copy_it_can_and_names_the_others(
     assert not lab.working_copy("smoke", name).exists()
 
 
-def test_the_contents_manager_names_the_default_kernel_for_a_script(repository: Path, tmp_path: Path) -> None:
+def test_the_contents_manager_names_the_default_kernel_for_a_script(
+    repository: Path, served: _Server, tmp_path: Path,
+) -> None:
     """Jupytext alone serves a script before its pair exists with no kernel (the Lab then asks for one)."""
     (repository / RUN_NOTEBOOK).with_suffix(".ipynb").unlink(missing_ok=True)
-    with _running(repository, tmp_path / "jupytext") as server:
-        assert "kernelspec" not in server.open_notebook(RUN_NOTEBOOK)["metadata"]
+    assert "kernelspec" not in served.open_notebook(RUN_NOTEBOOK)["metadata"]
     with _running(repository, tmp_path / "lab", CONTENTS_MANAGER) as server:
         metadata = server.open_notebook(RUN_NOTEBOOK)["metadata"]
         specs = server.request("GET", "/api/kernelspecs")
@@ -506,7 +513,7 @@ class _Lab:
             assert not state["dialogs"], f"a dialog while waiting for {what}: {state['dialogs']}"
             if value := predicate(state):
                 return value
-            time.sleep(0.5)
+            time.sleep(0.2)
         pytest.fail(f"no {what} within {UI_TIMEOUT_S} s; the Lab shows {self.driver.execute_script(_STATE_JS)}")
 
     def open_url(self, path: str) -> None:
@@ -576,7 +583,7 @@ def _until(what: str, predicate: Any) -> None:
     deadline = time.monotonic() + UI_TIMEOUT_S
     while not predicate():
         assert time.monotonic() < deadline, f"{what} within {UI_TIMEOUT_S} s"
-        time.sleep(0.5)
+        time.sleep(0.2)
 
 
 @pytest.mark.timeout(900)
@@ -584,7 +591,8 @@ def test_the_lab_runs_a_profile_and_leaves_the_script_and_git_status_clean(
     committed_repository: Path, installed_settings: Path, tmp_path: Path,
 ) -> None:
     """Through the Lab's UI: a script opens on a kernel without a dialog; its smoke copy, opened from the file
-    browser, edited, run and saved, runs the smoke profile; saving both leaves the script's bytes and git alone."""
+    browser, edited, run and saved, runs the smoke profile; saving both leaves the script's bytes and git alone.
+    Over 20 s: `python -m lib.lab`, a Jupyter server, Chromium and two kernels are what it tests."""
     pytest.importorskip("jupyterlab", reason="jupyterlab is not installed (`make lab` installs the lab extras)")
     root = committed_repository
     made = subprocess.run([sys.executable, "-m", "lib.lab"], cwd=root, capture_output=True, text=True, timeout=600)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from conftest import TINY_NOTEBOOK, TINY_SCHEMA, add_toy_schema, run_cli, tiny_repository
+from conftest import TINY_NOTEBOOK, TINY_SCHEMA, add_toy_schema, copy_finished, run_cli
 
 from lib import claims, config, paths, publish, published, runner
 
@@ -42,11 +42,9 @@ else:
 
 
 @pytest.fixture(scope="module")
-def smoke_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tiny_repository(tmp_path_factory.mktemp("publish"), only_tiny=True)
-    done = run_cli(root, "run", "--profile", "smoke", "--quiet")
-    assert done.returncode == 0, done.stderr
-    return root
+def smoke_run(finished_tiny, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the session's finished smoke run of ZZ_tiny, this module's own."""
+    return copy_finished(finished_tiny[0], tmp_path_factory.mktemp("publish") / "repo")
 
 
 @pytest.fixture(scope="module")
@@ -138,8 +136,8 @@ else:
 
 
 @pytest.mark.xdist_group("publish")
-def test_adding_keeps_the_published_notebooks_of_another_checkout_and_refuses_a_stale_one(tmp_path):
-    root = tiny_repository(tmp_path, only_tiny=True)
+def test_adding_keeps_the_published_notebooks_of_another_checkout_and_refuses_a_stale_one(finished_tiny, tmp_path):
+    root = copy_finished(finished_tiny[0], tmp_path / "repo")  # ZZ_tiny done: the run below adds ZZ_twin's
     (root / "notebooks" / "ZZ_twin.py").write_text(
         TINY_NOTEBOOK.replace("ZZ_tiny", "ZZ_twin").replace("A tiny notebook", "A twin notebook"))
     (root / "params" / "smoke" / "ZZ_twin.yaml").write_text("pause_s: 0.0\n")

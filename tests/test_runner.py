@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import TINY_NOTEBOOK, TINY_SCHEMA, add_toy_schema, run_cli, tiny_repository
+from conftest import TINY_NOTEBOOK, TINY_SCHEMA, add_toy_schema, copy_finished, run_cli, tiny_repository
 
 from lib import config, runner
 from lib.models import hub
@@ -28,6 +28,12 @@ def repo(tmp_path: Path) -> Path:
     return tiny_repository(tmp_path, only_tiny=True)
 
 
+@pytest.fixture
+def finished(finished_tiny: tuple[Path, subprocess.CompletedProcess], tmp_path: Path) -> Path:
+    """:func:`repo` after a successful smoke run of ZZ_tiny (a copy of the session's run, this test's own)."""
+    return copy_finished(finished_tiny[0], tmp_path / "finished")
+
+
 def _stamp(root: Path) -> Path:
     return root / "build" / "smoke" / "ZZ_tiny.done.json"
 
@@ -36,8 +42,9 @@ def _manifest(root: Path, folder: str = "ZZ_tiny", name: str = "first.json") -> 
     return root / "results" / "smoke" / folder / f"{name}.manifest.json"
 
 
-def test_run_skip_force_and_list(repo):
-    first = run_cli(repo, "run", "--profile", "smoke", "--quiet")
+def test_run_skip_force_and_list(finished, finished_tiny):
+    """About 20 s: two notebook runs (``--force --reuse``, ``--force``) and three commands, each its own process."""
+    repo, first = finished, finished_tiny[1]  # the first run: the one the copy was taken after
     assert first.returncode == 0, first.stderr
     assert "ran  ZZ_tiny" in first.stdout and _stamp(repo).is_file()
     executed = json.loads((repo / "build" / "smoke" / "ZZ_tiny.ipynb").read_text())
@@ -54,8 +61,8 @@ def test_run_skip_force_and_list(repo):
     assert run_cli(repo, "run", "--profile", "smoke", "--reuse").returncode == 2
 
 
-def test_overrides_write_a_variant_and_never_touch_the_canonical_run(repo):
-    assert run_cli(repo, "run", "--profile", "smoke", "--quiet").returncode == 0
+def test_overrides_write_a_variant_and_never_touch_the_canonical_run(finished):
+    repo = finished
     canonical = {p: p.read_bytes() for p in [_stamp(repo), *(repo / "results/smoke/ZZ_tiny").iterdir()]}
     changed = run_cli(repo, "run", "--profile", "smoke", "--quiet", "--set", "seed=5")
     assert "ran  ZZ_tiny@seed=5" in changed.stdout, changed.stderr
@@ -77,8 +84,8 @@ def results_params(root: Path, folder: str) -> dict:
     return json.loads(_manifest(root, folder).read_text())["params"]
 
 
-def test_a_canonical_result_of_other_parameters_is_stale(repo):
-    assert run_cli(repo, "run", "--profile", "smoke", "--quiet").returncode == 0
+def test_a_canonical_result_of_other_parameters_is_stale(finished):
+    repo = finished
     manifest = _manifest(repo, name="second.json")
     content = json.loads(manifest.read_text())
     manifest.write_text(json.dumps({**content, "params_hash": "0" * 64}))  # written by other parameters
@@ -88,8 +95,8 @@ def test_a_canonical_result_of_other_parameters_is_stale(repo):
     assert json.loads(manifest.read_text())["params_hash"] != "0" * 64
 
 
-def test_a_code_change_reruns_what_it_touches_and_nothing_else(repo):
-    assert run_cli(repo, "run", "--profile", "smoke", "--quiet").returncode == 0
+def test_a_code_change_reruns_what_it_touches_and_nothing_else(finished):
+    repo = finished
     before = _manifest(repo).read_text()
     with open(repo / "lib" / "stats.py", "a") as handle:  # ZZ_tiny never imports it
         handle.write("# edited\n")
@@ -148,34 +155,44 @@ def test_failing_notebook_is_named_and_the_batch_goes_on(repo):
     assert _stamp(repo).is_file() and not (repo / "build/smoke/ZZ_tiny2.done.json").exists()
 
 
-def test_figures_command_never_recomputes(repo):
+def test_figures_command_never_recomputes(repo, finished):
     missing = run_cli(repo, "figures", "--profile", "smoke", "--quiet")
     assert missing.returncode == 0, missing.stderr
     assert "skipped  ZZ_tiny" in missing.stdout and "no results to draw from; run it first: python -m lib run " \
         "ZZ_tiny --profile smoke" in missing.stdout
     assert not (repo / "results").exists() and not _stamp(repo).exists()
-    assert run_cli(repo, "run", "--profile", "smoke", "--quiet").returncode == 0
-    manifest = repo / "results/smoke/ZZ_tiny/first.json.manifest.json"
+    manifest = finished / "results/smoke/ZZ_tiny/first.json.manifest.json"  # after a run
     before = manifest.read_text()
-    redraw = run_cli(repo, "figures", "--profile", "smoke", "--quiet")
+    redraw = run_cli(finished, "figures", "--profile", "smoke", "--quiet")
     assert redraw.returncode == 0, redraw.stderr
     assert manifest.read_text() == before
 
 
+#: ZZ_tiny whose second result waits while ``ZZ_HOLD`` is set: a run started with it is killed between its results,
+#: and a run without it goes straight through (same script, same parameters).
+HELD_NOTEBOOK = TINY_NOTEBOOK.replace('second, _ = run.json(', """import os
+held_until = time.monotonic() + 300
+while os.environ.get("ZZ_HOLD") and time.monotonic() < held_until:
+    time.sleep(0.05)
+second, _ = run.json(""")
+
+
 def test_killed_batch_resumes_without_redoing_finished_work(repo):
-    (repo / "params" / "smoke" / "ZZ_tiny.yaml").write_text("pause_s: 6.0\n")
+    (repo / "notebooks" / "ZZ_tiny.py").write_text(HELD_NOTEBOOK)
     process = subprocess.Popen(
         [sys.executable, "-m", "lib", "run", "--profile", "smoke", "--quiet"],
         cwd=repo, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        env={**os.environ, "HF_HUB_OFFLINE": "1"},
+        env={**os.environ, "HF_HUB_OFFLINE": "1", "ZZ_HOLD": "1"},
     )
     first_manifest = repo / "results/smoke/ZZ_tiny/first.json.manifest.json"
-    deadline = time.monotonic() + 120
-    while not first_manifest.exists() and time.monotonic() < deadline:
-        time.sleep(0.2)
-    assert first_manifest.exists(), "the notebook never logged its first result"
-    os.killpg(process.pid, signal.SIGKILL)
-    process.wait()
+    try:
+        deadline = time.monotonic() + 120
+        while not first_manifest.exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert first_manifest.exists(), "the notebook never logged its first result"
+    finally:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
     assert not _stamp(repo).exists()
     assert "missing" in run_cli(repo, "list").stdout
     before = first_manifest.read_text()
@@ -187,10 +204,10 @@ def test_killed_batch_resumes_without_redoing_finished_work(repo):
     assert sorted(stamp["results"]) == ["results/smoke/ZZ_tiny/first.json", "results/smoke/ZZ_tiny/second.json"]
 
 
-def test_a_changed_notebook_recomputes_the_results_its_old_cells_wrote(repo):
+def test_a_changed_notebook_recomputes_the_results_its_old_cells_wrote(finished):
     """Run reuses a result whose parameters and lib sources match; the notebook's own cells are the runner's to
     check: after an edit of the script its logged results are discarded, never read as this script's."""
-    assert run_cli(repo, "run", "--profile", "smoke", "--quiet").returncode == 0
+    repo = finished
     before = _manifest(repo).read_text()
     assert json.loads((repo / "build/smoke/ZZ_tiny.script.json").read_text())["script_sha256"]
     script = repo / "notebooks" / "ZZ_tiny.py"
@@ -299,8 +316,8 @@ def test_an_unwritable_results_folder_fails_in_one_line_and_the_batch_table_is_p
     assert "ZZ_tiny   missing" in run_cli(repo, "list").stdout and not _half_written(repo)
 
 
-def test_with_force_an_unwritable_output_folder_removes_nothing(repo):
-    assert run_cli(repo, "run", "--profile", "smoke", "--quiet").returncode == 0
+def test_with_force_an_unwritable_output_folder_removes_nothing(finished):
+    repo = finished
     kept = {p: p.read_bytes() for p in [_stamp(repo), *(repo / "results/smoke/ZZ_tiny").iterdir()]}
     (repo / "figures" / "smoke").mkdir(parents=True, exist_ok=True)
     (repo / "figures" / "smoke" / "ZZ_tiny").write_text("a file where the figures folder belongs")  # stops root too
@@ -324,8 +341,8 @@ def _read_only_prefix(folder: Path) -> list[str] | None:
     return ["unshare", "-m", "sh", "-c", mount, "sh"] if probe.returncode == 0 else None
 
 
-def test_a_read_only_results_folder_with_force_keeps_the_run_done(repo):
-    assert run_cli(repo, "run", "--profile", "smoke", "--quiet").returncode == 0
+def test_a_read_only_results_folder_with_force_keeps_the_run_done(finished):
+    repo = finished
     folder = repo / "results" / "smoke" / "ZZ_tiny"
     kept = {p: p.read_bytes() for p in [_stamp(repo), *folder.iterdir()]}
     prefix = _read_only_prefix(folder)
@@ -367,8 +384,8 @@ def test_a_second_run_of_a_notebook_waits_for_the_first_and_a_dead_holder_blocks
     assert again.returncode == 0 and "ran  ZZ_tiny" in again.stdout and "in progress" not in again.stderr
 
 
-def test_a_damaged_result_is_listed_corrupt_and_said_so_when_recomputed(repo):
-    assert run_cli(repo, "run", "--profile", "smoke", "--quiet").returncode == 0
+def test_a_damaged_result_is_listed_corrupt_and_said_so_when_recomputed(finished):
+    repo = finished
     result = repo / "results" / "smoke" / "ZZ_tiny" / "first.json"
     result.write_bytes(result.read_bytes()[:3])
     listed = run_cli(repo, "list").stdout
@@ -402,6 +419,8 @@ class Reader(Tiny):
 
 
 def test_a_notebook_runs_after_the_notebook_it_reads_and_goes_stale_when_that_one_reruns(repo):
+    """Over 20 s: four notebook runs (the order needs both run, the staleness a rerun of the producer, then the
+    reader's rerun) and two listings, each its own process; no finished state can stand in for them."""
     add_toy_schema(repo, READER_SCHEMA)
     (repo / "notebooks" / "ZZ_reader.py").write_text(TINY_NOTEBOOK.replace("ZZ_tiny", "ZZ_reader"))
     (repo / "params" / "smoke" / "ZZ_reader.yaml").write_text("{}\n")
