@@ -21,7 +21,6 @@ from typing import Any, Protocol
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import stats
 
 #: A test is decisive when it holds this often if the paper is right …
 DECISIVE_IF_PAPER = 0.8
@@ -105,6 +104,8 @@ def normal_draws(centre: float, se: float, *, support: tuple[float, float] = (-m
 
 def _spearman_rows(first: np.ndarray, second: np.ndarray) -> np.ndarray:
     """Spearman's ρ between ``first`` and each row of ``second`` (ties averaged, as scipy ranks them)."""
+    from scipy import stats  # here, not at the top: every notebook and `python -m lib` imports this module
+
     a = stats.rankdata(first)
     b = stats.rankdata(second, axis=1)
     a, b = a - a.mean(), b - b.mean(axis=1, keepdims=True)

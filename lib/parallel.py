@@ -17,9 +17,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
-import joblib
 import numpy as np
-import scipy.sparse as sp
 from threadpoolctl import threadpool_limits
 
 # Environment variables read once, when the OpenMP / BLAS runtimes load (before torch or numpy import).
@@ -135,6 +133,8 @@ def parallel_map(
         # gain nothing from threads, and on a busy machine threaded BLAS slows them several-fold.
         with threadpool_limits(limits=1):
             return [func(item, item_seed) for item, item_seed in zip(items, seeds, strict=True)]
+    import joblib  # here, not at the top: every lib import loads this module (lib/__init__), and joblib costs ~0.15 s
+
     calls = [joblib.delayed(func)(item, item_seed) for item, item_seed in zip(items, seeds, strict=True)]
     if scheduler is None:
         with joblib.parallel_config(backend="loky", inner_max_num_threads=max(1, share // workers)):
@@ -154,6 +154,8 @@ def _shared_root() -> str | None:
 
 
 def _write_shared(folder: str, name: str, array) -> str:
+    import scipy.sparse as sp  # here, like joblib in parallel_map: every lib import loads this module
+
     if sp.issparse(array):
         path = os.path.join(folder, f"{name}.npz")
         sp.save_npz(path, array, compressed=False)
@@ -165,6 +167,8 @@ def _write_shared(folder: str, name: str, array) -> str:
 
 def _open_shared(path: str):
     """A dense array memory-mapped read-only, or a scipy sparse matrix loaded as CSR."""
+    import scipy.sparse as sp
+
     return sp.load_npz(path).tocsr() if path.endswith(".npz") else np.load(path, mmap_mode="r")
 
 
