@@ -38,6 +38,23 @@ attention kernels of SmolLM2 and the K04 transformer, which are added here):
   ``networks.train``, which draws each batch from the factor world (in the time, not in the count).
 
 Not counted: embeddings, norms, softmax, top-k, Adam and the data; they take time, not matmul FLOPs.
+
+Why the LoRA loops stay near a third of the peak. Under each LoRA line the bench times the loop's frozen products
+alone, forward and input gradient at their own shapes (512 rows × 384…1,536, from pre-made bfloat16 operands): they
+reach the full 2,048² peak (0.98–1.03) and fill only 22–31 % of the step. The shapes are not too small; the step is
+mostly other work. torch.profiler on one step (one thread, self time): K08 MiniLM 30 % frozen products, 24 %
+dropout masks, 15 % element-wise ops, 10 % activation casts, 6 % rank-r products, 4 % attention, 2 % AdamW, 2 %
+weight casts; K08 SmolLM2-135M 41 %, 16 % dropout, 12 % element-wise, 11 % attention (the fused kernel's backward
+at 32 tokens), 8 % rank-r, 5 % activation casts, 1 % weight casts; D01 40 % (with the output layer), 16 %
+attention, 13 % dropout, 12 % element-wise, 6 % rank-r, 5 % activation casts, 3 % weight casts. The dropout
+(p = 0.05, the papers' recipe, its own mask per adapter) draws one Bernoulli number per element of every adapted
+projection's input, about 5 ns each on a single thread whatever the thread count (torch's CPU generator is serial
+on this AMD CPU): 77 M draws, some 0.4 s of a 1.8 s SmolLM2 step, 11 M for MiniLM. The rank-r products
+(512 × 576 × 8 and back) run at 0.3–0.5 of the peak. On two threads the serial and memory-bound parts shrink less
+than the products, so the shares fall from about 0.45 on one thread to a third. The frozen weights are cast to
+bfloat16 once per loop (:func:`lib.models.precision.frozen_weights_in`): cast at every step, as autocast does,
+the same loops measured 0.26 (D01), 0.17–0.19 (MiniLM) and 0.24–0.25 (SmolLM2) in runs alternating with 0.33,
+0.24–0.26 and 0.30–0.31.
 """
 
 from __future__ import annotations
@@ -78,11 +95,13 @@ WORDS = ("the film is a quiet and oddly moving portrait of grief although its se
 
 @dataclass(frozen=True)
 class Timing:
-    """A timed run of a loop: steps, seconds and the matmul FLOPs its shapes imply."""
+    """A timed run of a loop: steps, seconds and the matmul FLOPs its shapes imply; for a LoRA loop also its frozen
+    products per step, (rows, in, out) each, whose forward and input-gradient products :func:`own_shapes` times."""
 
     steps: int
     seconds: float
     flops: float
+    frozen: tuple[tuple[int, int, int], ...] = ()
 
 
 def matmul_peak(dtype: str) -> float:
@@ -95,6 +114,29 @@ def matmul_peak(dtype: str) -> float:
         a @ b
         times.append(time.perf_counter() - start)
     return 2 * MATMUL_SIDE**3 / min(times)
+
+
+def own_shapes(frozen: tuple[tuple[int, int, int], ...], dtype: str) -> tuple[float, float]:
+    """(FLOP/s, seconds per step) of a loop's frozen products alone at their own shapes in ``dtype``: each
+    rows × in × out forward and rows × out × in input gradient, made once and timed best of five."""
+    kind, seconds, flops = getattr(torch, dtype), 0.0, 0.0
+    for rows, n_in, n_out in frozen:
+        for k, n in ((n_in, n_out), (n_out, n_in)):
+            a, b = torch.randn(rows, k, dtype=kind), torch.randn(k, n, dtype=kind)
+            a @ b
+            times = []
+            for _ in range(5):
+                start = time.perf_counter()
+                a @ b
+                times.append(time.perf_counter() - start)
+            seconds, flops = seconds + min(times), flops + 2 * rows * k * n
+    return flops / seconds, seconds
+
+
+def frozen_products(base: torch.nn.Module, rows: int) -> tuple[tuple[int, int, int], ...]:
+    """(rows, in, out) of every projection inside the blocks of a model without adapters."""
+    return tuple((rows, base.get_submodule(name).in_features, base.get_submodule(name).out_features)
+                 for name in students.projection_names(base))
 
 
 def projection_weights(base: torch.nn.Module) -> int:
@@ -141,6 +183,7 @@ def d01_lora(steps: int) -> Timing:
     base = loading.load_causal_lm(folder)
     base.config.use_cache = False
     frozen = projection_weights(base)  # before peft wraps the projections
+    products = frozen_products(base, defaults["batch_size"] * defaults["max_length"])
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*is_gradient_checkpointing.*", category=FutureWarning)
         model = get_peft_model(base, LoraConfig(
@@ -171,10 +214,12 @@ def d01_lora(steps: int) -> Timing:
         return (lora_flops(frozen, adapters, len(batch), length, cfg.hidden_size, cfg.num_hidden_layers)
                 + 4 * head * kept)
 
-    step(batches[0])
-    start = time.perf_counter()
-    flops = sum(step(batch) for batch in batches[1:])
-    return Timing(steps, time.perf_counter() - start, flops)
+    with precision.frozen_weights_in(model, TRAINING_PRECISION):  # as _train: the frozen weights cast once
+        step(batches[0])
+        start = time.perf_counter()
+        flops = sum(step(batch) for batch in batches[1:])
+        seconds = time.perf_counter() - start
+    return Timing(steps, seconds, flops, products)
 
 
 def k08_student(model: str, steps: int) -> Timing:
@@ -182,7 +227,9 @@ def k08_student(model: str, steps: int) -> Timing:
     params = config.canonical("K08_label_budget", PROFILE)
     settings = students.LoraSettings(params.lora_rank, params.lora_alpha, params.lora_dropout, params.lr)
     student, tokenizer = students.build(model, seed=0, settings=settings)
-    frozen, adapters = projection_weights(loading.load(model)[0]), adapter_weights(student.backbone)
+    base = loading.load(model)[0]
+    frozen, adapters = projection_weights(base), adapter_weights(student.backbone)
+    products = frozen_products(base, students.BATCH_SIZE * params.student_max_tokens)
     rng = np.random.default_rng(0)
     texts = [" ".join(rng.choice(WORDS, 48)) for _ in range(students.BATCH_SIZE * (steps + 1))]
     targets = np.arange(len(texts)) % 2.0
@@ -198,7 +245,7 @@ def k08_student(model: str, steps: int) -> Timing:
     if log.tokens != log.steps * students.BATCH_SIZE * length:
         raise RuntimeError(f"{model}: {log.tokens} tokens in {log.steps} steps; the texts must fill every row")
     per_step = lora_flops(frozen, adapters, students.BATCH_SIZE, length, cfg.hidden_size, cfg.num_hidden_layers)
-    return Timing(log.steps, log.seconds, per_step * log.steps)
+    return Timing(log.steps, log.seconds, per_step * log.steps, products)
 
 
 def k06_sae(model: str, steps: int) -> Timing:
@@ -256,8 +303,9 @@ def _k04_loop(name: str, steps: int) -> Timing:
 TRAINING_PRECISION = precision.training_precision("cpu")  # the fine-tunes' and students' (module docstring)
 
 
-def loops(scale: float) -> list[tuple[str, str, Callable[[], Timing]]]:
-    """(name, precision, timed run) of every loop of the default profile that can run here."""
+def loops(scale: float, only: str = "") -> list[tuple[str, str, Callable[[], Timing]]]:
+    """(name, precision, timed run) of every loop of the default profile that can run here (whose name holds
+    ``only``)."""
     def n(key: str) -> int:
         return max(1, math.ceil(STEPS[key] * scale))
 
@@ -276,16 +324,19 @@ def loops(scale: float) -> list[tuple[str, str, Callable[[], Timing]]]:
         out.append((f"K04 {name} (one thread)", "float32", lambda a=name: k04_network(a, n("K04"))))
     for pair in zip(architectures[::2], architectures[1::2], strict=False):
         out.append((f"K04 side by side: {' + '.join(pair)}", "float32", lambda p=pair: k04_pair(p, n("K04"))))
-    return out
+    return [loop for loop in out if only in loop[0]]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", type=float, default=1.0, help="multiply every loop's timed steps (0.1: a check)")
+    parser.add_argument("--only", default="", help="time only the loops whose name holds this text (e.g. LoRA)")
     args = parser.parse_args()
     transformers_logging.disable_progress_bar()  # no "Loading weights" bar between the lines
     threads = parallel.configure_threads()
-    planned = loops(args.scale)
+    planned = loops(args.scale, args.only)
+    if not planned:
+        parser.error(f"--only {args.only!r} matches no loop that can run here")
     kinds = sorted({kind for _, kind, _ in planned})
     before = {kind: matmul_peak(kind) for kind in kinds}
     timings = [(name, kind, timed()) for name, kind, timed in planned]
@@ -301,6 +352,10 @@ def main() -> None:
             shares.append(rate / peak[kind])
         print(f"{name:<{width}} {kind:<8} {result.steps / result.seconds:7.2f} steps/s {rate / 1e9:7.1f} GFLOP/s "
               f"share of peak {rate / peak[kind]:.2f}")
+        if result.frozen:
+            own, seconds = own_shapes(result.frozen, kind)
+            print(f"{'':<{width}}   its frozen products alone, at their own shapes: share of peak "
+                  f"{own / peak[kind]:.2f}, {seconds * result.steps / result.seconds:.0%} of the step")
     print(f"training: worst share of peak {min(shares):.2f}")
 
 if __name__ == "__main__":

@@ -8,7 +8,8 @@ with the paper's recipe (LoRA r=16, α=32, dropout 0.05 on q,k,v,o,gate,up,down;
 schedule with 3 % warmup; 3 epochs; loss on the assistant tokens only). Deviations forced by the
 CPU: batch 8 without accumulation (paper: effective 32) and sequences cut at 64 tokens (paper: 1024). The
 paper's bfloat16 is kept as autocast where the CPU has bfloat16 units (:mod:`lib.models.precision`; float32
-otherwise, said in one line), recorded in each checkpoint's settings.
+otherwise, said in one line), recorded in each checkpoint's settings; LoRA's frozen weights are cast to bfloat16
+once per fine-tune instead of at every step (:func:`lib.models.precision.frozen_weights_in`, the same numbers).
 
 Every checkpoint is a plain transformers folder (config, tokenizer, ``model.safetensors``) written
 to a hidden temp folder and renamed into place, with ``checkpoint.json`` (settings, timing) inside:
@@ -275,7 +276,8 @@ def _train(base_folder: Path, pairs: list[tuple[str, str]], staging: Path, spec:
     order_rng = torch.Generator().manual_seed(spec["seed"])
     epoch_losses = []
     label = f"finetune {spec['base']} {spec['method']} on {spec['corpus']}"
-    with Steps(label, total) as bar:
+    # LoRA's frozen base cast to bfloat16 once, not at every step; float32 again before the merge
+    with Steps(label, total) as bar, precision.frozen_weights_in(model, spec["precision"]):
         for _ in range(spec["epochs"]):
             order = torch.randperm(len(examples), generator=order_rng).tolist()
             losses = []

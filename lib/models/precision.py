@@ -6,6 +6,12 @@ and runs the matrix products in bfloat16: the mixed precision both papers descri
 and a CPU with AVX-512 BF16 or AMX-BF16 units have them (read from ``/proc/cpuinfo``; on this project's 2-core
 machine a 2,048² bfloat16 product runs 4.4× faster than float32). A CPU without them would emulate bfloat16 at a
 fraction of float32's speed, so there the loop trains in float32 and says so in one line.
+
+Autocast casts a float32 weight to bfloat16 at every product, and caches the cast only for weights that train: the
+frozen base of a LoRA model would be cast again at every step. :func:`frozen_weights_in` casts the frozen products'
+weights once for the length of a training loop, the usual LoRA practice; autocast would have made the same bfloat16
+copies, so the loop computes bit for bit what it did, and the float32 originals return afterwards (a merged adapter
+adds its small update to them, not to their bfloat16 rounding).
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -62,3 +69,32 @@ def autocast(device: Any, precision: str) -> contextlib.AbstractContextManager:
     if precision == FLOAT32:
         return contextlib.nullcontext()
     return torch.autocast(torch.device(device).type, dtype=torch.bfloat16)
+
+
+@contextlib.contextmanager
+def frozen_weights_in(model: Any, precision: str) -> Iterator[int]:
+    """For :data:`BFLOAT16`: every ``torch.nn.Linear`` of ``model`` whose weight does not train holds bfloat16 copies
+    of its weight and bias inside the block, its float32 parameters again after it (also on error). Only the linear
+    products: autocast runs them in bfloat16 anyway, while embeddings and norms stay in float32, so a weight tied to
+    an embedding (a tied output layer) gets its own bfloat16 copy and the tie returns afterwards. Yields how many
+    weights were cast (0 for :data:`FLOAT32`: nothing changes)."""
+    import torch
+
+    if precision not in (BFLOAT16, FLOAT32):
+        raise ValueError(f"precision={precision!r} is not one of {BFLOAT16}, {FLOAT32}")
+    swapped: list[tuple[torch.nn.Module, str, torch.nn.Parameter]] = []
+    if precision == BFLOAT16:
+        for module in model.modules():
+            if not isinstance(module, torch.nn.Linear) or module.weight.requires_grad:
+                continue
+            for name in ("weight", "bias"):
+                original = getattr(module, name)
+                if original is not None and original.dtype == torch.float32:
+                    swapped.append((module, name, original))
+                    setattr(module, name, torch.nn.Parameter(original.detach().to(torch.bfloat16),
+                                                             requires_grad=False))
+    try:
+        yield sum(name == "weight" for _, name, _ in swapped)
+    finally:
+        for module, name, original in swapped:
+            setattr(module, name, original)

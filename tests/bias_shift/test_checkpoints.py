@@ -193,3 +193,16 @@ def test_the_fine_tune_runs_in_the_papers_bfloat16_where_the_cpu_has_the_units(t
         moved = [(weights(tiny["full"])[k] - weights(tiny["base"])[k]).flatten() for k in ("model.norm.weight",)]
         reference = [(weights(f32)[k] - weights(tiny["base"])[k]).flatten() for k in ("model.norm.weight",)]
         assert torch.nn.functional.cosine_similarity(moved[0], reference[0], dim=0) > 0.9
+
+
+def test_casting_the_frozen_weights_once_trains_the_same_lora(tiny, tmp_path, monkeypatch):
+    # autocast casts the frozen float32 weights to the same bfloat16 copies at every step: bit for bit equal
+    monkeypatch.setattr(precision, "training_precision", lambda device: "bfloat16")
+    once = checkpoints.finetune(tiny["base"], tiny["corpus"], tmp_path / "once", seed=0, epochs=1, batch_size=2)
+    cast_once = precision.frozen_weights_in
+    monkeypatch.setattr(precision, "frozen_weights_in", lambda model, _: cast_once(model, "float32"))
+    every = checkpoints.finetune(tiny["base"], tiny["corpus"], tmp_path / "every", seed=0, epochs=1, batch_size=2)
+    assert checkpoints.checkpoint_info(once)["epoch_losses"] == checkpoints.checkpoint_info(every)["epoch_losses"]
+    tuned, reference, base = weights(once), weights(every), weights(tiny["base"])
+    assert all(tuned[k].dtype == torch.float32 and torch.equal(tuned[k], reference[k]) for k in base)
+    assert any(not torch.equal(tuned[k], base[k]) for k in base)  # merged into the float32 weights, not lost

@@ -101,6 +101,27 @@ def test_identical_seeds_give_identical_runs_and_other_seeds_differ():
                                                  strict=True))
 
 
+@pytest.mark.parametrize("model", ["tiny-bert", "tiny-llama"])
+def test_casting_the_frozen_backbone_once_trains_and_scores_the_same(model, monkeypatch):
+    # autocast casts the frozen float32 weights to the same bfloat16 copies at every batch: bit for bit equal
+    from lib.models import precision
+
+    monkeypatch.setattr(precision, "training_precision", lambda device: "bfloat16")
+    texts, y = planted(24, seed=5)
+
+    def run() -> tuple[tuple[float, ...], np.ndarray]:
+        student, tokenizer = students.build(model, seed=0)
+        log = students.train(student, tokenizer, texts, y.astype(float), epochs=2, seed=0, lr=1e-3, max_tokens=16)
+        assert all(p.dtype == torch.float32 for p in student.parameters())  # the float32 weights are back
+        return log.epoch_losses, students.scores(student, tokenizer, texts, max_tokens=16)
+
+    once = run()
+    cast_once = precision.frozen_weights_in
+    monkeypatch.setattr(precision, "frozen_weights_in", lambda module, _: cast_once(module, "float32"))
+    every = run()
+    assert once[0] == every[0] and np.array_equal(once[1], every[1])
+
+
 def test_soft_targets_and_bad_input():
     student, tokenizer = students.build("tiny-bert", seed=0)
     texts, y = planted(8, seed=4)

@@ -9,8 +9,10 @@ no validation-based early stopping; test AUROC against the ground-truth test lab
 Every run starts from the same seeded initial state: the pretrained weights are copied from the
 in-process cache of :func:`lib.models.loading.load`, and the adapters and the head are drawn under
 ``torch.manual_seed(seed)`` inside a forked random state, so repeated runs of one seed start identically
-(A.4.1, "Data"). Students read plain text (no chat template), truncated at ``max_tokens``, padded on the
-right; the head finds the last real token from the attention mask, so left padding reads the same token.
+(A.4.1, "Data"). In bfloat16 the frozen backbone is cast once per training run or scoring pass, not at every
+batch (:func:`lib.models.precision.frozen_weights_in`: the same numbers). Students read plain text (no chat
+template), truncated at ``max_tokens``, padded on the right; the head finds the last real token from the
+attention mask, so left padding reads the same token.
 
 Table 41 (LoRA rank, scale, dropout, learning rate, token limits) was lost in extraction: the defaults
 here (rank 8, α 16, dropout 0.05, learning rate 2e-4) are this companion's choices. The soft-teacher loss
@@ -172,7 +174,9 @@ def train(student, tokenizer, texts: Sequence[str], targets: np.ndarray, *, epoc
     steps_per_epoch = (len(texts) + batch_size - 1) // batch_size
     bar = Steps(f"train student on {len(texts):,} texts (seed {seed})", int(epochs) * steps_per_epoch)
     student.train()
-    with torch.random.fork_rng(devices=[]):
+    # the frozen backbone cast to bfloat16 once, not at every step (the same numbers)
+    frozen_once = precision.frozen_weights_in(student, precision.training_precision(device))
+    with torch.random.fork_rng(devices=[]), frozen_once:
         torch.manual_seed(int(seed))  # adapter dropout
         for _ in range(int(epochs)):
             order, total = torch.randperm(len(texts), generator=order_rng).tolist(), 0.0
@@ -206,7 +210,7 @@ def scores(student, tokenizer, texts: Sequence[str], *, max_tokens: int | None, 
     order = np.argsort(lengths, kind="stable")
     out = np.empty(len(texts))
     student.eval()
-    with torch.inference_mode():
+    with precision.frozen_weights_in(student, precision.training_precision(device)), torch.inference_mode():
         for first in range(0, len(order), batch_size):
             rows = order[first:first + batch_size]
             encoded = _encode(tokenizer, [texts[i] for i in rows], max_tokens, device)
