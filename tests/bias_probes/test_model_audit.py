@@ -5,6 +5,10 @@ import pytest
 
 from lib.bias_probes import model_audit, prompts
 
+#: One pytest-xdist worker runs this module, so its module fixture (MiniLM's states of the whole template grid,
+#: ~18 s on a fresh clone) is built once, not once on each worker that draws one of its tests.
+pytestmark = pytest.mark.xdist_group("model_audit_pools")
+
 
 @pytest.fixture(scope="module")
 def pools():
