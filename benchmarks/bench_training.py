@@ -104,33 +104,29 @@ class Timing:
     frozen: tuple[tuple[int, int, int], ...] = ()
 
 
-def matmul_peak(dtype: str) -> float:
-    """FLOP/s of a 2,048² product in ``dtype`` ("float32", "bfloat16"), the best of five after a warm-up."""
-    a, b = (torch.randn(MATMUL_SIDE, MATMUL_SIDE, dtype=getattr(torch, dtype)) for _ in range(2))
+def product_seconds(rows: int, k: int, n: int, dtype: str) -> float:
+    """Seconds of one rows × k × n product in ``dtype``, the best of five after a warm-up (operands made once)."""
+    a, b = torch.randn(rows, k, dtype=getattr(torch, dtype)), torch.randn(k, n, dtype=getattr(torch, dtype))
     a @ b
     times = []
     for _ in range(5):
         start = time.perf_counter()
         a @ b
         times.append(time.perf_counter() - start)
-    return 2 * MATMUL_SIDE**3 / min(times)
+    return min(times)
+
+
+def matmul_peak(dtype: str) -> float:
+    """FLOP/s of a 2,048² product in ``dtype`` ("float32", "bfloat16"), the best of five after a warm-up."""
+    return 2 * MATMUL_SIDE**3 / product_seconds(MATMUL_SIDE, MATMUL_SIDE, MATMUL_SIDE, dtype)
 
 
 def own_shapes(frozen: tuple[tuple[int, int, int], ...], dtype: str) -> tuple[float, float]:
     """(FLOP/s, seconds per step) of a loop's frozen products alone at their own shapes in ``dtype``: each
-    rows × in × out forward and rows × out × in input gradient, made once and timed best of five."""
-    kind, seconds, flops = getattr(torch, dtype), 0.0, 0.0
-    for rows, n_in, n_out in frozen:
-        for k, n in ((n_in, n_out), (n_out, n_in)):
-            a, b = torch.randn(rows, k, dtype=kind), torch.randn(k, n, dtype=kind)
-            a @ b
-            times = []
-            for _ in range(5):
-                start = time.perf_counter()
-                a @ b
-                times.append(time.perf_counter() - start)
-            seconds, flops = seconds + min(times), flops + 2 * rows * k * n
-    return flops / seconds, seconds
+    rows × in × out forward and rows × out × in input gradient, timed by :func:`product_seconds`."""
+    shapes = [(rows, k, n) for rows, n_in, n_out in frozen for k, n in ((n_in, n_out), (n_out, n_in))]
+    seconds = sum(product_seconds(rows, k, n, dtype) for rows, k, n in shapes)
+    return sum(2 * rows * k * n for rows, k, n in shapes) / seconds, seconds
 
 
 def frozen_products(base: torch.nn.Module, rows: int) -> tuple[tuple[int, int, int], ...]:
