@@ -265,8 +265,9 @@ widths = pd.to_numeric(sae_comp.width_ratio, errors="coerce")
 widths = widths[np.isfinite(widths)]  # decisions whose dictionary has a qualifying prefix
 res_se = np.hypot(uncertainty.median_se(res_comp.recovery), uncertainty.median_se(res_comp.random_recovery))
 sae_gap = sae_comp.recovery.median() - sae_comp.random_recovery.median()
-no_sae_comp = "" if len(sae_comp) else (f"no {params.composition_task} decision holds an SAE support with a "
-                                        "leave-one-out dictionary: nothing to compose")
+no_sae_comp = "" if len(sae_comp) else "; ".join(filter(None, (
+    f"no {params.composition_task} decision holds an SAE support with a leave-one-out dictionary: nothing to compose",
+    sae_measure.support_shortfall(sweep, sae_supports, params.composition_task, "sae_sweep.parquet"))))
 thin_models = no_sae_comp or power_draws.too_few_for_spread(int(by_model.size().min()), "class decisions with an "
                                                            "SAE support and a dictionary in the thinnest model")
 no_res_comp = power_draws.too_few_for_spread(len(res_comp), f"{params.composition_task} class decisions with a "

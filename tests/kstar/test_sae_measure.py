@@ -72,3 +72,18 @@ def test_without_a_suite_the_block_saes_are_the_trained_ones_at_the_steps_asked(
 
     assert sae_measure.block_saes("m", grids={"m": [0, 1]}, released={}, steps=20, train=train) == trained[20]
     assert calls == [("m", (0, 1))]
+
+
+def test_support_shortfall_gives_each_models_gap_below_tau_only_when_no_decision_has_a_support():
+    assert sae_measure.support_shortfall(_sweep(), sae_measure.supports(_sweep(), sae_measure.sae_layers(_sweep())),
+                                         "t", "sae_sweep.parquet") == ""  # d1 and d2 hold a support
+    rows = []
+    for block in (1, 2):
+        for decision, dense in (("d1", 0.9), ("d2", 0.8)):  # SAE codes read 0.9 and 0.8 at best
+            rows += _search(decision, "sae", block, math.inf, dense=dense)
+            rows += _search(decision, "mean", block, 1, top=0.98)  # ceiling 0.98: τ = 0.956
+    sweep = pd.DataFrame(rows)
+    table = sae_measure.supports(sweep, sae_measure.sae_layers(sweep))
+    text = sae_measure.support_shortfall(sweep, table, "t", "sae_sweep.parquet")
+    assert "m: 0 of 2, short by a median 0.106; sae_sweep.parquet)" in text  # (0.056 + 0.156) / 2
+    assert sae_measure.support_shortfall(sweep, table, "other task", "sae_sweep.parquet") == ""

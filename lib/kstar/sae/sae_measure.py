@@ -167,6 +167,23 @@ def supports(sweep: pd.DataFrame, blocks: pd.DataFrame, frac: float = rules.FRAC
     return frame
 
 
+def support_shortfall(sweep: pd.DataFrame, table: pd.DataFrame, task: str, file: str) -> str:
+    """Why ``task``'s decisions hold no SAE support ("" when some do): per model, how many decisions have one and
+    the median by which the best SAE-code probe at the task's SAE block (any path, dense included) falls short of
+    τ, the ceiling over every representation (A.1.10). ``sweep``: every representation's sweep rows; ``table``:
+    :func:`supports` in the SAE basis; ``file``: the logged sweep the numbers come from."""
+    cell = table[table.task == task]
+    if not len(cell) or cell.has_support.any():
+        return ""
+    keys = cell[["model", "task", "decision", "block", "tau"]]
+    rows = sweep[(sweep.pooling == "sae") & (sweep.task == task)].merge(keys, on=[*counts.DECISION, "block"])
+    best = rows.groupby(counts.DECISION, sort=False).agg(best=("auroc", "max"), tau=("tau", "first"))
+    gaps = (best.tau - best.best).groupby(level="model", sort=False)
+    per_model = "; ".join(f"{model}: 0 of {len(gap)}, short by a median {gap.median():.3f}" for model, gap in gaps)
+    return (f"at each model's SAE block the best SAE-code probe of every {task} decision stays below τ ({per_model}; "
+            f"{file}): these SAEs' codes do not read the decisions to within τ of the residual ceiling")
+
+
 def support_map(table: pd.DataFrame, task: str) -> dict[tuple[str, str], list[int] | None]:
     """(model, decision) → support of one task, as :func:`lib.kstar.sae.correspondence.correspondence_tests` reads
     it."""
