@@ -119,8 +119,9 @@ display(quality)
 plotting.save_table(quality.round(4), "sae_quality", "SAEs of the last-position residual (paper 002, A.1.10): per model "
                     "and block, the released suite's (sae_suites) or an offline TopK SAE trained here on token-level "
                     "activations of the pools' training texts (column sae); width, median reconstruction cosine on the "
-                    "last-position residuals of the test texts, mean active features and the share of features never "
-                    "active there.", [quality_file])
+                    "last-position residuals of the test texts, the same median for a constant reconstruction (the "
+                    "training texts' mean residual), mean active features and the share of features never active "
+                    "there.", [quality_file])
 
 # %% [markdown]
 # Trained long enough? The offline SAEs read halfway through their training (same tokens, same seeds): if the second
@@ -317,7 +318,9 @@ claims_table, claims_file = run.record_claims({
         not_measured=no_res_comp, note=f"{len(res_comp)} class decisions; SAE-basis gap {sae_gap:.3f}",
         if_paper=claim_power.normal_draws(sae_measure.PAPER_RESIDUAL_GAP, res_se) if not no_res_comp else None,
         if_null=claim_power.normal_draws(sae_gap, res_se, seed=1) if not no_res_comp else None),
-    "sae_reconstruction": Evidence(quality.cosine_median.median(), note=f"{len(quality)} model × block SAEs ("
+    "sae_reconstruction": Evidence(quality.cosine_median.median(),
+                                   mechanism=sae_measure.reconstruction_mechanism(quality, "sae_quality.parquet"),
+                                   note=f"{len(quality)} model × block SAEs ("
                                    + ", ".join(f"{m}: {s}" for m, s in sae_source.items()) + ")"),
     "sae_plateau": Evidence(plateau.gain.max() if len(plateau) else np.nan, not_measured=no_plateau,
                             note=f"{half_steps} to {full_steps} steps of the offline SAEs of {', '.join(trained)}"

@@ -5,6 +5,7 @@ hand-built sweep rows with known answers; without a released suite, the SAEs of 
 import math
 
 import pandas as pd
+import pytest
 
 from lib.kstar.sae import sae_measure
 
@@ -87,3 +88,29 @@ def test_support_shortfall_gives_each_models_gap_below_tau_only_when_no_decision
     text = sae_measure.support_shortfall(sweep, table, "t", "sae_sweep.parquet")
     assert "m: 0 of 2, short by a median 0.106; sae_sweep.parquet)" in text  # (0.056 + 0.156) / 2
     assert sae_measure.support_shortfall(sweep, table, "other task", "sae_sweep.parquet") == ""
+
+
+def test_quality_table_gives_the_cosine_a_constant_reconstruction_reaches(monkeypatch):
+    """Residuals made of a shared direction plus small per-text parts: the training mean alone reconstructs them to
+    a cosine near 1, whatever the SAE does; an SAE with no decoder bias reconstructs nothing."""
+    import types
+
+    import numpy as np
+
+    from lib.kstar.sae import sae as saes
+
+    rng = np.random.default_rng(0)
+    shared = np.zeros(8)
+    shared[0] = 30.0
+    states = (shared + rng.normal(size=(1, 30, 8))).astype(np.float32)  # (blocks, train 20 + test 10, d)
+    pool = types.SimpleNamespace(texts_train=[f"t{i}" for i in range(20)])
+    monkeypatch.setattr(sae_measure, "last_states", lambda model, p, blocks, max_tokens: states)
+    sae = saes.SAE("topk", rng.normal(size=(16, 8)), np.zeros(16), 0.0, 2, np.zeros((16, 8)), np.zeros(8))
+    table = sae_measure.quality_table("m", {3: sae}, {"task": pool}, None)
+    test, mean = states[0, 20:].astype(np.float64), states[0, :20].astype(np.float64).mean(0)
+    expected = np.median(test @ mean / np.linalg.norm(test, axis=1) / np.linalg.norm(mean))
+    assert table.mean_cosine_median.iloc[0] == pytest.approx(expected) and expected > 0.98
+    assert table.cosine_median.iloc[0] == 0.0  # a zero decoder: reconstruction 0, cosine 0 (floored norm)
+    text = sae_measure.reconstruction_mechanism(table, "sae_quality.parquet")
+    assert f"median cosine of {expected:.3f}" in text and "against the SAEs' 0.000 (sae_quality.parquet)" in text
+    assert sae_measure.reconstruction_mechanism(table.iloc[:0], "sae_quality.parquet") == ""
