@@ -3,10 +3,13 @@ hand-built sweep rows with known answers; without a released suite, the SAEs of 
 (tests/kstar/test_suites.py reads the released suites)."""
 
 import math
+import types
 
+import numpy as np
 import pandas as pd
 import pytest
 
+from lib.kstar.sae import sae as saes
 from lib.kstar.sae import sae_measure
 
 
@@ -93,12 +96,6 @@ def test_support_shortfall_gives_each_models_gap_below_tau_only_when_no_decision
 def test_quality_table_gives_the_cosine_a_constant_reconstruction_reaches(monkeypatch):
     """Residuals made of a shared direction plus small per-text parts: the training mean alone reconstructs them to
     a cosine near 1, whatever the SAE does; an SAE with no decoder bias reconstructs nothing."""
-    import types
-
-    import numpy as np
-
-    from lib.kstar.sae import sae as saes
-
     rng = np.random.default_rng(0)
     shared = np.zeros(8)
     shared[0] = 30.0
