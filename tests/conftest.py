@@ -193,6 +193,20 @@ def repo_copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return copy_repository(tmp_path_factory.mktemp("companion"))
 
 
+_smoke_runs: dict[tuple[Path, str], subprocess.CompletedProcess] = {}
+
+
+def smoke_run(root: Path, notebook: str) -> subprocess.CompletedProcess:
+    """``lib run NOTEBOOK --profile smoke --force --quiet`` in the repository copy ``root``, once per process.
+
+    Under pytest-xdist (``make test``: ``-n 2 --dist loadgroup``) the tests that read one notebook's smoke run share an
+    ``xdist_group`` named after it, so they meet on one worker and the notebook runs once.
+    """
+    if (root, notebook) not in _smoke_runs:
+        _smoke_runs[root, notebook] = run_cli(root, "run", notebook, "--profile", "smoke", "--force", "--quiet")
+    return _smoke_runs[root, notebook]
+
+
 def flip_byte(path: Path, offset: int | None = None) -> None:
     """Invert one byte of ``path`` in place (its middle by default): same size, different content."""
     data = bytearray(path.read_bytes())

@@ -4,25 +4,17 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import nbformat
 import pytest
-from conftest import run_cli
+from conftest import smoke_run
 
 from lib import config, paths
 
 SMOKE_NOTEBOOKS = sorted(p.stem for p in (paths.PARAMS_DIR / "smoke").glob("*.yaml"))
-#: Under pytest-xdist (``make test``: ``-n 2 --dist loadgroup``) both tests of a notebook go to one worker, so each
-#: notebook runs once: :func:`smoke_run` remembers its run per process.
+#: Under pytest-xdist (``make test``: ``-n 2 --dist loadgroup``) every test of a notebook goes to one worker, so each
+#: notebook runs once: :func:`conftest.smoke_run` remembers its run per process.
 NOTEBOOK_CASES = [pytest.param(name, marks=pytest.mark.xdist_group(name)) for name in SMOKE_NOTEBOOKS]
-_runs: dict[str, object] = {}
-
-
-def smoke_run(root: Path, notebook: str):
-    if notebook not in _runs:
-        _runs[notebook] = run_cli(root, "run", notebook, "--profile", "smoke", "--force", "--quiet")
-    return _runs[notebook]
 
 
 @pytest.mark.parametrize("notebook", NOTEBOOK_CASES)

@@ -1,14 +1,14 @@
 """K01's smoke on a real Dask cluster (a scheduler and two workers on 127.0.0.1) counts exactly what a local run does.
 
-The runner runs the notebook for real in a repository copy, once with local processes and once with
-``--set scheduler=tcp://…``; the logged window rows and k* table of both runs must agree.
+The runner runs the notebook for real in a repository copy with ``--set scheduler=tcp://…``; its logged window rows
+and k* table must equal those of the local run that the notebook tests make (tests/test_notebooks.py, one worker
+with this module: both carry the ``K01_kstar`` group).
 """
 
 from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -18,11 +18,11 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from conftest import REPO, copy_repository, run_cli
+from conftest import REPO, copy_repository, run_cli, smoke_run
 
 distributed = pytest.importorskip("dask.distributed")
 
-#: One worker of pytest-xdist runs this beside K01's own smoke tests (tests/test_notebooks.py), never beside them.
+#: One pytest-xdist worker runs this with K01's smoke tests (tests/test_notebooks.py): K01's local run is made once.
 pytestmark = pytest.mark.xdist_group("K01_kstar")
 
 DASK = Path(sys.executable).with_name("dask")
@@ -35,7 +35,7 @@ WINDOW_KEYS = ["model", "task", "decision", "block", "seed", "path", "size"]
 def _private_tables(root: Path) -> None:
     """Give the copy its own ``cache/tables`` (the searches' cache), sharing every other cache with the repository.
 
-    Both runs then compute their searches rather than read them from an earlier run's table cache.
+    The cluster's run then computes its searches rather than reading them from a local run's table cache.
     """
     (root / "cache").unlink()
     (root / "cache").mkdir()
@@ -94,28 +94,25 @@ def cluster(tmp_path: Path) -> Iterator[tuple[str, Path]]:
 
 
 def _logged(root: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """K01's logged window rows (sorted by what identifies a candidate) and k* table, read before the next run."""
+    """K01's logged window rows (sorted by what identifies a candidate) and k* table in the repository copy ``root``."""
     folder = root / "results" / "smoke" / "K01_kstar"
     window = pd.read_parquet(folder / "window.parquet").sort_values(WINDOW_KEYS, ignore_index=True)
     return window, pd.read_parquet(folder / "kstar.parquet")
 
 
-def test_k01_smoke_on_a_dask_cluster_counts_what_the_local_run_counts(cluster):
-    """Over 20 s: two real runs of K01's smoke through the runner, ~18 s each on an idle core, mostly the runner's
-    and the kernel's start-up, imports and figures (the compared searches take a few seconds of each)."""
+def test_k01_smoke_on_a_dask_cluster_counts_what_the_local_run_counts(cluster, repo_copy):
+    """Over 20 s: a real run of K01's smoke through the runner on the cluster, ~18 s on an idle core, mostly the
+    runner's and the kernel's start-up, imports and figures (the compared searches take a few seconds of it); the
+    local run it is compared with is the notebook tests' own."""
     address, root = cluster
-    timings = {}
-    for name, extra in (("local", ()), ("dask", ("--set", f"scheduler={address}"))):
-        shutil.rmtree(root / "cache" / "tables")  # computed, never read from the other run
-        (root / "cache" / "tables").mkdir()
-        start = time.monotonic()
-        result = run_cli(root, "run", "K01_kstar", "--profile", "smoke", *extra, "--force", "--quiet",
-                         timeout=RUN_TIMEOUT_S)
-        timings[name] = time.monotonic() - start
-        assert result.returncode == 0, result.stdout + result.stderr
-        if name == "local":
-            local_window, local_kstar = _logged(root)
-    print(f"K01 smoke: local {timings['local']:.1f} s, on the Dask cluster {timings['dask']:.1f} s")
+    local = smoke_run(repo_copy, "K01_kstar")
+    assert local.returncode == 0, local.stdout + local.stderr
+    local_window, local_kstar = _logged(repo_copy)
+    start = time.monotonic()
+    result = run_cli(root, "run", "K01_kstar", "--profile", "smoke", "--set", f"scheduler={address}", "--force",
+                     "--quiet", timeout=RUN_TIMEOUT_S)
+    print(f"K01 smoke on the Dask cluster: {time.monotonic() - start:.1f} s")
+    assert result.returncode == 0, result.stdout + result.stderr
     assert sorted(p.name for p in (root / "results" / "smoke").iterdir()) == ["K01_kstar"]  # no variant folder
     dask_window, dask_kstar = _logged(root)
     pd.testing.assert_frame_equal(dask_kstar, local_kstar)
