@@ -37,7 +37,14 @@ from lib import (
 )
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser(argv: Sequence[str]) -> argparse.ArgumentParser:
+    """The command line for ``argv``: the papers' commands join the core's unless ``argv`` names a core command.
+
+    A paper's command module imports its models and statistics (about 2 s of CPU, scipy.stats and scikit-learn
+    among them), and a core command such as ``run`` parses without them: each notebook run, listing or publication
+    starts that much sooner. Help, a paper's command or a mistyped one (whose message lists every choice) still
+    builds every command.
+    """
     parser = argparse.ArgumentParser(prog="python -m lib",
                                      description="The companion's command line: notebooks, figures, claims, audits.")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -83,8 +90,9 @@ def _parser() -> argparse.ArgumentParser:
                              "(the section docs/CLAIM_CHANGES.md gets at a republication)")
     site = commands.add_parser("report", help="a static HTML site of the logged results, figures and notebooks")
     site.add_argument("--profile", default="default", choices=paths.PROFILES)
-    for module in papers.commands().values():
-        importlib.import_module(module).add_parser(commands)
+    if not argv or argv[0] not in commands.choices:
+        for module in papers.commands().values():
+            importlib.import_module(module).add_parser(commands)
     return parser
 
 
@@ -245,7 +253,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     Bad input (:class:`lib.config.ConfigError`) is one ``error:`` line per problem, exit 2; an environment fault
     outside a notebook (an :class:`OSError`: a read-only or full disk) one ``error:`` line, exit 1.
     """
-    args = _parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = _parser(argv).parse_args(argv)
     try:
         return _dispatch(args)
     except config.ConfigError as error:

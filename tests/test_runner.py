@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import TINY_NOTEBOOK, TINY_SCHEMA, add_toy_schema, copy_finished, run_cli, tiny_repository
+from conftest import REPO, TINY_NOTEBOOK, TINY_SCHEMA, add_toy_schema, copy_finished, run_cli, tiny_repository
 
 from lib import config, runner
 from lib.models import hub
@@ -446,3 +446,20 @@ def test_the_run_order_puts_what_a_notebook_reads_first_and_refuses_a_cycle():
     loop = SimpleNamespace(notebook="B", reads=("A",))
     with pytest.raises(config.ConfigError, match="in a cycle: A → B"):
         runner.run_order([a, loop])
+
+
+def test_a_core_command_parses_without_the_papers_command_modules_and_help_lists_them_all():
+    """``python -m lib run`` and the other core commands never import a paper's command module (its models and
+    statistics); help, a paper's command and a mistyped one build every command."""
+    code = ("import sys\n"
+            "from lib import papers\n"
+            "from lib.__main__ import _parser\n"
+            "modules = set(papers.commands().values())\n"
+            "for argv in (['run', 'E01_regimes'], ['list'], ['publish'], ['kstar'], []):\n"
+            "    choices = _parser(argv)._subparsers._group_actions[0].choices\n"
+            "    print(sorted(modules & set(sys.modules)) != [], sorted(papers.commands()) == "
+            "sorted(set(papers.commands()) & set(choices)))\n")
+    result = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split("\n")[:5] == ["False False", "False False", "False False", "True True", "True True"]
