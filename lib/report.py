@@ -74,6 +74,7 @@ _CSS = """
 body { font: 15px/1.5 system-ui, sans-serif; margin: 0 auto; max-width: 70rem; padding: 0 1.5rem 3rem; color: #222; }
 nav { padding: .8rem 0; border-bottom: 1px solid #ddd; margin-bottom: 1rem; }
 nav a { margin-right: 1.2rem; }
+h1 { overflow-wrap: anywhere; }
 .banner { background: #fff3cd; border: 1px solid #e0b000; padding: .6rem 1rem; margin: 1rem 0; font-weight: 600; }
 figure { margin: 1.5rem 0; padding: 1rem; border: 1px solid #e5e5e5; }
 img { max-width: 100%; }

@@ -243,12 +243,15 @@ def _check_every_page(driver, site: Path) -> None:
 
 
 def test_the_published_report_loads_in_headless_chromium():
+    """The published site passes every check the smoke site does: pages, images and links; no page scrolls
+    sideways; its TeX is drawn as math."""
     site = REPO / "published" / "report"
     if not (site / "index.html").is_file():
         pytest.skip("published/ holds no report (make publish writes it)")
     driver = _browser()
     try:
         _check_every_page(driver, site)
+        _check_layout_and_math(driver, site)
     finally:
         driver.quit()
 
@@ -280,23 +283,29 @@ _MATH_LAYOUT = """return Array.from(document.querySelectorAll('math')).map(m => 
                                                     <= f.children[1].getBoundingClientRect().top)]);"""
 
 
+def _check_layout_and_math(driver, site: Path) -> None:
+    """At 1,280 px no page of ``site`` is wider than the window, no page but a source page (which shows its file
+    and parameters as written) shows TeX source, and the math of four kinds of page is drawn with its fractions
+    stacked."""
+    driver.set_window_size(1280, 1000)
+    for page in sorted(site.rglob("*.html")):
+        driver.get(page.as_uri())
+        width, viewport = driver.execute_script(
+            "return [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+        assert width <= viewport, f"{page.relative_to(site)} is {width} px wide in a {viewport} px viewport"
+        if "sources" not in page.relative_to(site).parts:
+            text = driver.execute_script(_VISIBLE_TEXT)
+            assert "$\\" not in text and not re.search(r"\\[A-Za-z]+", text), page.relative_to(site)
+    for name in ("claims/00_theory_checks.html", "notebooks/00_theory_checks.html", "gallery.html", "index.html"):
+        driver.get((site / name).as_uri())
+        layout = driver.execute_script(_MATH_LAYOUT)
+        assert layout and all(display in ("math", "block math") and stacked for display, stacked in layout), name
+
+
 def test_no_page_scrolls_sideways_and_tex_is_drawn_as_math_in_chromium(smoke_site):
     driver = _browser()
-    site = smoke_site.parent
     try:
-        driver.set_window_size(1280, 1000)
-        for page in sorted(site.rglob("*.html")):
-            driver.get(page.as_uri())
-            width, viewport = driver.execute_script(
-                "return [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
-            assert width <= viewport, f"{page.relative_to(site)} is {width} px wide in a {viewport} px viewport"
-            if page.parent.name != "sources":  # a source page shows its file as written
-                text = driver.execute_script(_VISIBLE_TEXT)
-                assert "$\\" not in text and not re.search(r"\\[A-Za-z]+", text), page.relative_to(site)
-        for name in ("claims/00_theory_checks.html", "notebooks/00_theory_checks.html", "gallery.html", "index.html"):
-            driver.get((site / name).as_uri())
-            layout = driver.execute_script(_MATH_LAYOUT)
-            assert layout and all(display in ("math", "block math") and stacked for display, stacked in layout), name
+        _check_layout_and_math(driver, smoke_site.parent)
     finally:
         driver.quit()
 
