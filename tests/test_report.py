@@ -237,9 +237,9 @@ def _check_every_page(driver, site: Path) -> None:
     as written) shows TeX source."""
     for page in sorted(site.rglob("*.html")):
         driver.get(page.as_uri())
-        width, viewport = driver.execute_script(
+        page_width, viewport = driver.execute_script(
             "return [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
-        assert width <= viewport, f"{page.relative_to(site)} is {width} px wide in a {viewport} px viewport"
+        assert page_width <= viewport, f"{page.relative_to(site)} is {page_width} px wide in a {viewport} px viewport"
         if "sources" not in page.relative_to(site).parts:
             text = driver.execute_script(_VISIBLE_TEXT)
             assert "$\\" not in text and not re.search(r"\\[A-Za-z]+", text), page.relative_to(site)
