@@ -22,10 +22,12 @@ TORCH_CHANGED := torch-spec-changed
 endif
 .PHONY: torch-spec-changed
 
+# --no-cache-dir: pip keeps no second copy of every wheel it downloads (a few hundred MB a fresh machine never reads
+# again; one CI run stopped at "No space left on device" during this install).
 $(VENV)/.installed: pyproject.toml $(TORCH_CHANGED)
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet $(TORCH_SPEC) -e ".[dev]"
+	$(PY) -m pip install --quiet --no-cache-dir --upgrade pip
+	$(PY) -m pip install --quiet --no-cache-dir $(TORCH_SPEC) -e ".[dev]"
 	echo '$(strip $(TORCH_SPEC))' > $(TORCH_STAMP)
 	touch $@
 
@@ -84,7 +86,7 @@ LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings/overrides.json
 LAB_SERVER   := --ServerApp.root_dir=. --ServerApp.contents_manager_class=lib.lab.ContentsManager
 
 $(VENV)/.lab-installed: $(VENV)/.installed
-	$(PY) -m pip install --quiet $(TORCH_SPEC) -e ".[lab]"
+	$(PY) -m pip install --quiet --no-cache-dir $(TORCH_SPEC) -e ".[lab]"
 	touch $@
 
 $(LAB_SETTINGS): lab/overrides.json $(VENV)/.lab-installed

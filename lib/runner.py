@@ -18,6 +18,10 @@ its process ends, so a crashed or killed run never leaves one behind. (A noteboo
 A notebook with no logged result is skipped, in one line, when ``recompute`` is off (``figures``: nothing to
 draw from).
 
+With ``jobs`` above one, a notebook starts only once the notebooks it reads have ended, so none holds a lane while it
+waits, and of those ready the one expected to take longest starts first (:func:`next_ready`: its last recorded wall
+time, else the published run's), so the long notebooks overlap and short ones fill the lanes at the end.
+
 Parameters that differ from the profile's YAML (``--set``) make a variant: its results, figures,
 executed notebook and stamp are named ``<notebook>@<overrides>`` and never touch the canonical ones.
 """
@@ -31,14 +35,14 @@ import logging
 import os
 import tempfile
 import time
-from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor, wait
+from collections.abc import Collection, Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, fields
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
-from lib import config, parallel, parameters, paths, plotting, progress, results, sources
+from lib import config, parallel, parameters, paths, plotting, progress, published, results, sources
 from lib.models import layer_resolver, registry
 
 #: A cell's time limit, a guard against a hung kernel, not a budget. Two hours: K04's training cell takes about
@@ -196,6 +200,39 @@ def run_order(resolved: Sequence[parameters.NotebookParams]) -> list[parameters.
     for params in resolved:
         place(params, ())
     return ordered
+
+
+def expected_seconds(params: parameters.NotebookParams) -> float | None:
+    """How long ``params``'s run is expected to take: the seconds its last completion stamp recorded, else the
+    ``published/`` run's wall time for it when that run has the same profile (the canonical run only), else None."""
+    stamp = _stamp(params.profile, params.notebook, config.variant(params))
+    if stamp is not None and isinstance(stamp.get("seconds"), int | float):
+        return float(stamp["seconds"])
+    folder = published.default_folder()
+    found = published.record(folder)
+    if config.variant(params) or found is None or found.get("profile") != params.profile:
+        return None
+    try:
+        seconds = published.manifest(folder, params.notebook).get("wall_time_s")
+    except (OSError, ValueError):
+        return None
+    return float(seconds) if isinstance(seconds, int | float) else None
+
+
+def next_ready(
+    pending: Sequence[parameters.NotebookParams], batch: set[str], ended: Collection[str],
+    expected: Mapping[str, float | None],
+) -> parameters.NotebookParams | None:
+    """Of ``pending``, the notebook to start next: one whose producers in ``batch`` (the notebooks of this run) have
+    all ``ended`` (a producer outside the batch is not waited for), the longest ``expected`` first (unknown counts as
+    longest: a notebook never timed may be long), ties in ``pending``'s order; None when none is ready.
+
+    Longest first is the classic rule for jobs on parallel machines (Graham's LPT): the long notebooks overlap
+    and the short ones fill the lanes at the end, instead of one long notebook running alone last."""
+    ready = [p for p in pending if all(r not in batch or r in ended for r in p.reads)]
+    if not ready:
+        return None
+    return max(ready, key=lambda p: float("inf") if expected.get(p.notebook) is None else expected[p.notebook])
 
 
 def variants(profile: str) -> list[tuple[str, str]]:
@@ -501,21 +538,26 @@ def run_batch(
     if unknown:
         raise config.ConfigError("\n".join(_unknown_notebook(name, profile, available) for name in unknown))
     resolved = validated(notebooks or available, profile, overrides)
-    outcomes: list[Outcome] = []
     with (
         tqdm(total=len(resolved), desc=f"notebooks ({profile})", unit="nb", mininterval=0, disable=None) as bar,
         progress.Reporter(prefix=jobs > 1, enabled=log_output, bar=bar).watching(),
         ThreadPoolExecutor(jobs) as pool,
     ):
-        futures: dict[str, Future] = {}
-        for p in run_order(resolved):  # a producer is submitted, so started, before the notebooks that read it
-            producers = [futures[name] for name in p.reads if name in futures]
-            futures[p.notebook] = pool.submit(_after, producers, run_one, p, force=force, reuse=reuse,
-                                              cell_timeout_s=cell_timeout_s, log_output=log_output)
-        for future in futures.values():
-            outcome = future.result()
-            outcomes.append(outcome)
-            bar.update()
+        pending = run_order(resolved)  # refuses a cycle before anything runs
+        order, batch = [p.notebook for p in pending], {p.notebook for p in pending}
+        expected = {p.notebook: expected_seconds(p) for p in pending}
+        running: dict[Future, str] = {}
+        ended: dict[str, Outcome] = {}
+        while pending or running:
+            while len(running) < jobs and (ready := next_ready(pending, batch, ended, expected)) is not None:
+                pending.remove(ready)
+                running[pool.submit(run_one, ready, force=force, reuse=reuse, cell_timeout_s=cell_timeout_s,
+                                    log_output=log_output)] = ready.notebook
+            finished, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in finished:
+                ended[running.pop(future)] = future.result()
+                bar.update()
+    outcomes = [ended[name] for name in order]  # as asked, each producer before its readers
     if paths.FIGURES_DIR.joinpath(profile).is_dir():
         try:
             plotting.write_index(profile)  # once more after concurrent notebooks
@@ -523,12 +565,6 @@ def run_batch(
             _log.warning("warning: %s not rewritten: [Errno %s] %s", paths.display(paths.figures_index(profile)),
                          error.errno, error.strerror)
     return outcomes
-
-
-def _after(producers: Sequence[Future], func: Callable[..., Outcome], *args: Any, **kwargs: Any) -> Outcome:
-    """``func(*args, **kwargs)`` once every producer's run has ended (whatever its outcome)."""
-    wait(producers)
-    return func(*args, **kwargs)
 
 
 def _unknown_notebook(name: str, profile: str, available: Sequence[str]) -> str:

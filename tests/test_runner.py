@@ -461,3 +461,43 @@ def test_a_core_command_parses_without_the_papers_command_modules_and_help_lists
     result = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert result.stdout.split("\n")[:5] == ["False False", "False False", "False False", "True True", "True True"]
+
+
+def test_lanes_start_what_is_ready_longest_first_and_a_reader_never_waits_in_a_lane():
+    from types import SimpleNamespace
+
+    a, b, c, d = (SimpleNamespace(notebook=n, reads=r)
+                  for n, r in (("A", ("B",)), ("B", ()), ("C", ("Z",)), ("D", ())))
+    batch, seconds = {"A", "B", "C", "D"}, {"A": 500.0, "B": 10.0, "C": 100.0, "D": None}
+    started, pending, ended = [], [b, a, c, d], set()
+    while pending:
+        ready = runner.next_ready(pending, batch, ended, seconds)
+        if ready is None:  # only A is left and B, which it reads, has not ended
+            assert [p.notebook for p in pending] == ["A"] and "B" not in ended
+            ended.add("B")
+            continue
+        pending.remove(ready)
+        started.append(ready.notebook)
+    # D was never timed, so it may be long; C reads a notebook outside the batch, so it waits for nothing;
+    # A, the longest, starts only once B has ended.
+    assert started == ["D", "C", "B", "A"]
+
+
+def test_the_expected_time_is_the_last_stamp_else_the_published_run_of_that_profile(tmp_path, monkeypatch):
+    from lib import paths, published
+
+    monkeypatch.setattr(paths, "BUILD_DIR", tmp_path / "build")
+    monkeypatch.setattr(published, "default_folder", lambda: tmp_path / "published")
+    params = config.resolve("E05_orthogonality", "default")
+    assert runner.expected_seconds(params) is None  # neither a stamp nor a publication
+    (tmp_path / "published" / "notebooks").mkdir(parents=True)
+    (tmp_path / "published" / "PUBLICATION.json").write_text(json.dumps({"profile": "default"}))
+    published.manifest_file(tmp_path / "published", "E05_orthogonality").write_text(
+        json.dumps({"wall_time_s": 18.5}))
+    assert runner.expected_seconds(params) == 18.5
+    assert runner.expected_seconds(config.resolve("E05_orthogonality", "default", {"seed": 1})) is None
+    (tmp_path / "published" / "PUBLICATION.json").write_text(json.dumps({"profile": "paper"}))
+    assert runner.expected_seconds(params) is None  # another profile's times say nothing of this one's
+    paths.run_stamp("default", "E05_orthogonality").parent.mkdir(parents=True)
+    paths.run_stamp("default", "E05_orthogonality").write_text(json.dumps({"seconds": 7.25}))
+    assert runner.expected_seconds(params) == 7.25
