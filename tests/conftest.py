@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import compileall
+import functools
 import os
 import shutil
 import subprocess
@@ -32,13 +34,26 @@ def sandbox(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
+@functools.cache
+def compiled_lib() -> None:
+    """Byte-compile the repository's ``lib`` once per test process (``__pycache__``, as any import would).
+
+    The commands the tests start run with ``PYTHONDONTWRITEBYTECODE`` (nothing written into the copies), so without
+    bytecode in the copy every runner, kernel and command compiled each ``lib`` module it imports, again each time.
+    A copy keeps the files' times, and the bytecode, checked against its source's time and size, stays valid there.
+    """
+    compileall.compile_dir(REPO / "lib", quiet=1)
+
+
 def copy_repository(destination: Path) -> Path:
-    """A working copy of the companion (sources only) where the runner can be run for real.
+    """A working copy of the companion (sources, and lib's bytecode) where the runner can be run for real.
 
     ``python -m lib`` started inside it imports *its* ``lib`` (the working directory comes first
     on ``sys.path``), so every path it writes stays inside the copy.
     """
-    for item in ("lib", "notebooks", "params", "data"):
+    compiled_lib()
+    shutil.copytree(REPO / "lib", destination / "lib")  # with its bytecode: the copy's processes need not compile it
+    for item in ("notebooks", "params", "data"):
         shutil.copytree(REPO / item, destination / item, ignore=shutil.ignore_patterns("__pycache__", "*.ipynb"))
     shutil.copy2(REPO / "pyproject.toml", destination / "pyproject.toml")
     (REPO / "models").mkdir(exist_ok=True)
