@@ -202,6 +202,7 @@ def run_manifest(profile: str, notebook: str) -> dict[str, Any]:
         "sources": published.source_hashes(notebook),
         "packages": next((m["packages"] for m in manifests if m.get("packages")), {}),
         "wall_time_s": stamp.get("seconds"), "finished": stamp.get("finished"),
+        **{key: stamp.get(key) for key in ("threads", "cpu", "cpu_count")},
         "results": [{"file": r, "sha256": m.get("sha256"), "wall_time_s": m.get("wall_time_s")}
                     for r, m in zip(stamp.get("results", []), manifests, strict=True)],
     }

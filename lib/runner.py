@@ -33,6 +33,7 @@ import hashlib
 import json
 import logging
 import os
+import platform
 import tempfile
 import time
 from collections.abc import Collection, Mapping, Sequence
@@ -507,8 +508,24 @@ def _finish(params: parameters.NotebookParams, target: str, seconds: float, star
             "fingerprint": target, "params": config.as_dict(params), "params_hash": config.params_hash(params),
             "variant": variant, "code_hash": sources.digest(sources.of_file(paths.notebook_script(name))),
             "results": produced, "seconds": round(seconds, 3), "finished": datetime.now(UTC).isoformat(),
+            **machine(),
         }),
     )
+
+
+def machine() -> dict[str, Any]:
+    """The threads each kernel of a batch gets and the CPU they ran on, for the completion stamp and the published
+    manifest: a training loop sums its products in an order that depends on both, so the same code and parameters
+    run with another thread count or CPU move training-dependent values beyond float level (docs/TIMINGS.md)."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        names = [line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                 if line.startswith("model name")]
+        cpu = names[0] if names else cpu
+    except OSError:  # not Linux: platform's name stands
+        pass
+    threads = os.environ.get(parallel.THREAD_VARIABLES[0], "")
+    return {"threads": int(threads) if threads.isdigit() else None, "cpu": cpu, "cpu_count": os.cpu_count()}
 
 
 def run_batch(

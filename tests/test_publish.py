@@ -73,6 +73,7 @@ def test_publish_copies_notebook_claims_manifest_scoreboard_and_report(publicati
     assert any(cell.get("outputs") is not None for cell in notebook.cells)
     entry = json.loads((publication / "notebooks" / "ZZ_tiny.manifest.json").read_text())
     assert {"commit", "code_key", "params_hash", "packages", "wall_time_s", "sources", "params"} <= set(entry)
+    assert entry["threads"] >= 1 and entry["cpu"]  # the run's thread count and CPU, from its stamp
     assert "lib/results.py" in entry["sources"] and entry["params"]["pause_s"] == 0.0
     assert not (publication / "notebooks" / "ZZ_tiny.claims.json").exists()  # the toy notebook logs no claims
     assert (publication / "CLAIMS.md").read_text().startswith("# Claims")

@@ -47,6 +47,8 @@ def test_run_skip_force_and_list(finished, finished_tiny):
     repo, first = finished, finished_tiny[1]  # the first run: the one the copy was taken after
     assert first.returncode == 0, first.stderr
     assert "ran  ZZ_tiny" in first.stdout and _stamp(repo).is_file()
+    stamp = json.loads(_stamp(repo).read_text())  # what the values depend on beyond code and parameters
+    assert stamp["threads"] >= 1 and stamp["cpu"] and stamp["cpu_count"] == os.cpu_count()
     executed = json.loads((repo / "build" / "smoke" / "ZZ_tiny.ipynb").read_text())
     outputs = [o for cell in executed["cells"] if cell["cell_type"] == "code" for o in cell.get("outputs", [])]
     assert "ZZ_tiny: profile smoke (params/smoke/ZZ_tiny.yaml); overrides: none; results: results/smoke/ZZ_tiny/" \
