@@ -453,6 +453,8 @@ def test_the_contents_manager_names_the_default_kernel_for_a_script(
 # --------------------------------------------------------------------------- the Lab in headless Chromium
 
 UI_TIMEOUT_S = 180.0
+#: Lookups of a file-browser item again after it went stale under a click (the listing re-rendered).
+STALE_RETRIES = 5
 #: What config.load prints for E01's smoke copy, run in the Lab: the profile's YAML, the canonical folder.
 SMOKE_RUN = ("E01_regimes: profile smoke (params/smoke/E01_regimes.yaml); overrides: none; "
              "results: results/smoke/E01_regimes/")
@@ -525,16 +527,31 @@ class _Lab:
                          (None, "", "No Kernel") and s["status"] == "idle" and s)
 
     def open_from_file_browser(self, path: str) -> None:
-        """Double-click from the home folder, in the file browser, each folder of ``path`` and then the file."""
+        """Double-click from the home folder, in the file browser, each folder of ``path`` and then the file.
+
+        The listing re-renders while it loads, so an item found may be gone when it is read or clicked (Selenium's
+        stale element): then it is looked up again, at most :data:`STALE_RETRIES` times."""
+        from selenium.common.exceptions import StaleElementReferenceException
         from selenium.webdriver.common.action_chains import ActionChains
         from selenium.webdriver.common.by import By
 
+        def item_named(name: str) -> Any:
+            try:
+                listed = self.driver.find_elements(By.CSS_SELECTOR, ".jp-FileBrowser .jp-DirListing-item")
+                return next((i for i in listed if i.get_attribute("title").startswith(f"Name: {name}\n")), None)
+            except StaleElementReferenceException:
+                return None
+
         self.driver.find_element(By.CSS_SELECTOR, ".jp-FileBrowser .jp-BreadCrumbs-home").click()
         for name in path.split("/"):
-            item = self.wait(f"{name} in the file browser", lambda _s, name=name: next(
-                (i for i in self.driver.find_elements(By.CSS_SELECTOR, ".jp-FileBrowser .jp-DirListing-item")
-                 if i.get_attribute("title").startswith(f"Name: {name}\n")), None))
-            ActionChains(self.driver).double_click(item).perform()
+            for attempt in range(STALE_RETRIES):
+                item = self.wait(f"{name} in the file browser", lambda _s, name=name: item_named(name))
+                try:
+                    ActionChains(self.driver).double_click(item).perform()
+                    break
+                except StaleElementReferenceException:
+                    if attempt == STALE_RETRIES - 1:
+                        raise
 
     def cell(self, index: int) -> Any:
         from selenium.webdriver.common.by import By
