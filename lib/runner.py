@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from lib import config, parallel, parameters, paths, plotting, progress, published, results, sources
-from lib.models import layer_resolver, registry
+from lib.models import layer_resolver, precision, registry
 
 #: A cell's time limit, a guard against a hung kernel, not a budget. Two hours: K04's training cell takes about
 #: 50 min alone on two cores under `default` and passed an hour beside another job (it timed out at 3,600 s).
@@ -206,12 +206,15 @@ def run_order(resolved: Sequence[parameters.NotebookParams]) -> list[parameters.
 def expected_seconds(params: parameters.NotebookParams) -> float | None:
     """How long ``params``'s run is expected to take: the seconds its last completion stamp recorded, else the
     ``published/`` run's wall time for it when that run has the same profile (the canonical run only), else None."""
-    stamp = _stamp(params.profile, params.notebook, config.variant(params))
+    variant = config.variant(params)
+    stamp = _stamp(params.profile, params.notebook, variant)
     if stamp is not None and isinstance(stamp.get("seconds"), int | float):
         return float(stamp["seconds"])
+    if variant:
+        return None
     folder = published.default_folder()
     found = published.record(folder)
-    if config.variant(params) or found is None or found.get("profile") != params.profile:
+    if found is None or found.get("profile") != params.profile:
         return None
     try:
         seconds = published.manifest(folder, params.notebook).get("wall_time_s")
@@ -519,7 +522,7 @@ def machine() -> dict[str, Any]:
     run with another thread count or CPU move training-dependent values beyond float level (docs/TIMINGS.md)."""
     cpu = platform.processor() or platform.machine()
     try:
-        names = [line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+        names = [line.split(":", 1)[1].strip() for line in precision.CPUINFO.read_text().splitlines()
                  if line.startswith("model name")]
         cpu = names[0] if names else cpu
     except OSError:  # not Linux: platform's name stands
