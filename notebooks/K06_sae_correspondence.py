@@ -198,7 +198,8 @@ print(f"decisions with an SAE support in every model: {int((held_by == len(param
       f"{sae_supports.groupby(['task', 'decision']).ngroups}; correspondence tests run: {len(tested)}")
 fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
 axes[0].hist(tested.z.clip(-5, 20), bins=30, color="C0")
-axes[0].set(xlabel="z (clipped to [−5, 20])", ylabel="tests", title=f"{len(tested)} tests")
+axes[0].set(xlabel="z (clipped to [−5, 20])", ylabel="tests",
+            title=f"{len(tested)} test" + ("" if len(tested) == 1 else "s"))
 for colour, (task, part) in enumerate(tested.groupby("task")):
     axes[1].scatter((part.k_a + part.k_b) / 2, part.z, s=12, color=f"C{colour}", label=task)
 axes[1].axhline(0, color="k", lw=0.8)
@@ -227,12 +228,16 @@ plotting.save_table(summary.round(4), "composition_summary", "Composition (paper
 # %%
 fig, ax = plt.subplots(figsize=(7, 3.6))
 labels = [f"{m[:8]}·{b}·{d}" for m, b, d in zip(comp.model, comp.basis, comp.decision, strict=True)]
-ax.bar(np.arange(len(comp)) - 0.2, comp.recovery, 0.4, label="leave-one-out dictionary")
-ax.bar(np.arange(len(comp)) + 0.2, comp.random_recovery, 0.4, label="random, equal size (mean)")
+ax.bar(np.arange(len(comp)) - 0.2, comp.recovery, 0.4, color="C0", label="leave-one-out dictionary")
+ax.bar(np.arange(len(comp)) + 0.2, comp.random_recovery, 0.4, color="C1", label="random, equal size (mean)")
 ax.axhline(composition.RECOVERY_CRITERION, color="k", ls="--", lw=1)
 ax.set_xticks(np.arange(len(comp)), labels, rotation=60, ha="right", fontsize=6)
 ax.set(ylabel="recovery")
-ax.legend(fontsize=7)
+if len(comp):
+    ax.legend(fontsize=7)
+else:  # no bars to read: say why on the figure (the composition claims give the per-model numbers)
+    ax.text(0.5, 0.5, f"nothing to compose: no {params.composition_task} decision\nholds an SAE support with a "
+            "leave-one-out dictionary", ha="center", va="center", transform=ax.transAxes)
 plotting.save_figure(fig, "composition_recovery", "Recovery of each held-out class decision from the other decisions' "
                      "supports against random dictionaries of equal size (paper 002, A.2.5), in the SAE basis and the "
                      "residual-basis control; dashed: the 0.9 criterion.", [comp_file])

@@ -127,3 +127,24 @@ def test_the_stages_of_one_training_are_the_shorter_trainings():
     assert not np.array_equal(stages[10].W_enc, stages[30].W_enc)
     with pytest.raises(ValueError, match="stages >= 1"):
         saes.train_topk_stages(X, 16, stages=(0,), k=2)
+
+
+def test_the_topk_loss_is_the_dense_decoders_loss_with_its_gradients():
+    """The embedding-bag decoder against the dense code matrix it replaces: loss and every gradient."""
+    gen = torch.Generator().manual_seed(0)
+    d, d_sae, k = 24, 96, 5
+    batch = torch.randn(64, d, generator=gen) * 2 + 0.5
+    weights = [torch.randn(d_sae, d, generator=gen), torch.randn(d_sae, generator=gen) * 0.1,
+               torch.randn(d_sae, d, generator=gen), torch.randn(d, generator=gen)]
+    weights = [w.requires_grad_(True) for w in weights]
+    W_enc, b_enc, W_dec, b_pre = weights
+
+    pre = (batch - b_pre) @ W_enc.T + b_enc
+    top = torch.topk(pre, k, dim=1)
+    codes = torch.zeros_like(pre).scatter(1, top.indices, top.values)
+    dense = ((codes @ W_dec + b_pre - batch) ** 2).sum(1).mean()
+    sparse = saes.topk_loss(batch, W_enc, b_enc, W_dec, b_pre, k)
+    torch.testing.assert_close(sparse, dense, rtol=1e-6, atol=0)
+    for got, expected in zip(torch.autograd.grad(sparse, weights), torch.autograd.grad(dense, weights), strict=True):
+        assert got.abs().sum() > 0
+        torch.testing.assert_close(got, expected, rtol=1e-5, atol=1e-5)

@@ -115,8 +115,13 @@ class SAE:
     def reconstruction_cosine(self, H) -> np.ndarray:
         """cos(h, decode(encode(h))) per row (the paper reports 0.35–0.73 at its intervened layers, Sec. 5)."""
         H = np.asarray(H, dtype=np.float64)
-        R = self.decode(self.encode(H))
-        return (H * R).sum(1) / np.maximum(np.linalg.norm(H, axis=1) * np.linalg.norm(R, axis=1), 1e-30)
+        return row_cosines(H, self.decode(self.encode(H)))
+
+
+def row_cosines(H: np.ndarray, R: np.ndarray) -> np.ndarray:
+    """cos(h_i, r_i) per row; R (n × d), or one row (d,) every h is compared with (a constant reconstruction)."""
+    R = np.broadcast_to(R, H.shape)
+    return (H * R).sum(1) / np.maximum(np.linalg.norm(H, axis=1) * np.linalg.norm(R, axis=1), 1e-30)
 
 
 def _shape(array, name: str, ndim: int) -> tuple[int, ...]:
@@ -228,6 +233,23 @@ def load(path, *, kind: str, d_model: int, k: int = TOPK, threshold: float | Non
     return SAE(kind, W_enc, b_enc, theta, k, W_dec, b_dec)
 
 
+def topk_loss(batch, W_enc, b_enc, W_dec, b_pre, k: int):
+    """The TopK SAE's training loss, the squared reconstruction error summed over coordinates, mean over rows:
+    ‖W_decᵀ·TopK(W_enc·(x − b_pre) + b_enc) + b_pre − x‖² (torch tensors; the data already scaled).
+
+    The decoder reads the k kept codes of each row as an ``embedding_bag`` (the sum of k decoder rows weighted by
+    their codes) instead of multiplying the d_sae-wide code matrix, k − 1 in 50 of whose entries are zeros: the same
+    sum without the zero products, forward and backward (its gradients agree with the dense product's to float32
+    rounding; ``tests/kstar/test_sae.py``). Written here because torch has no fused sparse TopK decoder on the
+    CPU; it skips three of the step's six dense B × d × d_sae products (``benchmarks/bench_training.py``).
+    """
+    import torch.nn.functional as F
+
+    top = ((batch - b_pre) @ W_enc.T + b_enc).topk(k, dim=1, sorted=False)  # a sum: the order of the k is moot
+    reconstruction = F.embedding_bag(top.indices, W_dec, per_sample_weights=top.values, mode="sum")
+    return ((reconstruction + b_pre - batch) ** 2).sum(1).mean()
+
+
 def train_topk(X, d_sae: int, *, k: int = TOPK, steps: int = 2000, batch_size: int = 1024, lr: float = 1e-3,
                seed: int = 0) -> SAE:
     """A TopK SAE (Gao et al., 2025) trained on activations X (N × d) by Adam on the mean squared error.
@@ -263,15 +285,12 @@ def train_topk_stages(X, d_sae: int, *, stages: Sequence[int], k: int = TOPK, ba
     W_enc = W_dec.detach().clone().requires_grad_(True)
     b_enc = torch.zeros(d_sae, requires_grad=True)
     b_pre = data.mean(0).clone().requires_grad_(True)
-    optimiser = torch.optim.Adam([W_enc, W_dec, b_enc, b_pre], lr=lr)
+    optimiser = torch.optim.Adam([W_enc, W_dec, b_enc, b_pre], lr=lr, fused=True)  # torch's one-kernel Adam
     out: dict[int, SAE] = {}
     bar = Steps(f"train TopK SAE {d}→{d_sae} (k {k}, seed {seed})", stages[-1])
     for step in range(1, stages[-1] + 1):
         batch = data[torch.randint(0, n, (min(batch_size, n),), generator=gen)]
-        pre = (batch - b_pre) @ W_enc.T + b_enc
-        top = torch.topk(pre, k, dim=1)
-        codes = torch.zeros_like(pre).scatter(1, top.indices, top.values)
-        loss = ((codes @ W_dec + b_pre - batch) ** 2).sum(1).mean()
+        loss = topk_loss(batch, W_enc, b_enc, W_dec, b_pre, k)
         optimiser.zero_grad()
         loss.backward()
         optimiser.step()

@@ -92,8 +92,7 @@ def quality_table(model: str, sae_by_block: dict[int, saes.SAE], task_pools: dic
         rows.append({"model": model, "block": block, "d_model": model_sae.d_model, "d_sae": model_sae.d_sae,
                      "k": model_sae.k if model_sae.kind == "topk" else np.nan,
                      "cosine_median": float(np.median(model_sae.reconstruction_cosine(H))),
-                     "mean_cosine_median": float(np.median(H @ mean / np.maximum(
-                         np.linalg.norm(H, axis=1) * np.linalg.norm(mean), 1e-30))),
+                     "mean_cosine_median": float(np.median(saes.row_cosines(H, mean))),
                      "active_mean": float(G.getnnz(axis=1).mean()),
                      "dead_share": float(np.mean(G.getnnz(axis=0) == 0)), "n_texts": len(H)})
     return pd.DataFrame(rows)
