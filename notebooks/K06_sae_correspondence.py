@@ -236,7 +236,7 @@ ax.set(ylabel="recovery")
 if len(comp):
     ax.legend(fontsize=7)
 else:  # no bars to read: say why on the figure (the composition claims give the per-model numbers)
-    ax.text(0.5, 0.5, f"nothing to compose: no {params.composition_task} decision\nholds an SAE support with a "
+    ax.text(0.5, 0.75, f"nothing to compose: no {params.composition_task} decision\nholds an SAE support with a "
             "leave-one-out dictionary", ha="center", va="center", transform=ax.transAxes)
 plotting.save_figure(fig, "composition_recovery", "Recovery of each held-out class decision from the other decisions' "
                      "supports against random dictionaries of equal size (paper 002, A.2.5), in the SAE basis and the "
