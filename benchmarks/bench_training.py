@@ -31,9 +31,9 @@ attention kernels of SmolLM2 and the K04 transformer, which are added here):
 - K06 TopK SAE, at the hidden size d of each default model and width W = 4·d, batch B = 512 tokens, k = 50:
   6·B·d·(W + k): the encoder's dense B × d × W product, forward and in the backward pass its weight gradient and
   its input gradient (``b_pre`` trains); the decoder reads only the k kept codes of each row
-  (``sae.topk_loss``, an embedding bag), forward, its weight gradient and the codes' gradient, 2·B·k·d each.
-  Counted as executed: the dense decoder it replaced (12·B·d·W in all) ran at 0.71 of the float32 peak and
-  1.3–1.6× fewer steps a second. ``sae.train_topk`` on random rows (its set-up and final fold are in the time).
+  (``sae.topk_loss``, an embedding bag), forward, its weight gradient and the codes' gradient, 2·B·k·d each;
+  counted as executed (the dense decoder it replaced: below). ``sae.train_topk`` on random rows (its set-up and
+  final fold are in the time).
 - K04 transformer (d, L blocks, MLP 4·d, B = 256 sequences of S = 58 tokens): 6·12·d²·L·T + 12·B·S²·d·L +
   6·d·V·12·B (the output layer at the 12 query positions); K04 GRU: 6·6·d²·L·T + 6·d·V·12·B.
   ``networks.train``, which draws each batch from the factor world (in the time, not in the count).
@@ -58,8 +58,9 @@ the same loops measured 0.26 (D01), 0.17–0.19 (MiniLM) and 0.24–0.25 (SmolLM
 0.24–0.26 and 0.30–0.31.
 
 Why the SAE loop stays near a third. Its decoder reads the k = 50 kept codes of a row, not the 4·d-wide code
-matrix (``sae.topk_loss``): the same loss and gradients to float32 rounding, 1.25–1.46× the steps a second on two
-threads and 1.34–1.60× on one (alternating runs on this machine, 2026-12-05). What is left is the encoder's three
+matrix (``sae.topk_loss``; 12·B·d·W FLOPs a step before): the same loss and gradients to float32 rounding,
+1.43–1.46× the steps a second on two threads and 1.43–1.60× on one (with the fused Adam and the unsorted top-k;
+alternating runs, 2026-12-05, docs/TIMINGS.md). What is left is the encoder's three
 dense products, at the peak's rate, and work that moves memory without multiplying: torch.profiler on two threads
 (self time), 44 % the products, 17 % the top-k selection over the 4·d pre-activations of every row, 18 % the
 embedding bag (forward, both gradients and the sort that its weight gradient needs), 5 % torch's fused Adam. The
