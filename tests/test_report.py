@@ -262,7 +262,8 @@ def _check_every_page(driver, site: Path) -> None:
 
 def test_the_published_report_loads_in_headless_chromium():
     """The published site passes every check the smoke site does: pages, images and links; no page scrolls
-    sideways; its TeX is drawn as math."""
+    sideways; its TeX is drawn as math. Over 20 s: Chromium loads each of the site's pages (about 200, one per
+    notebook, figure, table and source) and waits for its images; a sample would miss the page that breaks."""
     site = REPO / "published" / "report"
     if not (site / "index.html").is_file():
         pytest.skip("published/ holds no report (make publish writes it)")

@@ -147,7 +147,8 @@ def test_check_plan_names_the_bad_value():
 def test_models_trained_side_by_side_equal_each_model_trained_alone_on_more_threads(sandbox):
     """Each model trains on one torch thread, so two worker processes give exactly the tables one process gives
     with two threads (the workers are fresh processes: they cache in the repository's content-keyed table cache,
-    while this process reads the sandbox's, empty, and computes its own)."""
+    while this process reads the sandbox's, empty, and computes its own). Over 20 s: the two workers are fresh
+    processes that each import torch and the library before their six updates; that start-up is what is tested."""
     import torch
 
     names, args = ["gru-d32-L1-s0", "transformer-d32-L1-s1"], {
