@@ -76,8 +76,9 @@ def pools(wheels) -> dict[str, tasks.TaskPool]:
 
 @pytest.fixture(scope="module")
 def full_pools(wheels) -> dict[str, tasks.TaskPool]:
-    """Every uncapped pool. With :func:`pools`, ~60 s on one core: each task's near-duplicate step (run once for
-    both; BBC's and the templated questions' take most) and each pool's cue audit, which the tests read."""
+    """Every uncapped pool: about 30 s on one core, and 7–10 s more for :func:`pools`. Each task's near-duplicate
+    step (run once for both) and each pool's cue audit, which the tests read; BBC's and the templated questions'
+    pools take most."""
     return {name: tasks.build_pool(name, cache=False) for name in tasks.TASKS}
 
 
