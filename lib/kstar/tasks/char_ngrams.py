@@ -19,7 +19,8 @@ import numpy as np
 from scipy import sparse
 from sklearn.feature_extraction.text import CountVectorizer
 
-#: ``CountVectorizer``'s own whitespace rule for character n-grams (``_white_spaces``).
+#: ``CountVectorizer``'s whitespace rule for character n-grams, applied inside its private ``_char_ngrams`` (so it
+#: cannot be called from here): every run of two or more whitespace characters becomes one space.
 _WHITE_SPACES = re.compile(r"\s\s+")
 #: Characters packed into one int64 word of a key where the alphabet is too large for all n: 3 code points of at
 #: most 21 bits each.
@@ -37,11 +38,12 @@ def _dense_codes(docs: Sequence[str]) -> tuple[np.ndarray, int]:
 def char_ngram_counts(texts: Sequence[str], n: int = 5) -> sparse.csr_matrix:
     """Counts of the character ``n``-grams of ``texts``: rows = texts, columns = the n-grams in sorted order;
     equal to ``CountVectorizer(analyzer="char", ngram_range=(n, n), dtype=np.float32).fit_transform(texts)``."""
-    docs = [_WHITE_SPACES.sub(" ", text.lower()) for text in texts]
+    vectorizer = CountVectorizer(analyzer="char", ngram_range=(n, n), dtype=np.float32)
+    preprocess = vectorizer.build_preprocessor()  # the library's own lower-casing, not a copy of it
+    docs = [_WHITE_SPACES.sub(" ", preprocess(text)) for text in texts]
     lengths = np.fromiter(map(len, docs), dtype=np.int64, count=len(docs))
     if not (lengths >= n).any():
-        # no n-gram at all: scikit-learn's own error ("empty vocabulary"), word for word
-        return CountVectorizer(analyzer="char", ngram_range=(n, n), dtype=np.float32).fit_transform(texts)
+        return vectorizer.fit_transform(texts)  # no n-gram at all: scikit-learn's own "empty vocabulary" error
     codes, base = _dense_codes(docs)
     doc_of_char = np.repeat(np.arange(len(docs)), lengths)
     last = len(codes) - n + 1  # n-gram starts that fit the concatenation
