@@ -155,7 +155,10 @@ class SyntheticWorld(ParallelParams):
                                      "gru-d128-L1-s0"),
                                     doc="'<arch>-d<width>-L<depth>-s<seed>', arch transformer or gru (A.3.4)")
     updates: int = param(1_000, ge=1, doc="training updates per model (paper: ~30,000)")
-    converge: tuple[str, ...] = param(("gru-d64-L1-s0", "transformer-d64-L2-s0"),
+    # The GRU d64 is not in the default's converge: on the 2-core machine it stopped 0.09 above the attainable
+    # loss at the 30,000 cap (33 min, 2026-12-05), so the claims never read it and the one-piece run's budget
+    # cannot carry it (docs/TIMINGS.md, docs/CLAIM_CHANGES.md).
+    converge: tuple[str, ...] = param(("transformer-d64-L2-s0",),
                                       doc="models trained past updates until their answer loss is within loss_margin "
                                       "of the attainable loss (of architectures)")
     loss_margin: float = param(0.02, gt=0, doc="how close to the attainable loss (11/50)·log 2 a converged model's "
