@@ -3,7 +3,7 @@ PYTHON      ?= python3
 VENV        ?= .venv
 TORCH_SPEC  ?= torch==2.13.0
 PROFILE     ?= default
-JOBS        ?=            # notebooks at once; empty: lib run's default (one per core under smoke, else 1)
+JOBS        ?=            # notebooks at once; empty: lib run's default (one per core under smoke and default, else 1)
 PY          := $(VENV)/bin/python
 export HF_HUB_OFFLINE ?= 1
 export MPLBACKEND := Agg

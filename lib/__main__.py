@@ -56,7 +56,7 @@ def _parser(argv: Sequence[str]) -> argparse.ArgumentParser:
         sub.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                          help="override one parameter (repeatable)")
         sub.add_argument("--jobs", type=int, default=None,
-                         help="notebooks executed at once (default: one per core under smoke, else 1)")
+                         help="notebooks executed at once (default: one per core under smoke and default, else 1)")
         sub.add_argument("--timeout", type=int, default=runner.DEFAULT_CELL_TIMEOUT_S, help="seconds per cell")
         sub.add_argument("--quiet", action="store_true", help="do not echo cell output")
     run.add_argument("--force", action="store_true",

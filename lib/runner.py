@@ -49,16 +49,19 @@ from lib.models import layer_resolver, precision, registry
 #: A cell's time limit, a guard against a hung kernel, not a budget. Two hours: K04's training cell takes about
 #: 50 min alone on two cores under `default` and passed an hour beside another job (it timed out at 3,600 s).
 DEFAULT_CELL_TIMEOUT_S = 7200
-#: Profiles whose notebooks are mostly one thread of imports, kernel start-up and Python on tiny models: a batch
-#: of them runs one notebook per core by default (the smoke batch: 149 s at two jobs, 264 s at one, 2 cores).
-ONE_THREAD_PROFILES: tuple[str, ...] = ("smoke",)
+#: Profiles whose batch runs one notebook per core by default, each kernel on one thread. `smoke`'s notebooks are
+#: mostly one thread of imports, kernel start-up and Python on tiny models (the batch: 149 s at two jobs, 264 s at
+#: one, 2 cores). `default`'s models are small (widths 64-640, a few hundred rows a step): their products gain
+#: little from a second thread, so two notebooks side by side finish sooner than one after the other on two
+#: threads (on 2 cores K04 took 36.5 min in a lane against 57.5 alone, K08 28.6 against 40-44; docs/TIMINGS.md).
+#: `paper` and `extended` run the papers' models, one notebook at a time on every core.
+LANE_PROFILES: tuple[str, ...] = ("smoke", "default")
 _log = logging.getLogger(__name__)
 
 
 def default_jobs(profile: str) -> int:
-    """Notebooks run at once when ``--jobs`` is not given: one per usable core for :data:`ONE_THREAD_PROFILES`,
-    else 1 (a model notebook uses every core; side by side, two would only share them)."""
-    return len(os.sched_getaffinity(0)) if paths.check_profile(profile) in ONE_THREAD_PROFILES else 1
+    """Notebooks run at once when ``--jobs`` is not given: one per usable core for :data:`LANE_PROFILES`, else 1."""
+    return len(os.sched_getaffinity(0)) if paths.check_profile(profile) in LANE_PROFILES else 1
 
 
 @dataclass(frozen=True)

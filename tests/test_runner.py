@@ -223,10 +223,10 @@ def test_a_changed_notebook_recomputes_the_results_its_old_cells_wrote(finished)
     assert _manifest(repo).read_text() == again  # same script: reused
 
 
-def test_smoke_runs_one_notebook_per_core_by_default_and_model_profiles_one_at_a_time():
+def test_smoke_and_default_run_one_notebook_per_core_by_default_and_the_papers_models_one_at_a_time():
     cores = len(os.sched_getaffinity(0))
-    assert runner.default_jobs("smoke") == cores
-    assert [runner.default_jobs(p) for p in ("default", "paper", "extended")] == [1, 1, 1]
+    assert [runner.default_jobs(p) for p in ("smoke", "default")] == [cores, cores]
+    assert [runner.default_jobs(p) for p in ("paper", "extended")] == [1, 1]
     with pytest.raises(ValueError, match="profile='fast'.*allowed: smoke"):
         runner.default_jobs("fast")
 
