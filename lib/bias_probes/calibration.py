@@ -65,6 +65,7 @@ def null_replicates(
     neutral_per_cell: int = 2,
     d: int = 64,
     cell_scales: dict[str, float] | None = None,
+    stress_reps: int | None = None,
     n_seeds: int = 5,
     n_splits: int = 5,
     seed: int = 0,
@@ -73,16 +74,19 @@ def null_replicates(
     """One row per null replicate: seed-averaged pooled OOF AUC (and the first seed's) with n₊, n₋.
 
     ``cells`` must respect the pool; ``broken_cells`` resample past it (duplicates, ties).
-    ``cell_scales``: null pools by name (default :data:`NULL_POOLS`), each with its shared cell offset.
+    ``cell_scales``: null pools by name (default :data:`NULL_POOLS`), each with its shared cell offset; the first is
+    the paper's and draws ``reps`` replicates per cell, the others are stress pools and draw ``stress_reps`` (None:
+    ``reps``). Replicate seeds are position-stable, so ``stress_reps`` leaves the first pool's replicates as they are.
     """
+    pools = NULL_POOLS if cell_scales is None else cell_scales
     items = [
         NullReplicateItem(pool=name, alpha=float(a), n=int(n), resample=resample, n_cells=n_cells,
                           neutral_per_cell=neutral_per_cell, d=d, cell_scale=float(scale), n_seeds=n_seeds,
                           n_splits=n_splits)
-        for name, scale in (NULL_POOLS if cell_scales is None else cell_scales).items()
+        for index, (name, scale) in enumerate(pools.items())
         for resample, group in ((False, cells), (True, broken_cells))
         for a, n in group
-        for _ in range(reps)
+        for _ in range(reps if index == 0 or stress_reps is None else stress_reps)
     ]
     return pd.DataFrame(parallel.parallel_map(_null_replicate, items, seed=seed, n_jobs=n_jobs))
 

@@ -62,3 +62,12 @@ def test_the_fpr_mechanism_names_the_inflation_only_when_it_accounts_for_the_rat
     assert "1.20·σ₀" in text and "0.085" in text and "`rates.parquet`" in text
     far = pd.DataFrame([{**row, "fpr_sigma0": 0.2}])
     assert calibration.fpr_mechanism(far, "sigma0", True, 5, 0.05, "rates.parquet") == ""
+
+
+def test_stress_reps_leave_the_papers_pool_as_it_was():
+    """The stress pool's own replicate count: the paper's pool (drawn first, position-stable seeds) is unchanged."""
+    shape = dict(broken_cells=[(1.0, 100)], n_cells=30, d=4, n_seeds=2)
+    both = calibration.null_replicates([(0.5, 60)], 4, **shape)
+    fewer = calibration.null_replicates([(0.5, 60)], 4, stress_reps=2, **shape)
+    assert fewer.pool.value_counts().to_dict() == {"noise": 8, "cell-structured": 4}
+    pd.testing.assert_frame_equal(fewer[fewer.pool == "noise"], both[both.pool == "noise"])
