@@ -11,7 +11,6 @@ from __future__ import annotations
 import base64
 import io
 import re
-import time
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlparse
@@ -231,30 +230,35 @@ _MATH_LAYOUT = """return Array.from(document.querySelectorAll('math')).map(m => 
                                                     <= f.children[1].getBoundingClientRect().top)]);"""
 
 
+#: One round trip per page: the lazy thumbnails are asked for, and once every image has loaded or failed the script
+#: answers with the page's and the window's widths, the text a reader sees (:data:`_VISIBLE_TEXT`), each image's
+#: source and decoded width, and every link.
+_PAGE_FACTS = """const done = arguments[arguments.length - 1];
+document.querySelectorAll('img[loading=lazy]').forEach(i => { i.loading = 'eager'; });
+const settled = Array.from(document.images).filter(i => !i.complete).map(
+  i => new Promise(r => { i.addEventListener('load', r); i.addEventListener('error', r); }));
+Promise.all(settled).then(() => {
+  const text = (() => {""" + _VISIBLE_TEXT.replace("\n", "\n    ") + """})();
+  done([document.documentElement.scrollWidth, document.documentElement.clientWidth, text,
+        Array.from(document.images).map(i => [i.getAttribute('src').slice(0, 60), i.naturalWidth]),
+        Array.from(document.links).map(a => a.href)]);
+});"""
+
+
 def _check_every_page(driver, site: Path) -> None:
     """Every page of ``site`` loads without a console error, every image decodes, every link is a file in it; at
     1,280 px no page is wider than the window, and no page but a source page (which shows its file and parameters
     as written) shows TeX source."""
+    driver.set_script_timeout(10)  # an image that neither loads nor fails within it fails the page
     for page in sorted(site.rglob("*.html")):
         driver.get(page.as_uri())
-        page_width, viewport = driver.execute_script(
-            "return [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+        page_width, viewport, text, widths, links = driver.execute_async_script(_PAGE_FACTS)
         assert page_width <= viewport, f"{page.relative_to(site)} is {page_width} px wide in a {viewport} px viewport"
         if "sources" not in page.relative_to(site).parts:
-            text = driver.execute_script(_VISIBLE_TEXT)
             assert "$\\" not in text and not re.search(r"\\[A-Za-z]+", text), page.relative_to(site)
         errors = [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
         assert not errors, f"{page.relative_to(site)}: {errors}"
-        # thumbnails load lazily: below the fold they have no pixels until asked for
-        driver.execute_script("document.querySelectorAll('img[loading=lazy]').forEach(i => { i.loading = 'eager'; })")
-        for _ in range(100):
-            if driver.execute_script("return Array.from(document.images).every(i => i.complete)"):
-                break
-            time.sleep(0.1)
-        widths = driver.execute_script(
-            "return Array.from(document.images).map(i => [i.getAttribute('src').slice(0, 60), i.naturalWidth])")
         assert all(width > 0 for _, width in widths), f"{page.relative_to(site)}: {widths}"
-        links = driver.execute_script("return Array.from(document.links).map(a => a.href)")
         for link in links:
             target = Path(unquote(urlparse(link).path))
             assert urlparse(link).scheme == "file" and target.is_file(), f"{page.relative_to(site)}: {link}"
