@@ -226,20 +226,43 @@ def expected_seconds(params: parameters.NotebookParams) -> float | None:
     return float(seconds) if isinstance(seconds, int | float) else None
 
 
+def critical_paths(
+    pending: Sequence[parameters.NotebookParams], expected: Mapping[str, float | None]
+) -> dict[str, float]:
+    """Per notebook of ``pending``: its ``expected`` seconds plus the longest expected chain of the pending notebooks
+    that read it, directly or through others (unknown counts as infinitely long). ``pending`` holds no cycle
+    (:func:`run_order` refuses one)."""
+    readers = {p.notebook: [q for q in pending if p.notebook in q.reads] for p in pending}
+    lengths: dict[str, float] = {}
+
+    def length(params: parameters.NotebookParams) -> float:
+        if params.notebook not in lengths:
+            own = expected.get(params.notebook)
+            lengths[params.notebook] = (float("inf") if own is None else own) + max(
+                (length(reader) for reader in readers[params.notebook]), default=0.0)
+        return lengths[params.notebook]
+
+    return {p.notebook: length(p) for p in pending}
+
+
 def next_ready(
     pending: Sequence[parameters.NotebookParams], batch: set[str], ended: Collection[str],
     expected: Mapping[str, float | None],
 ) -> parameters.NotebookParams | None:
     """Of ``pending``, the notebook to start next: one whose producers in ``batch`` (the notebooks of this run) have
-    all ``ended`` (a producer outside the batch is not waited for), the longest ``expected`` first (unknown counts as
-    longest: a notebook never timed may be long), ties in ``pending``'s order; None when none is ready.
+    all ``ended`` (a producer outside the batch is not waited for), the longest :func:`critical_paths` first (its
+    own expected time and that of the longest chain of notebooks waiting for it; unknown counts as longest: a
+    notebook never timed may be long), ties in ``pending``'s order; None when none is ready.
 
-    Longest first is the classic rule for jobs on parallel machines (Graham's LPT): the long notebooks overlap
-    and the short ones fill the lanes at the end, instead of one long notebook running alone last."""
+    Longest chain first is the classic priority of list scheduling on parallel machines (Hu's levels): a short
+    notebook that a long one reads starts early, so the long one is not left to run alone at the end. Where no
+    notebook reads another it is Graham's longest-first (LPT): the long notebooks overlap and the short ones fill
+    the lanes at the end."""
     ready = [p for p in pending if all(r not in batch or r in ended for r in p.reads)]
     if not ready:
         return None
-    return max(ready, key=lambda p: float("inf") if expected.get(p.notebook) is None else expected[p.notebook])
+    chains = critical_paths(pending, expected)
+    return max(ready, key=lambda p: chains[p.notebook])
 
 
 def variants(profile: str) -> list[tuple[str, str]]:

@@ -465,7 +465,7 @@ def test_a_core_command_parses_without_the_papers_command_modules_and_help_lists
     assert result.stdout.split("\n")[:5] == ["False False", "False False", "False False", "True True", "True True"]
 
 
-def test_lanes_start_what_is_ready_longest_first_and_a_reader_never_waits_in_a_lane():
+def test_lanes_start_the_longest_chain_first_and_a_reader_never_waits_in_a_lane():
     from types import SimpleNamespace
 
     a, b, c, d = (SimpleNamespace(notebook=n, reads=r)
@@ -480,9 +480,19 @@ def test_lanes_start_what_is_ready_longest_first_and_a_reader_never_waits_in_a_l
             continue
         pending.remove(ready)
         started.append(ready.notebook)
-    # D was never timed, so it may be long; C reads a notebook outside the batch, so it waits for nothing;
-    # A, the longest, starts only once B has ended.
-    assert started == ["D", "C", "B", "A"]
+    # D was never timed, so it may be long; B, short itself, comes next: A, the longest, reads it (a chain of 510 s);
+    # C reads a notebook outside the batch, so it waits for nothing; A starts only once B has ended.
+    assert started == ["D", "B", "C", "A"]
+
+
+def test_the_critical_path_of_a_notebook_adds_the_longest_chain_of_its_readers():
+    from types import SimpleNamespace
+
+    a, b, c, d = (SimpleNamespace(notebook=n, reads=r)
+                  for n, r in (("A", ("B",)), ("B", ("C",)), ("C", ()), ("D", ("C",))))
+    chains = runner.critical_paths([a, b, c, d], {"A": 5.0, "B": 1.0, "C": 2.0, "D": 3.0})
+    assert chains == {"A": 5.0, "B": 6.0, "C": 8.0, "D": 3.0}  # C: itself, then B, then A (the longer of B→A and D)
+    assert runner.critical_paths([a, b], {"A": None, "B": 1.0}) == {"A": float("inf"), "B": float("inf")}
 
 
 def test_the_expected_time_is_the_last_stamp_else_the_published_run_of_that_profile(tmp_path, monkeypatch):
