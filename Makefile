@@ -36,8 +36,9 @@ setup: $(VENV)/.installed
 reproduce: setup
 	$(PY) -m lib run --profile $(PROFILE) $(if $(JOBS),--jobs $(JOBS))
 
+# NOTEBOOKS="A01_audit_your_model E08_leakage" redraws those alone (NOTEBOOKS is declared below, with publish).
 figures: setup
-	$(PY) -m lib figures --profile $(PROFILE)
+	$(PY) -m lib figures --profile $(PROFILE) $(NOTEBOOKS)
 
 # The static companion site (lib.report) of what `make reproduce` left: build/report/$(PROFILE)/index.html.
 report: setup

@@ -33,7 +33,7 @@ def loop_statistics(table: pd.DataFrame, seed: int = 0) -> dict[str, float]:
     def auc(labels, score):
         return roc_auc_score(labels, score) if 0 < labels.sum() < labels.size else np.nan
 
-    X, Y = evaluation._matrices(table, "delta_b")
+    X, Y = evaluation.paired_matrices(table, "delta_b")
     x, y = X.ravel(), Y.ravel()
     r, observed_auc = pearsonr(x, y)[0], auc(y > THRESHOLD, -x)
     perms = evaluation.block_permutations(N_CHECKPOINTS, 5040, seed)

@@ -3,7 +3,7 @@
 Core: ``config`` and ``parameters`` (typed notebook parameters, profiles, one-line errors before compute),
 ``defaults`` (the copies written from the schemas), ``paths``, ``files``, ``results`` (logged results and their
 manifests), ``sources`` (code keys), ``runner`` (papermill batches), ``parallel``, ``progress``, ``probes``,
-``stats``, ``uncertainty``, ``plotting``, ``wheels``; the claims: ``claims`` (the contract and the five verdicts),
+``stats``, ``uncertainty``, ``plotting``, ``wheels``; the claims: ``claims`` (the contract and the six verdicts),
 ``claim_catalogue`` (each notebook's pre-registered claims), ``claim_power``, ``claim_changes``, ``scoreboard``;
 the reader's side: ``report``, ``mathml``, ``captions``, ``publish``, ``published``, ``readme``, ``lab``; and
 ``papers``, which discovers the paper packages by their plugin records, with ``__main__`` the command line. The

@@ -23,6 +23,7 @@ import pandas as pd
 
 from lib import (
     claim_changes,
+    claim_plan,
     config,
     papers,
     paths,
@@ -51,14 +52,19 @@ def _parser(argv: Sequence[str]) -> argparse.ArgumentParser:
     run = commands.add_parser("run", help="execute notebooks headlessly with papermill")
     figures = commands.add_parser("figures", help="redraw figures and tables from logged results")
     for sub in (run, figures):
-        sub.add_argument("notebooks", nargs="*", help="names without .py (default: all under the profile)")
+        sub.add_argument("notebooks", nargs="*", help="names without .py or short ids, E08 or e08 for E08_leakage "
+                                                      "(default: all under the profile)")
         sub.add_argument("--profile", default="default", choices=paths.PROFILES)
         sub.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                          help="override one parameter (repeatable)")
         sub.add_argument("--jobs", type=int, default=None,
                          help="notebooks executed at once (default: one per core under smoke and default, else 1)")
         sub.add_argument("--timeout", type=int, default=runner.DEFAULT_CELL_TIMEOUT_S, help="seconds per cell")
-        sub.add_argument("--quiet", action="store_true", help="do not echo cell output")
+        echo = sub.add_mutually_exclusive_group()
+        echo.add_argument("--quiet", action="store_true", help="do not echo cell output")
+        echo.add_argument("--verbose", action="store_true",
+                          help="echo what cells print and display too (tables, claims; by default a line per cell, "
+                               "warnings and progress, the rest only in the executed notebook)")
     run.add_argument("--force", action="store_true",
                      help="rerun even when up to date and recompute every logged result")
     run.add_argument("--reuse", action="store_true",
@@ -80,11 +86,14 @@ def _parser(argv: Sequence[str]) -> argparse.ArgumentParser:
     release.add_argument("--drop-stale", action="store_true",
                          help="with --add: leave out the kept notebooks whose published run is stale instead of "
                               "refusing (each named; a later --add puts them back once rerun)")
-    release.add_argument("notebooks", nargs="*", help="publish only these notebooks (names without .py; default: "
-                                                      "every notebook, or those of --paper)")
+    release.add_argument("notebooks", nargs="*", help="publish only these notebooks (names without .py or "
+                                                      "short ids, E08; default: every notebook, or those of --paper)")
     commands.add_parser("readme", help="rewrite the README's results block from published/")
     claims = commands.add_parser("claims", help="the claims scoreboard per paper; writes figures/<profile>/CLAIMS.md")
     claims.add_argument("--profile", default="default", choices=paths.PROFILES)
+    claims.add_argument("--plan", action="store_true",
+                        help="for every claim not decisive at this scale, the scale that would decide it and its cost "
+                             "in lane-minutes; writes figures/<profile>/CLAIMS_PLAN.md")
     claims.add_argument("--changes", action="store_true",
                         help="print the claims whose verdict differs between published/ and this profile's results "
                              "(the section docs/CLAIM_CHANGES.md gets at a republication)")
@@ -203,7 +212,7 @@ def _run_notebooks(args: argparse.Namespace) -> int:
         logging.basicConfig(level=logging.INFO, format="%(message)s")
     outcomes = runner.run_batch(
         args.notebooks, args.profile, overrides, force=force, reuse=reuse, jobs=args.jobs,
-        cell_timeout_s=args.timeout, log_output=not args.quiet,
+        cell_timeout_s=args.timeout, log_output=not args.quiet, verbose=args.verbose,
     )
     print(progress.batch_table(outcomes, args.profile))
     if args.command == "figures" and _nothing_logged(args.profile):
@@ -232,12 +241,19 @@ def _dispatch(args: argparse.Namespace) -> int:
         if _nothing_logged(args.profile):
             _print_pointer(f"it is empty: nothing has run under profile {args.profile} in this checkout")
         return 0
+    if args.command == "claims" and args.plan:
+        print(claim_plan.text(args.profile))
+        return 0
     if args.command == "claims" and args.changes:
+        new = results.gather_claims(args.profile)
+        if new.empty:  # a fresh clone: every published claim would read as gone
+            print(f"nothing has run under profile {args.profile} in this checkout: no verdicts to compare with "
+                  "published/")
+            return 0
         folder = published.default_folder()
         old = pd.concat([publish.published_claims(folder, n) for n in runner.discover(args.profile)],
                         ignore_index=True)
-        print(claim_changes.markdown(old, results.gather_claims(args.profile), "published/",
-                                     f"results/{args.profile}/"))
+        print(claim_changes.markdown(old, new, "published/", f"results/{args.profile}/"))
         return 0
     if args.command == "claims":
         print(scoreboard.text(args.profile))

@@ -10,7 +10,7 @@ catalogue is malformed, refuses a test that cannot fail, or disagrees with its n
 An entry (YAML)::
 
     - id: shared_exponent
-      kind: paper                      # paper | extension | sanity
+      kind: paper                      # paper | extension | sanity | mechanism
       section: "A.4.2, Eq. 57"
       paper_says: "0.65 [0.44, 0.91]"  # the paper's words
       measures: "shared exponent b of Eq. 57 on the panel, …"
@@ -19,30 +19,41 @@ An entry (YAML)::
 
 A range or point widened by ``se_k`` logged s.e. accepts the paper's value within noise; a bound with ``se_k``
 must be cleared by ``se_k`` s.e. (a direction shown beyond noise, a one-sided test).
-      support: [-.inf, .inf]           # the values the statistic can take; a test covering them is refused
-      null_hypothesis: "b = 0: N* does not depend on k*"   # (a key named null would read as YAML null)
+      support: [-.inf, .inf]           # the values the statistic can take; a test covering them (it cannot
+                                       # fail) or excluding them (it cannot hold) is refused
+      null_hypothesis: "b = 0: N* does not depend on k*"   # (a key named null would read as YAML null); or a
+                                       # list of nulls, each plausible, a hold must beat every one
       power: simulated                 # | {normal: {if_paper: 0.65, if_null: 0.0}} | {exact: "why"}
       decisive_with: "the paper profile's 109 observations"
       paper_profile_only: "…"          # optional: why only the paper profile reaches it
       cites: "K01_kstar:counts"        # optional: another notebook's claim owning this measurement
+      explains: [other_claim]          # kind mechanism only: the failures this measured prediction explains
+      setting: real                    # optional: real | synthetic, where it differs from the notebook's (the
+                                       # paper record's ``synthetic`` notebooks check synthetic or closed forms)
 
 ``power: {normal: …}`` draws the statistic from the logged s.e. around the paper's value and the null's
-(:func:`lib.claim_power.normal_draws`); ``simulated`` takes the draws the notebook passes (``if_paper``,
-``if_null``); ``exact`` is a test with no random element. Sanity claims and citing claims take no power.
+(:func:`lib.claim_power.normal_draws`; ``if_null`` a list, one centre per null, when several are listed);
+``simulated`` takes the draws the notebook passes (``if_paper``, ``if_null``: a mapping of each listed null's
+words to its draws when there are several); ``exact`` is a test with no random element. Sanity claims and citing
+claims take no power. A failure is explained only by a ``mechanism`` entry that lists it in ``explains`` and
+holds decisively (:func:`evaluate_all` judges the mechanisms first).
 """
 
 from __future__ import annotations
 
 import ast
 import dataclasses
+import json
 import math
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import pandas as pd
 import yaml
 
 from lib import claim_power, claims, papers, paths
@@ -52,7 +63,7 @@ SMOKE_FAILURE = "the smoke profile's tiny random models and toy sizes only exerc
 _TEST_KEYS = {"range": {"range", "se_k"}, "point": {"point", "tol", "reason", "se_k"},
               "bound": {"bound", "value", "reason", "se_k"}}
 _ENTRY_KEYS = {"id", "kind", "section", "paper_says", "measures", "test", "support", "null_hypothesis", "power",
-               "decisive_with", "paper_profile_only", "cites"}
+               "decisive_with", "paper_profile_only", "cites", "explains", "setting"}
 
 
 @dataclass(frozen=True)
@@ -65,13 +76,20 @@ class Entry:
     paper_says: str
     measures: str
     test: Mapping[str, Any]
-    null: str = ""
+    nulls: tuple[str, ...] = ()
     power: Any = None  # "simulated", {"normal": {"if_paper": v, "if_null": v}}, {"exact": "why"}, or None
     decisive_with: str = ""
     support: tuple[float, float] = (-math.inf, math.inf)
     paper_profile_only: str = ""
     cites: str = ""
+    explains: tuple[str, ...] = ()
+    setting: str = ""
     extra: tuple[str, ...] = field(default=(), repr=False)  # unknown keys, reported by problems()
+
+    @property
+    def null(self) -> str:
+        """The nulls in words, one sentence."""
+        return "; ".join(self.nulls)
 
     def comparison(self, se: float | None = None) -> claims.Comparison:
         """The test as a :class:`lib.claims.Range`, ``Point`` or ``Bound``, widened by ``se`` where it says."""
@@ -105,25 +123,69 @@ class Entry:
             return [*found, f"test={dict(self.test)!r} is malformed ({error})"]
         found += comparison.problems()
         weighed = self.kind in claims.WEIGHED_KINDS and not self.cites
-        if weighed and not self.null.strip():
-            found.append("a paper or extension claim names the null it is tested against (null_hypothesis: …)")
-        if weighed and not _power_shape_ok(self.power):
-            found.append(f"power={self.power!r} must be 'simulated', {{normal: {{if_paper: v, if_null: v}}}} or "
-                         "{exact: why}")
-        if not self.widened_by_se and cannot_fail(comparison, self.support):
-            found.append(f"the test {comparison.describe()} holds for every value the statistic can take "
-                         f"(support [{self.support[0]:g}, {self.support[1]:g}]): it cannot fail")
+        if weighed and not all(n.strip() for n in self.nulls) or weighed and not self.nulls:
+            found.append(f"a {self.kind} claim names the null(s) it is tested against (null_hypothesis: …)")
+        if weighed and not _power_shape_ok(self.power, len(self.nulls)):
+            found.append(f"power={self.power!r} must be 'simulated', {{normal: {{if_paper: v, if_null: v}}}} (a "
+                         "list of one centre per null when several are listed) or {exact: why}")
+        if (self.kind == "mechanism") != bool(self.explains):
+            found.append("a mechanism claim, and only one, lists the failures it explains (explains: [claim id])")
+        found += support_problems(comparison, self.support, widened=self.widened_by_se)
+        if self.setting and self.setting not in claims.SETTINGS[:2]:
+            found.append(f"setting={self.setting!r} is not one of {', '.join(claims.SETTINGS[:2])}")
         return found
 
+    def setting_in(self, notebook: str) -> str:
+        """Where the claim is measured (:data:`lib.claims.SETTINGS`): ``exact`` for a test with no random
+        element, else the entry's ``setting``, else ``synthetic`` for a notebook its paper lists as such."""
+        if isinstance(self.power, Mapping) and "exact" in self.power:
+            return "exact"
+        if self.setting:
+            return self.setting
+        paper = papers.paper_of(notebook)
+        return "synthetic" if paper is not None and notebook in paper.synthetic else "real"
 
-def _power_shape_ok(power: Any) -> bool:
+
+def _power_shape_ok(power: Any, n_nulls: int) -> bool:
     if power == "simulated":
         return True
     if isinstance(power, Mapping) and set(power) == {"exact"}:
         return bool(str(power["exact"]).strip())
     if isinstance(power, Mapping) and set(power) == {"normal"} and isinstance(power["normal"], Mapping):
-        return set(power["normal"]) == {"if_paper", "if_null"}
+        centres = power["normal"].get("if_null")
+        return set(power["normal"]) == {"if_paper", "if_null"} and (
+            len(centres) == n_nulls if isinstance(centres, list) else n_nulls == 1)
     return False
+
+
+def cannot_hold(comparison: claims.Comparison, support: tuple[float, float]) -> bool:
+    """Whether ``comparison`` fails for every value in ``support`` (a test that excludes every value the
+    statistic can take cannot hold)."""
+    lo, hi = support
+    if isinstance(comparison, claims.Range):
+        margin = comparison.k * comparison.se if comparison.se else 0.0
+        return comparison.hi + margin < lo or comparison.lo - margin > hi
+    if isinstance(comparison, claims.Point):
+        tol = comparison.k * comparison.se if comparison.se is not None else (comparison.tol or 0.0)
+        return comparison.value + tol < lo or comparison.value - tol > hi
+    edge = comparison._edge()
+    return {"<": lo >= edge, "<=": lo > edge, ">": hi <= edge, ">=": hi < edge}[comparison.op]
+
+
+def support_problems(comparison: claims.Comparison, support: tuple[float, float], *, widened: bool,
+                     at: str = "") -> list[str]:
+    """Why ``comparison`` cannot fail or cannot hold on ``support`` ([] when it can do both). A test widened by
+    a standard error is judged at that s.e. (``at`` says which run's); without one, a widened range or point is
+    judged unwidened, where it is narrowest, and a widened bound is not judged (it only grows stricter)."""
+    bounds = f"support [{support[0]:g}, {support[1]:g}]"
+    found = []
+    if not (widened and at == "" and isinstance(comparison, claims.Bound)) and cannot_fail(comparison, support):
+        found.append(f"the test {comparison.describe()} holds for every value the statistic can take ({bounds}"
+                     f"{at}): it cannot fail")
+    if cannot_hold(comparison, support):
+        found.append(f"the test {comparison.describe()} fails for every value the statistic can take ({bounds}"
+                     f"{at}): it cannot hold")
+    return found
 
 
 def cannot_fail(comparison: claims.Comparison, support: tuple[float, float]) -> bool:
@@ -131,22 +193,30 @@ def cannot_fail(comparison: claims.Comparison, support: tuple[float, float]) -> 
     can take cannot fail)."""
     lo, hi = support
     if isinstance(comparison, claims.Range):
-        return comparison.lo <= lo and hi <= comparison.hi
+        margin = comparison.k * comparison.se if comparison.se else 0.0
+        return comparison.lo - margin <= lo and hi <= comparison.hi + margin
     if isinstance(comparison, claims.Point):
-        tol = comparison.tol or 0.0
+        tol = comparison.k * comparison.se if comparison.se is not None else (comparison.tol or 0.0)
         return comparison.value - tol <= lo and hi <= comparison.value + tol
-    return {"<": hi < comparison.value, "<=": hi <= comparison.value,
-            ">": lo > comparison.value, ">=": lo >= comparison.value}[comparison.op]
+    edge = comparison._edge()
+    return {"<": hi < edge, "<=": hi <= edge, ">": lo > edge, ">=": lo >= edge}[comparison.op]
 
 
 def _entry(raw: Mapping[str, Any]) -> Entry:
     support = tuple(float(v) for v in raw.get("support", (-math.inf, math.inf)))
     return Entry(id=str(raw.get("id", "")), kind=str(raw.get("kind", "paper")), section=str(raw.get("section", "")),
                  paper_says=str(raw.get("paper_says", "")), measures=str(raw.get("measures", "")),
-                 test=dict(raw.get("test") or {}), null=str(raw.get("null_hypothesis", "")), power=raw.get("power"),
+                 test=dict(raw.get("test") or {}), nulls=_nulls(raw.get("null_hypothesis", "")), power=raw.get("power"),
                  decisive_with=str(raw.get("decisive_with", "")), support=support,  # type: ignore[arg-type]
                  paper_profile_only=str(raw.get("paper_profile_only", "")), cites=str(raw.get("cites", "")),
+                 explains=tuple(str(i) for i in raw.get("explains") or ()), setting=str(raw.get("setting", "")),
                  extra=tuple(sorted(set(raw) - _ENTRY_KEYS)))
+
+
+def _nulls(raw: Any) -> tuple[str, ...]:
+    """The catalogue's ``null_hypothesis``: one sentence or a list of them."""
+    items = raw if isinstance(raw, list) else [raw] if str(raw).strip() else []
+    return tuple(str(item).strip() for item in items)
 
 
 def path(notebook: str) -> Path:
@@ -168,6 +238,9 @@ def parse(text: str, source: str) -> dict[str, Entry]:
     problems = [f"claim id {i!r} appears {ids.count(i)} times" for i in sorted(set(ids)) if ids.count(i) > 1]
     for entry in entries:
         problems += [f"claim {entry.id!r}: {problem}" for problem in entry.problems()]
+        kinds = {e.id: e.kind for e in entries}
+        problems += [f"claim {entry.id!r}: explains {target!r}, which is not a non-mechanism claim of this catalogue"
+                     for target in entry.explains if kinds.get(target, "mechanism") == "mechanism"]
     if problems:
         raise ValueError(f"{source}: " + "; ".join(problems))
     return {e.id: e for e in entries}
@@ -195,52 +268,130 @@ def _power(entry: Entry, found: claims.Evidence, comparison: claims.Comparison
     if entry.power == "simulated":
         if found.if_paper is None or found.if_null is None:
             return None
+        if isinstance(found.if_null, Mapping) and set(found.if_null) != set(entry.nulls):
+            raise ValueError(f"claim {entry.id!r}: draws under the nulls {sorted(found.if_null)} are not the "
+                             f"catalogue's {list(entry.nulls)}")
+        if not isinstance(found.if_null, Mapping) and len(entry.nulls) != 1:
+            raise ValueError(f"claim {entry.id!r}: the catalogue lists {len(entry.nulls)} nulls; pass if_null as a "
+                             "mapping of each null's words to its draws")
         return claim_power.power(comparison, found.if_paper, found.if_null, entry.null)
     centres = entry.power["normal"]
     if found.se is None or not math.isfinite(found.se):
         return None
-    draws = [claim_power.normal_draws(float(centres[h]), float(found.se), support=entry.support, seed=seed)
-             for seed, h in enumerate(("if_paper", "if_null"))]
-    return claim_power.power(comparison, *draws, entry.null)
+    null_centres = centres["if_null"] if isinstance(centres["if_null"], list) else [centres["if_null"]]
+
+    def normal(centre: float, seed: int) -> Callable[[int], np.ndarray]:
+        return lambda n: claim_power.normal_draws(float(centre), float(found.se), support=entry.support, n=n,
+                                                  seed=seed)
+
+    return claim_power.power(comparison, normal(centres["if_paper"], 0),
+                             {null: normal(c, i + 1) for i, (null, c) in enumerate(zip(entry.nulls, null_centres,
+                                                                                         strict=True))})
 
 
-def _unmeasured_without_power(entry: Entry, found: claims.Evidence) -> str:
-    if entry.power == "simulated":
-        return ("no draws of the statistic could be simulated at this run's size, so the test's power is unknown"
-                + (f"; decisive with {entry.decisive_with}" if entry.decisive_with else ""))
-    return ("no standard error of the measurement could be estimated on this run (one replicate or one seed), so "
-            "the test's power is unknown" + (f"; decisive with {entry.decisive_with}" if entry.decisive_with else ""))
+def _no_power(entry: Entry) -> str:
+    """Why a weighed claim with a finite value has no power on this run."""
+    why = ("no draws of the statistic could be simulated at this run's size" if entry.power == "simulated" else
+           "no standard error of the measurement could be estimated on this run (one replicate or one seed)")
+    return (f"no power at this scale: {why}, so the test's power is unknown"
+            + (f"; decisive with {entry.decisive_with}" if entry.decisive_with else ""))
 
 
-def evaluate(entry: Entry, found: claims.Evidence, profile: str) -> claims.Claim:
-    """The logged claim of ``entry`` on the notebook's ``found`` evidence under ``profile``."""
-    if entry.widened_by_se and found.se is None and found.not_measured == "" and found.value is not None:
+def _decisive_with(entry: Entry, found: claims.Evidence, power: claim_power.Power | claim_power.Exact | None) -> str:
+    """What would make the claim decisive: the planner's multiple of the units its draws resample
+    (:func:`lib.claim_power.decisive_scale`), then the catalogue's words."""
+    if not isinstance(power, claim_power.Power) or claim_power.PAPER not in power.spread or power.constant:
+        return entry.decisive_with
+    se = found.se if found.se is not None and math.isfinite(found.se) else None
+    m, _, _ = claim_power.decisive_scale(
+        lambda shrink: entry.comparison(se * shrink if se is not None and entry.widened_by_se else se),
+        {h: s for h, s in power.spread.items()}, entry.support)
+    scale = (f"about {m:g}× the units its draws resample (python -m lib claims --plan prices it)" if m is not None
+             else f"no scale up to {claim_power.SCALES[-1]:g}× the units: the test cannot separate the paper from "
+                  "its null; a redesign")
+    return scale + (f"; {entry.decisive_with}" if entry.decisive_with else "")
+
+
+def evaluate(entry: Entry, found: claims.Evidence, profile: str, *, explained_by: str = "",
+             mechanisms: str = "") -> claims.Claim:
+    """The logged claim of ``entry`` on the notebook's ``found`` evidence under ``profile``; ``explained_by`` and
+    ``mechanisms`` as :func:`lib.claims.claim` takes them (:func:`evaluate_all` finds them)."""
+    if entry.widened_by_se and found.se is None and found.undefined == "" and found.value is not None:
         raise ValueError(f"claim {entry.id!r}: its test is widened by the measurement's s.e.; pass Evidence(se=…)")
     comparison = entry.comparison(found.se)
-    found_power = _power(entry, found, comparison)
-    not_measured = found.not_measured
-    value = math.nan if found.value is None else float(found.value)
-    if (found_power is None and entry.kind in claims.WEIGHED_KINDS and not entry.cites and not not_measured
-            and math.isfinite(value)):
-        not_measured = _unmeasured_without_power(entry, found)
     statement = entry.measures + (f" ({found.note.strip()})" if found.note.strip() else "")
+    power = _power(entry, found, comparison)
     judged = claims.claim(
         entry.id, entry.section, statement, entry.paper_says, found.value, comparison, kind=entry.kind,
-        not_measured=not_measured, cites=entry.cites, se=found.se, power=found_power, mechanism=found.mechanism,
-        decisive_with=entry.decisive_with,
-        needs_paper_profile=entry.paper_profile_only if profile != "paper" else "")
+        undefined=found.undefined, cites=entry.cites, se=found.se, power=power,
+        no_power=_no_power(entry), mechanism=found.mechanism, explains=entry.explains, explained_by=explained_by,
+        mechanisms=mechanisms, decisive_with=_decisive_with(entry, found, power),
+        needs_paper_profile=(entry.paper_profile_only if profile != "paper" else "") or found.needs_data)
+    if found.settings and judged.verdict not in (claims.UNDEFINED, claims.NEEDS_PAPER):
+        judged = _swept(judged, {label: evaluate(entry, at, profile, explained_by=explained_by, mechanisms=mechanisms)
+                                 for label, at in found.settings.items()}, found.unstated)
     if profile == "smoke" and judged.verdict == claims.FAILS_UNEXPLAINED:  # still counted apart, said why in words
         return dataclasses.replace(judged, reason=f"{judged.reason} ({SMOKE_FAILURE})")
     return judged
 
 
+def _swept(judged: claims.Claim, at: Mapping[str, claims.Claim], unstated: str) -> claims.Claim:
+    """``judged`` (the profile's own setting) over a setting the paper does not state (``unstated``), measured at
+    each plausible value (``at``): it holds only where every value holds, fails only where every value fails, and
+    is otherwise undefined here, each outcome listed."""
+    if not unstated.strip():
+        raise ValueError(f"claim {judged.id!r}: a sweep over settings names the setting the paper leaves unstated")
+    listing = "; ".join(f"{c.verdict} at {label}" + (f" ({claims._measured(c.measured)})" if math.isfinite(
+        c.measured) else "") for label, c in at.items())
+    verdicts = {c.verdict for c in at.values()}
+    told = f"swept over {unstated}, which the paper does not state: {listing}"
+    if verdicts == {claims.HOLDS}:
+        return dataclasses.replace(judged, outcome=claims.HOLDS, verdict=claims.HOLDS, reason="",
+                                   statement=f"{judged.statement} ({told})")
+    if verdicts <= {claims.FAILS_EXPLAINED, claims.FAILS_UNEXPLAINED}:
+        first = next(iter(at.values()))
+        return dataclasses.replace(first, measured=judged.measured, se=judged.se, reason=f"{first.reason}; {told}")
+    return dataclasses.replace(judged, outcome=claims.NOT_MEASURED, verdict=claims.UNDEFINED,
+                               reason=f"the outcome depends on {unstated}, which the paper does not state: {listing}",
+                               mechanism="", explained_by="")
+
+
 def evaluate_all(notebook: str, evidence: Mapping[str, claims.Evidence], profile: str) -> list[claims.Claim]:
-    """Every catalogued claim of ``notebook`` on ``evidence``, in catalogue order; the ids must be the same."""
+    """Every catalogued claim of ``notebook`` on ``evidence``, in catalogue order; the ids must be the same.
+    Mechanism claims are judged first: a failure is explained by the first of those listing it that holds."""
     catalogue = load(notebook)
     if mismatch := _mismatch(set(catalogue), set(evidence)):
         raise ValueError(f"{notebook}: the closing cell and {paths.display(path(notebook))} disagree: "
                          f"{mismatch}")
-    return [evaluate(entry, evidence[i], profile) for i, entry in catalogue.items()]
+    judged = {i: evaluate(e, evidence[i], profile) for i, e in catalogue.items() if e.kind == "mechanism"}
+    for i, entry in catalogue.items():
+        if entry.kind == "mechanism":
+            continue
+        listing = [m for m in judged.values() if i in catalogue[m.id].explains]
+        held = [m.id for m in listing if m.verdict == claims.HOLDS]
+        tried = ", ".join(f"{m.id} ({m.verdict})" for m in listing)
+        judged[i] = evaluate(entry, evidence[i], profile, explained_by=held[0] if held else "",
+                             mechanisms="" if held else tried)
+    return [dataclasses.replace(judged[i], setting=entry.setting_in(notebook)) for i, entry in catalogue.items()]
+
+
+def with_settings(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` (logged claims with a ``notebook`` column) with each row's ``setting`` filled from its catalogue
+    where the run logged none (runs logged before settings were)."""
+    missing = table["setting"].eq("") if "setting" in table else pd.Series(True, index=table.index)
+    if not missing.any():
+        return table
+    table = table.copy()
+
+    def lookup(row: pd.Series) -> str:
+        try:
+            entry = load(row["notebook"]).get(row["id"])
+        except (FileNotFoundError, ValueError):
+            entry = None
+        return entry.setting_in(row["notebook"]) if entry is not None else "real"
+
+    table.loc[missing, "setting"] = table[missing].apply(lookup, axis=1)
+    return table
 
 
 def _mismatch(catalogued: set[str], passed: set[str]) -> str:
@@ -290,11 +441,50 @@ def lint(notebook: str, source: str) -> list[str]:
     return found
 
 
+def logged_problems(notebook: str, rows: list[Mapping[str, Any]], where: str) -> list[str]:
+    """Tests of ``notebook``'s catalogue that cannot fail or cannot hold at the standard errors a run logged
+    (``rows``, its claims.json; ``where`` names it): a test widened by an s.e. is judged at that s.e."""
+    try:
+        catalogue = load(notebook)
+    except (FileNotFoundError, ValueError, yaml.YAMLError):
+        return []  # lint() reports a broken catalogue
+    found = []
+    for row in rows:
+        entry = catalogue.get(str(row.get("id")))
+        se = row.get("se")
+        if entry is None or not entry.widened_by_se or not isinstance(se, int | float) or not math.isfinite(se):
+            continue
+        found += [f"{notebook}: claim {entry.id!r}: {problem}" for problem in support_problems(
+            entry.comparison(float(se)), entry.support, widened=True, at=f" at the s.e. {se:.4g} logged in {where}")]
+    return found
+
+
+def logged_runs() -> list[tuple[str, Path]]:
+    """(notebook, claims.json) of every profile's logged run in this checkout, and of the published run's
+    notebooks whose parameters are still the profile's (a run at other parameters says nothing of this size)."""
+    from lib import published  # here: lib.published imports the runner, which imports this module
+
+    folder = published.default_folder()
+    found = [(f.name.removesuffix(".claims.json"), f) for f in sorted((folder / published.NOTEBOOKS).glob(
+        "*.claims.json")) if published.parameters_current(folder, f.name.removesuffix(".claims.json"))]
+    return found + [(f.parent.name, f) for f in sorted(paths.RESULTS_DIR.glob("*/*/claims.json"))
+                    if paths.split_run_name(f.parent.name)[1] == ""]
+
+
 def check() -> list[str]:
-    """:func:`lint` over every notebook under ``notebooks/``."""
+    """:func:`lint` over every notebook under ``notebooks/``, and :func:`logged_problems` over every logged run
+    (:func:`logged_runs`)."""
     found = []
     for script in sorted(paths.NOTEBOOKS_DIR.glob("*.py")):
         found += lint(script.stem, script.read_text())
+    for notebook, file in logged_runs():
+        try:
+            rows = json.loads(file.read_text())
+        except (OSError, ValueError):
+            continue
+        rows = rows.get("claims", []) if isinstance(rows, dict) else rows
+        if notebook in {s.stem for s in paths.NOTEBOOKS_DIR.glob("*.py")} and papers.paper_of(notebook):
+            found += logged_problems(notebook, rows, paths.display(file))
     return found
 
 

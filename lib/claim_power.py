@@ -1,33 +1,41 @@
-"""The power of a claim's test: how often it holds if the paper is right, and how often if its null is.
+"""The power of a claim's test: how often it holds if the paper is right, and how often under each null.
 
-A claim's test (:mod:`lib.claims`) is evidence only when it can go both ways at this run's scale. Its power is
-the pair ``(if_paper, if_null)``: the share of draws of the claim's statistic on which the test holds when the
-paper's value is the truth, and when the named null is (chance, no association, independent orders, zero shift,
-…). The test is *decisive* when ``if_paper ≥ 0.8`` and ``if_null ≤ 0.2`` (:data:`DECISIVE_IF_PAPER`,
-:data:`DECISIVE_IF_NULL`); otherwise its outcome is "not measured, no power at this scale".
+A claim's test (:mod:`lib.claims`) is evidence only when its outcome would be unusual under the alternative: a
+hold that the nulls would rarely produce, a fail that the paper, if right, would rarely produce. Its power is the
+share of draws of the claim's statistic on which the test holds when the paper's value is the truth (``p1``) and
+when each named null is (``p0``: chance, no association, independent orders, a shared drift, …); whether the
+outcome is decisive is :func:`lib.verdict.decide`'s, the one place the thresholds live.
 
 One function computes it, :func:`power`, from draws of the statistic under each hypothesis. The draws come from
 the logged standard error (:func:`normal_draws`), from resampling the run's own seeds or splits (the notebook
 draws them), or from simulating the statistic at this run's size (:func:`spearman_draws` and
-:func:`independent_spearman_draws` for a rank correlation on a few tasks). A test with no random element
-(an identity, a closed form evaluated exactly) has :class:`Exact` power: it says why.
+:func:`independent_spearman_draws` for a rank correlation on a few tasks). Draws passed as a function of the
+number wanted (``f(n) -> draws``) are drawn again, four times as many, while a share lies within two Monte Carlo
+s.e. of a threshold. Draws that are all equal under a hypothesis assert its share rather than estimate it: the
+power is then not estimated (:attr:`Power.constant`). A test with no random element (an identity, a closed form
+evaluated exactly) has :class:`Exact` power: it says why.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-#: A test is decisive when it holds this often if the paper is right …
-DECISIVE_IF_PAPER = 0.8
-#: … and at most this often if its null is.
-DECISIVE_IF_NULL = 0.2
-#: Draws per hypothesis when the core draws them itself (:func:`normal_draws`).
+from lib import verdict
+
+#: Draws per hypothesis when they are drawn on demand (:func:`normal_draws`, or draws passed as a function).
 DRAWS = 4000
+#: The most draws a borderline share is drawn again with.
+MAX_DRAWS = 64000
+#: The paper's hypothesis, as the logged spreads name it.
+PAPER = "paper"
+
+Draws = ArrayLike | Callable[[int], ArrayLike]
 
 
 class Test(Protocol):
@@ -39,24 +47,61 @@ class Test(Protocol):
 @dataclass(frozen=True)
 class Power:
     """The test's power at this run's scale: the share of draws on which it holds if the paper is right
-    (``if_paper``) and if the null named in ``null`` is."""
+    (``paper``) and under each null (``nulls``, by the null in words), with the mean and s.d. of each
+    hypothesis's draws (``spread``, for the planner) and the hypotheses whose draws were all equal
+    (``constant``)."""
 
-    if_paper: float
-    if_null: float
-    null: str
+    paper: verdict.Share
+    nulls: Mapping[str, verdict.Share]
+    spread: Mapping[str, tuple[float, float]] = field(default_factory=dict)
+    constant: tuple[str, ...] = ()
 
     @property
-    def decisive(self) -> bool:
-        """Whether the test can both hold if the paper is right and fail if the null is."""
-        return self.if_paper >= DECISIVE_IF_PAPER and self.if_null <= DECISIVE_IF_NULL
+    def if_paper(self) -> float:
+        return self.paper.value
 
-    def record(self) -> dict[str, Any]:
-        """The logged form: ``{"if_paper": p1, "if_null": p0, "null": "<the null in words>"}``."""
-        return {"if_paper": round(self.if_paper, 4), "if_null": round(self.if_null, 4), "null": self.null}
+    @property
+    def if_null(self) -> float:
+        """The largest share over the nulls (the one a hold must beat)."""
+        return max(share.value for share in self.nulls.values())
+
+    @property
+    def null(self) -> str:
+        """The null with the largest share, in words."""
+        return max(self.nulls, key=lambda n: self.nulls[n].value)
+
+    @property
+    def mc_se(self) -> float:
+        """The largest Monte Carlo s.e. of the shares."""
+        return max(s.mc_se for s in (self.paper, *self.nulls.values()))
+
+    def decision(self, side: str) -> verdict.Decision:
+        """:func:`lib.verdict.decide` for the outcome ``side``; never decisive on asserted (constant) draws."""
+        found = verdict.decide(side, self.if_paper, {n: s.value for n, s in self.nulls.items()})
+        return found if not self.constant else verdict.Decision(side, False, found.ratio, found.against)
+
+    def record(self, side: str | None = None) -> dict[str, Any]:
+        """The logged form: ``{"if_paper": p1, "if_null": p0, "null": "<the null in words>", "nulls": {…},
+        "draws": N, "mc_se": s}``, with the outcome's ``lr`` and ``decisive`` when ``side`` is given."""
+        found: dict[str, Any] = {"if_paper": round(self.if_paper, 4), "if_null": round(self.if_null, 4),
+                                 "null": self.null, "draws": min(s.draws for s in (self.paper, *self.nulls.values())),
+                                 "mc_se": round(self.mc_se, 4)}
+        if len(self.nulls) > 1:
+            found["nulls"] = {n: round(s.value, 4) for n, s in self.nulls.items()}
+        if self.spread:
+            found["spread"] = {h: [float(f"{m:.6g}"), float(f"{s:.6g}")] for h, (m, s) in self.spread.items()}
+        if self.constant:
+            found["constant"] = list(self.constant)
+        if side is not None:
+            decision = self.decision(side)
+            found["lr"] = None if not math.isfinite(decision.ratio) else float(f"{decision.ratio:.4g}")
+            found["decisive"] = decision.decisive
+        return found
 
     def describe(self) -> str:
-        """"holds 93% if the paper is right, 4% if <null>"."""
-        return f"holds {self.if_paper:.0%} if the paper is right, {self.if_null:.0%} if {self.null}"
+        """"holds 93% if the paper is right, 4% if <null>" (every null, when there are several)."""
+        nulls = ", ".join(f"{s.value:.0%} if {n}" for n, s in self.nulls.items())
+        return f"holds {self.if_paper:.0%} if the paper is right, {nulls}"
 
 
 @dataclass(frozen=True)
@@ -65,9 +110,10 @@ class Exact:
 
     why: str
 
-    decisive = True
+    def decision(self, side: str) -> verdict.Decision:
+        return verdict.Decision(side, True, math.inf, "an exact computation")
 
-    def record(self) -> dict[str, Any]:
+    def record(self, side: str | None = None) -> dict[str, Any]:
         """The logged form: ``{"exact": "<why>"}``."""
         return {"exact": self.why}
 
@@ -75,23 +121,94 @@ class Exact:
         return f"exact: {self.why}"
 
 
-def _holding_share(test: Test, draws: ArrayLike) -> float:
+def _values(draws: ArrayLike) -> np.ndarray:
     values = np.asarray(draws, dtype=float).ravel()
-    values = values[np.isfinite(values)]
-    if not len(values):
-        return math.nan
-    return float(np.mean([test.check(float(v))[0] == "holds" for v in values]))
+    return values[np.isfinite(values)]
 
 
-def power(test: Test, if_paper: ArrayLike, if_null: ArrayLike, null: str) -> Power:
+def _held(test: Test, values: np.ndarray) -> int:
+    return int(sum(test.check(float(v))[0] == "holds" for v in values))
+
+
+def _share(test: Test, draws: Draws) -> tuple[verdict.Share, np.ndarray]:
+    """The share of finite draws on which ``test`` holds, drawn again (four times as many, up to
+    :data:`MAX_DRAWS`) while it is borderline and ``draws`` is a function of the number wanted."""
+    n = DRAWS
+    values = _values(draws(n) if callable(draws) else draws)
+    share = verdict.Share(_held(test, values), len(values))
+    while callable(draws) and len(values) and verdict.borderline(share) and n < MAX_DRAWS:
+        n *= 4
+        values = _values(draws(n))
+        share = verdict.Share(_held(test, values), len(values))
+    return share, values
+
+
+def power(test: Test, if_paper: Draws, if_null: Draws | Mapping[str, Draws], null: str = "") -> Power:
     """The share of ``if_paper`` draws and of ``if_null`` draws of the statistic on which ``test`` holds.
 
-    Non-finite draws (a resample on which the statistic is undefined) are left out; with none left the share is
-    NaN, which is not decisive.
+    ``if_null`` is one null's draws, named in words by ``null``, or a mapping of each null's words to its draws
+    (a hold must beat every one). Non-finite draws (a resample on which the statistic is undefined) are left
+    out; with none left the share is NaN, which is not decisive.
     """
-    if not null.strip():
-        raise ValueError("a power needs its null in words (chance, no association, zero shift, …)")
-    return Power(_holding_share(test, if_paper), _holding_share(test, if_null), null.strip())
+    nulls = dict(if_null) if isinstance(if_null, Mapping) else {null.strip(): if_null}
+    if not all(name.strip() for name in nulls) or not nulls:
+        raise ValueError("a power needs each null in words (chance, no association, zero shift, …)")
+    found, spread, constant = {}, {}, []
+    for name, draws in [(PAPER, if_paper), *nulls.items()]:
+        share, values = _share(test, draws)
+        found[name] = share if len(values) else NO_SHARE
+        if len(values):
+            spread[name] = (float(values.mean()), float(values.std()))
+        if len(values) > 1 and np.ptp(values) == 0:
+            constant.append(name)
+    paper = found.pop(PAPER)
+    return Power(paper, found, spread, tuple(constant))
+
+
+class _NoShare(verdict.Share):
+    """A share of no draws (the statistic undefined on every one): NaN, which is never decisive."""
+
+    @property
+    def value(self) -> float:
+        return math.nan
+
+    @property
+    def mc_se(self) -> float:
+        return math.nan
+
+
+#: The share of no draws.
+NO_SHARE: verdict.Share = _NoShare(0, 0)
+
+
+#: Multiples of a run's units the planner tries, smallest first.
+SCALES: tuple[float, ...] = (1.5, 2, 3, 4, 6, 8, 12, 16, 24, 32, 64)
+
+
+def shares_at_scale(comparison_at: Callable[[float], Test], spread: Mapping[str, tuple[float, float]], m: float,
+                    support: tuple[float, float] = (-math.inf, math.inf), n: int = DRAWS
+                    ) -> tuple[float, dict[str, float]]:
+    """p1 and each null's p0 at ``m`` times the units a statistic's draws resample: draws of
+    ``N(mean, sd/√m)`` per hypothesis of ``spread`` (``paper`` and each null) through ``comparison_at(1/√m)``, the
+    test with any widening s.e. shrunk by that factor. The statistic's expectation under each hypothesis stays."""
+    comparison = comparison_at(1 / math.sqrt(m))
+    z = np.random.default_rng(0).standard_normal(n)
+    shares = {}
+    for hypothesis, (mean, sd) in spread.items():
+        values = np.clip(mean + sd / math.sqrt(m) * z, *support)
+        shares[hypothesis] = verdict.Share(_held(comparison, values), n).value
+    return shares.pop(PAPER), shares
+
+
+def decisive_scale(comparison_at: Callable[[float], Test], spread: Mapping[str, tuple[float, float]],
+                   support: tuple[float, float] = (-math.inf, math.inf)) -> tuple[float | None, float, float]:
+    """(the smallest m of :data:`SCALES` at which a hold and a fail would both be decisive, p1 there, the largest
+    p0 there); m None when none is, with the shares at the largest m."""
+    for m in SCALES:
+        p1, p0 = shares_at_scale(comparison_at, spread, m, support)
+        if p0 and verdict.decide(verdict.HOLD, p1, p0).decisive and verdict.decide(verdict.FAIL, p1, p0).decisive:
+            return m, p1, max(p0.values())
+    return None, p1, max(p0.values(), default=math.nan)
 
 
 def normal_draws(centre: float, se: float, *, support: tuple[float, float] = (-math.inf, math.inf),

@@ -10,13 +10,17 @@ Kinds
     ``sanity``: true by construction, or arithmetic on the paper's own numbers.
 
 Outcomes and verdicts
-    ``holds``, ``fails`` or ``not measured``, each told apart in one of five verdicts (:data:`VERDICTS`): holds ·
-    fails, explained · fails, unexplained · not measured, no power at this scale · not measured, needs the paper
-    profile. A paper or extension claim is weighed by its power (:mod:`lib.claim_power`): a test that cannot both
-    hold if the paper is right and fail if its null is reads "not measured, no power at this scale", with both
-    shares and what would make it decisive. A failure is explained when its mechanism names a diagnostic the
-    notebook logged. A NaN measured value is not measured, never a failure; so is a claim given
-    ``not_measured="reason"`` (a sentence about the setting) or ``needs_paper_profile="reason"``.
+    ``holds``, ``fails`` or ``not measured``, each told apart in one of six verdicts (:data:`VERDICTS`): holds ·
+    fails, explained · fails, unexplained · not measured, no power at this scale · not measured, needs the
+    paper's data or models · not measured, undefined here. A paper, extension or mechanism claim is weighed by
+    its power (:mod:`lib.claim_power`) under the decision rule of :mod:`lib.verdict`: a hold counts when every
+    null would rarely have held, a fail when the paper, if right, would usually have held; an outcome that is
+    not decisive reads "not measured, no power at this scale" with its shares and likelihood ratio. A failure is
+    explained only by a claim of kind ``mechanism`` that lists it (``explained_by``) and holds decisively; a
+    cause in words alone leaves it unexplained. A NaN measured value is not measured, never a failure: the
+    notebook says why the statistic is undefined (``undefined="reason"``), or the catalogue why only the paper
+    profile reaches it: the notebook's own sentence can only declare a statistic undefined, never turn a
+    measured outcome into "no power".
 
 Catalogue
     A notebook's claims are pre-registered in its catalogue (:mod:`lib.claim_catalogue`); its closing cell passes
@@ -43,29 +47,37 @@ import re
 import shutil
 import textwrap
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 import pandas as pd
 
-from lib import claim_power
+from lib import claim_power, verdict
 
+#: Where a claim is measured: on real models, on the paper's own synthetic or closed-form settings, or exactly (a
+#: test with no random element). The scoreboard counts paper claims on real models apart from the others.
+SETTINGS: tuple[str, ...] = ("real", "synthetic", "exact")
 #: Claim kinds; only ``paper`` claims count as reproduction.
-KINDS: tuple[str, ...] = ("paper", "extension", "sanity")
+KINDS: tuple[str, ...] = ("paper", "extension", "sanity", "mechanism")
 HOLDS, FAILS, NOT_MEASURED = "holds", "fails", "not measured"
 #: Outcomes of a claim.
 OUTCOMES: tuple[str, ...] = (HOLDS, FAILS, NOT_MEASURED)
 FAILS_EXPLAINED, FAILS_UNEXPLAINED = "fails, explained", "fails, unexplained"
-NO_POWER, NEEDS_PAPER = "not measured, no power at this scale", "not measured, needs the paper profile"
-#: The five verdicts a claim is counted in.
-VERDICTS: tuple[str, ...] = (HOLDS, FAILS_EXPLAINED, FAILS_UNEXPLAINED, NO_POWER, NEEDS_PAPER)
-#: Kinds whose tests must carry their power: the reproduction and the project's own reported claims.
-WEIGHED_KINDS: tuple[str, ...] = ("paper", "extension")
+NO_POWER, NEEDS_PAPER = "not measured, no power at this scale", "not measured, needs the paper's data or models"
+UNDEFINED = "not measured, undefined here"
+#: The six verdicts a claim is counted in.
+VERDICTS: tuple[str, ...] = (HOLDS, FAILS_EXPLAINED, FAILS_UNEXPLAINED, NO_POWER, NEEDS_PAPER, UNDEFINED)
+#: Verdict labels logged by earlier versions, and what they read as now.
+LEGACY_VERDICTS: Mapping[str, str] = {"not measured, needs the paper profile": NEEDS_PAPER}
+#: Kinds whose tests must carry their power: the reproduction, the project's own reported claims, and the
+#: mechanisms that explain failures.
+WEIGHED_KINDS: tuple[str, ...] = ("paper", "extension", "mechanism")
 #: What each kind is, as the summaries say it.
 KIND_NOTES: Mapping[str, str] = {
     "paper": "the paper's values and statements: reproduction",
     "extension": "beyond the paper: reported, not counted as reproduction",
     "sanity": "true by construction or arithmetic on the paper's numbers: not counted as reproduction",
+    "mechanism": "measured predictions that explain a failure: not counted as reproduction",
 }
 #: The line a closing cell prints under the smoke profile.
 SMOKE_NOTE = ("Profile smoke: tiny random models and toy sizes that exercise the code paths; "
@@ -247,10 +259,13 @@ class Claim:
     outcome: str  # one of OUTCOMES
     verdict: str  # one of VERDICTS: the outcome with why it failed or why it is not measured
     reason: str  # why it fails or is not measured; "" when it holds
-    mechanism: str  # what makes a failure fail, citing a logged diagnostic; "" otherwise
-    power: dict | None  # claim_power.Power.record() or Exact.record(); None for sanity and citing claims
+    mechanism: str  # a failure's candidate cause in words (explains nothing unless a mechanism claim holds); ""
+    power: dict | None  # claim_power.Power.record(side) or Exact.record(); None for sanity and citing claims
     comparison_reason: str  # why the comparison is this one: its tolerance's reason, or why a bound is one-sided
     cites: str  # "<notebook>:<claim id>" of the claim that owns this measurement, or ""
+    explains: str = ""  # a mechanism claim: the ids of the failures it would explain, comma-separated
+    explained_by: str = ""  # a failure explained: the mechanism claim that holds decisively and lists it
+    setting: str = ""  # one of SETTINGS: measured on real models, on the paper's synthetic settings, or exact
 
 
 #: The columns of a logged claims table: the notebook's paper, then the :class:`Claim` fields.
@@ -274,70 +289,103 @@ def _refusals(id: str, kind: str, section: str, paper_value: str, comparison: An
     return found
 
 
-def cited_files(mechanism: str) -> list[str]:
-    """The logged files a mechanism names (``diagnostics.parquet``, ``fits.json``)."""
-    return _LOGGED_FILE.findall(mechanism)
+def cited_files(text: str) -> list[str]:
+    """The logged files a sentence names (``diagnostics.parquet``, ``fits.json``): a failure's candidate cause
+    and a reason cite what a reader can open."""
+    return _LOGGED_FILE.findall(text)
 
 
-def _failure(kind: str, reason: str, mechanism: str) -> tuple[str, str]:
-    """(verdict, reason) of a failing claim: explained when its mechanism names a logged diagnostic."""
-    if mechanism.strip() and cited_files(mechanism):
+def _failure(reason: str, cause: str, explained_by: str, mechanisms: str) -> tuple[str, str]:
+    """(verdict, reason) of a decisive failure: explained when a mechanism claim that lists it holds decisively
+    (``explained_by``); otherwise unexplained, with the candidate ``cause`` in words and the ``mechanisms`` that
+    list it but did not hold."""
+    if explained_by:
         return FAILS_EXPLAINED, reason
-    told = "" if not mechanism.strip() else " (its mechanism cites no logged diagnostic)"
-    return FAILS_UNEXPLAINED, f"fails — unexplained{told}: {reason}"
+    told = f"; candidate cause, not measured as a mechanism: {cause.strip()}" if cause.strip() else ""
+    tried = f"; its mechanism claim(s) did not hold decisively: {mechanisms}" if mechanisms else ""
+    return FAILS_UNEXPLAINED, f"fails — unexplained: {reason}{told}{tried}"
 
 
-def _no_power(found: claim_power.Power, would: tuple[str, str], decisive_with: str) -> str:
+def _no_power(found: claim_power.Power, would: tuple[str, str], decision: verdict.Decision,
+              decisive_with: str) -> str:
     outcome, why = would
     value = f"the value would {'hold' if outcome == HOLDS else 'fail'}" + (f" ({why})" if why else "")
+    if found.constant:
+        shares = (f"its draws under {', '.join(found.constant)} are all equal, so its power is asserted, not "
+                  "estimated (a test with no random element is catalogued exact, saying why)")
+    elif decision.side == verdict.HOLD:
+        shares = (f"a hold counts when every null holds ≤ {verdict.DECISIVE_IF_NULL:.0%} and the likelihood ratio "
+                  f"p1/p0 ≥ {verdict.DECISIVE_RATIO:g}")
+    else:
+        shares = (f"a fail counts when the paper holds ≥ {verdict.DECISIVE_IF_PAPER:.0%} and the likelihood ratio "
+                  f"(1 − p0)/(1 − p1) ≥ {verdict.DECISIVE_RATIO:g}")
     needs = f"; decisive with {decisive_with.strip()}" if decisive_with.strip() else ""
-    return (f"no power at this scale: the test {found.describe()} (decisive needs ≥ "
-            f"{claim_power.DECISIVE_IF_PAPER:.0%} and ≤ {claim_power.DECISIVE_IF_NULL:.0%}); {value}{needs}")
+    return (f"no power at this scale: {value}, and the test {found.describe()} "
+            f"({decision.describe()}; {shares}){needs}")
 
 
 def claim(id: str, section: str, statement: str, paper_value: str, measured: float | None, comparison: Comparison,
-          *, kind: str = "paper", not_measured: str = "", needs_paper_profile: str = "", cites: str = "",
+          *, kind: str = "paper", undefined: str = "", needs_paper_profile: str = "", cites: str = "",
           se: float | None = None, power: claim_power.Power | claim_power.Exact | None = None,
-          mechanism: str = "", decisive_with: str = "") -> Claim:
+          no_power: str = "", mechanism: str = "", explains: Iterable[str] = (), explained_by: str = "",
+          mechanisms: str = "", decisive_with: str = "") -> Claim:
     """A :class:`Claim` whose outcome is ``comparison`` evaluated on ``measured``, weighed by its ``power``.
 
-    ``needs_paper_profile``: why only the paper profile reaches this claim (not measured, counted apart);
-    ``not_measured``: a sentence about the setting that leaves it unmeasured at this run's scale; a NaN or None
-    ``measured`` is not measured as well. A paper or extension claim that owns its measurement needs its
-    ``power`` (:mod:`lib.claim_power`): a test that is not decisive reads "not measured, no power at this scale"
-    with both shares and ``decisive_with`` (what would make it decisive). A failing claim is "fails, explained"
-    when ``mechanism`` names a logged diagnostic file, else "fails, unexplained".
-    ``cites``: the ``"<notebook>:<claim id>"`` whose measurement this repeats; counted there, not here.
+    ``needs_paper_profile``: why only the paper profile (its data or models) reaches this claim; ``undefined``: why
+    the statistic is undefined on this run (a NaN or None ``measured`` with no sentence is undefined too, and
+    said so). A paper, extension or mechanism claim that owns its measurement needs its ``power``
+    (:mod:`lib.claim_power`), or ``no_power``, the sentence why none could be computed; an outcome that is not
+    decisive (:mod:`lib.verdict`) reads "not measured, no power at this scale" with its shares, likelihood ratio
+    and ``decisive_with``. A decisive failure is "fails, explained" when ``explained_by`` names a mechanism claim
+    that lists it and holds decisively, else "fails, unexplained" with ``mechanism`` (its candidate cause in
+    words) and ``mechanisms`` (the mechanism claims that list it but did not hold). ``explains``: a mechanism
+    claim's targets. ``cites``: the ``"<notebook>:<claim id>"`` whose measurement this repeats; counted there.
     Raises :class:`ValueError` naming ``id`` for a contract the claim breaks (module docstring).
     """
     problems = _refusals(id, kind, section, paper_value, comparison, cites)
     value = math.nan if measured is None else float(measured)
     weighed = kind in WEIGHED_KINDS and not cites
-    if weighed and power is None and not (needs_paper_profile.strip() or not_measured.strip() or math.isnan(value)):
+    if weighed and power is None and not (needs_paper_profile.strip() or undefined.strip() or no_power.strip()
+                                          or math.isnan(value)):
         problems.append(f"a {kind} claim needs its power (lib.claim_power): can it hold if the paper is right "
                         "and fail if the null is?")
+    if kind == "mechanism" and not list(explains):
+        problems.append("a mechanism claim lists the failures it explains (explains: [claim id, …])")
     if problems:
         raise ValueError(f"claim {id!r}: " + "; ".join(problems))
+    decision = None
+    if math.isfinite(value) and power is not None:
+        outcome = comparison.check(value)[0]
+        if outcome != NOT_MEASURED:
+            decision = power.decision(verdict.HOLD if outcome == HOLDS else verdict.FAIL)
     if needs_paper_profile.strip():
-        outcome, verdict, reason = NOT_MEASURED, NEEDS_PAPER, needs_paper_profile.strip()
-    elif not_measured.strip():
-        outcome, verdict, reason = NOT_MEASURED, NO_POWER, not_measured.strip()
+        outcome, verdict_, reason = NOT_MEASURED, NEEDS_PAPER, needs_paper_profile.strip()
+    elif undefined.strip():
+        aside = f" (the value {_measured(value)} this run computed is set aside)" if math.isfinite(value) else ""
+        outcome, verdict_, reason, value = NOT_MEASURED, UNDEFINED, undefined.strip() + aside, math.nan
+        decision = None
     elif math.isnan(value):
-        outcome, verdict, reason = NOT_MEASURED, NO_POWER, ("the statistic is undefined on this run and the "
-                                                            "notebook gives no reason: unexplained")
+        outcome, verdict_, reason = NOT_MEASURED, UNDEFINED, ("the statistic is undefined on this run and the "
+                                                              "notebook gives no reason: unexplained")
     else:
         outcome, reason = comparison.check(value)
-        verdict = outcome
-        if weighed and power is not None and not power.decisive:
-            outcome, verdict, reason = NOT_MEASURED, NO_POWER, _no_power(power, (outcome, reason), decisive_with)
+        verdict_ = outcome
+        if weighed and power is None:
+            outcome, verdict_, reason = NOT_MEASURED, NO_POWER, no_power.strip() or reason
         elif outcome == NOT_MEASURED:
-            verdict = NO_POWER
+            verdict_ = NO_POWER
+        elif weighed and decision is not None and not decision.decisive:
+            assert isinstance(power, claim_power.Power)  # Exact is always decisive
+            outcome, verdict_, reason = NOT_MEASURED, NO_POWER, _no_power(power, (outcome, reason), decision,
+                                                                          decisive_with)
         elif outcome == FAILS:
-            verdict, reason = _failure(kind, reason, mechanism)
+            verdict_, reason = _failure(reason, mechanism, explained_by, mechanisms)
     basis = comparison.reason if isinstance(comparison, Point | Bound) else ""
+    side = None if decision is None else decision.side
     return Claim(id, kind, section, statement, paper_value, value, math.nan if se is None else float(se),
-                 comparison.describe(), outcome, verdict, reason, mechanism.strip() if outcome == FAILS else "",
-                 power.record() if power is not None else None, basis.strip(), cites)
+                 comparison.describe(), outcome, verdict_, reason, mechanism.strip() if outcome == FAILS else "",
+                 power.record(side) if power is not None else None, basis.strip(), cites, ", ".join(explains),
+                 explained_by if verdict_ == FAILS_EXPLAINED else "")
 
 
 def records(claims: Iterable[Claim], paper: str) -> list[dict[str, Any]]:
@@ -355,7 +403,21 @@ def power_text(power: Any) -> str:
         return ""
     if "exact" in power:
         return f"exact: {power['exact']}"
-    return claim_power.Power(power["if_paper"], power["if_null"], power["null"]).describe()
+    nulls = power.get("nulls") or {power["null"]: power["if_null"]}
+    text = f"holds {_share(power['if_paper'])} if the paper is right, " + ", ".join(
+        f"{_share(p0)} if {null}" for null, p0 in nulls.items())
+    if power.get("lr") is not None or "lr" in power:
+        lr = "∞" if power.get("lr") is None else f"{power['lr']:.3g}"
+        text += f"; LR {lr}" + (" (decisive)" if power.get("decisive") else " (not decisive)")
+    return text
+
+
+def _share(p: Any) -> str:
+    """A logged share as a percentage ("n/a" for a share of no draws)."""
+    try:
+        return f"{float(p):.0%}" if math.isfinite(float(p)) else "n/a"
+    except (TypeError, ValueError):
+        return "n/a"
 
 
 def _legacy_verdict(row: pd.Series) -> str:
@@ -371,15 +433,20 @@ def frame(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
         if column not in table:
             table[column] = math.nan if column in ("measured", "se") else ""
     table["kind"] = table["kind"].fillna("").replace("", "paper")
+    table["explains"] = table["explains"].fillna("")
+    table["explained_by"] = table["explained_by"].fillna("")
+    table["setting"] = table["setting"].fillna("")
     legacy = table["outcome"].eq("") | table["outcome"].isna()
     if legacy.any() and "holds" in table:
         measured = pd.to_numeric(table["measured"], errors="coerce")
         old = table["holds"].astype(bool).map({True: HOLDS, False: FAILS}).where(measured.notna(), NOT_MEASURED)
         table.loc[legacy, "outcome"] = old[legacy]
+    table["verdict"] = table["verdict"].replace(dict(LEGACY_VERDICTS))
     unjudged = table["verdict"].eq("") | table["verdict"].isna()
     if unjudged.any():
         table.loc[unjudged, "verdict"] = table[unjudged].apply(_legacy_verdict, axis=1)
     table["power"] = table["power"].map(power_text)
+    table["measured"] = pd.to_numeric(table["measured"], errors="coerce")
     table["se"] = pd.to_numeric(table["se"], errors="coerce")
     return table[COLUMNS].fillna({c: "" for c in COLUMNS if c not in ("measured", "se")})
 
@@ -392,17 +459,26 @@ class Evidence:
     """What a closing cell passes for one catalogued claim: the measured ``value``, its logged standard error
     ``se`` (required when the catalogue widens the test by it, or draws the power from it), the statistic's draws
     ``if_paper`` and ``if_null`` when the catalogue's power is simulated (by resampling the run's own seeds or
-    splits, or simulating the statistic at this run's size), the ``mechanism`` of a failure in a sentence citing
-    a logged diagnostic file, ``not_measured`` (a sentence about the setting that leaves it unmeasured), and a
-    ``note`` on this run's population appended to the catalogue's statement ("6 tasks, 3 seeds")."""
+    splits, or simulating the statistic at this run's size; arrays, or functions of the number of draws wanted so
+    that a borderline share can be drawn again; ``if_null`` a mapping of each null's words to its draws when the
+    catalogue lists several), a failure's candidate cause in words (``mechanism``: it explains nothing unless a
+    mechanism claim measures it), ``undefined`` (why the statistic is undefined on this run, e.g. measured at a
+    setting other than the paper's: the value is then set aside, and the reason says so), ``needs_data`` (the
+    paper's data or models this run lacks, named), ``settings`` (the same statistic at each plausible value of a
+    setting the paper does not state, ``unstated`` naming it: "n = 500" → its evidence; the claim holds only if it
+    holds at every one, fails only if it fails at every one, and is otherwise undefined here with each outcome
+    listed), and a ``note`` on this run's population appended to the catalogue's statement ("6 tasks, 3 seeds")."""
 
     value: float | None
     se: float | None = None
     if_paper: Any = None
     if_null: Any = None
     mechanism: str = ""
-    not_measured: str = ""
+    undefined: str = ""
+    needs_data: str = ""
     note: str = ""
+    settings: Mapping[str, Evidence] = field(default_factory=dict)
+    unstated: str = ""
 
 
 # --------------------------------------------------------------------------- counting
@@ -410,13 +486,14 @@ class Evidence:
 
 @dataclass(frozen=True)
 class Count:
-    """How the claims of one kind came out, in the five verdicts; a citing claim is counted at its owner."""
+    """How the claims of one kind came out, in the six verdicts; a citing claim is counted at its owner."""
 
     held: int = 0
     failed_explained: int = 0
     failed_unexplained: int = 0
     no_power: int = 0
     needs_paper: int = 0
+    undefined: int = 0
     cited: int = 0
 
     @property
@@ -428,7 +505,7 @@ class Count:
 
     @property
     def not_measured(self) -> int:
-        return self.no_power + self.needs_paper
+        return self.no_power + self.needs_paper + self.undefined
 
     @property
     def measured(self) -> int:
@@ -437,7 +514,7 @@ class Count:
     def by_verdict(self) -> dict[str, int]:
         """The count of each of :data:`VERDICTS`."""
         return dict(zip(VERDICTS, (self.held, self.failed_explained, self.failed_unexplained, self.no_power,
-                                   self.needs_paper), strict=True))
+                                   self.needs_paper, self.undefined), strict=True))
 
     def cell(self) -> str:
         """``held/measured``, with the unmeasured ones when there are any; ``-`` when there is nothing."""
@@ -447,18 +524,18 @@ class Count:
 
     def sentence(self) -> str:
         """"3 of 5 measured hold (2 fail: 1 explained, 1 unexplained), 2 not measured (1 no power at this scale,
-        1 needs the paper profile), 2 cited (counted at their owner)"."""
+        1 needs the paper's data or models, 0 undefined here), 2 cited (counted at their owner)"."""
         text = f"{self.held} of {self.measured} measured hold"
         if self.failed:
             text += f" ({self.failed} fail: {self.failed_explained} explained, {self.failed_unexplained} unexplained)"
         if self.not_measured:
             text += (f", {self.not_measured} not measured ({self.no_power} no power at this scale, "
-                     f"{self.needs_paper} needs the paper profile)")
+                     f"{self.needs_paper} needs the paper's data or models, {self.undefined} undefined here)")
         return text + (f", {self.cited} cited (counted at their owner)" if self.cited else "")
 
 
 def counts(table: pd.DataFrame) -> dict[str, Count]:
-    """The one counting function: per kind, the five verdicts, citing claims apart."""
+    """The one counting function: per kind, the six verdicts, citing claims apart."""
     found = {}
     for kind in KINDS:
         rows = table[table["kind"] == kind]
@@ -482,7 +559,10 @@ def summary(table: pd.DataFrame) -> str:
 
 def _reason_cell(row: pd.Series) -> str:
     parts = [row["reason"]] if row["outcome"] != HOLDS and row["reason"] else []
-    parts += [f"mechanism: {row['mechanism']}"] if row["outcome"] == FAILS and row["mechanism"] else []
+    explained = row["verdict"] == FAILS_EXPLAINED
+    parts += [f"explained by mechanism claim {row['explained_by']}"] if explained and row["explained_by"] else []
+    parts += [f"mechanism: {row['mechanism']}"] if explained and row["mechanism"] else []
+    parts += [f"explains {row['explains']}"] if row["explains"] else []
     parts += [f"cites {row['cites']} (counted there)"] if row["cites"] else []
     return "; ".join(parts)
 

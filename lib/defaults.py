@@ -4,7 +4,8 @@ The schema (``lib/<paper>/schemas.py``) holds each parameter's type, default (th
 bounds and doc. Two copies are generated from it and never edited by hand:
 
 * the notebook's ``parameters`` cell: one ``name = literal  # doc`` line per field, in the schema's order
-  (the doc of ``profile`` lists the profiles that have a YAML for the notebook);
+  (the comment of ``profile`` says how to run the notebook under each profile that has a YAML for it without
+  editing the script: ``lib run`` with ``--profile``, or the Lab's working copy);
 * ``params/default/<notebook>.yaml``: a header and no values (the default profile *is* the schema's
   defaults); comment lines below the header are notes about the profile and are kept.
 
@@ -27,7 +28,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from lib import config, paths
+from lib import config, notebook_names, paths
 from lib.files import atomic_write_text
 from lib.parameters import NotebookParams, doc_of
 
@@ -62,11 +63,15 @@ def profiles_of(notebook: str) -> list[str]:
     return [p for p in paths.PROFILES if p == "default" or paths.params_file(p, notebook).is_file()]
 
 
+def profile_doc(notebook: str) -> str:
+    """The comment of the cell's ``profile``: how to choose one of the notebook's profiles without editing it."""
+    return (f"choose a profile without editing this file: python -m lib run {notebook_names.short_id(notebook)} "
+            f"--profile {'|'.join(profiles_of(notebook))}, or the Lab's copy lab/<profile>/{notebook}.ipynb")
+
+
 def cell_doc(schema: type[NotebookParams], name: str) -> str:
-    """The comment of field ``name`` in the cell: its doc; for ``profile``, the profiles the notebook has."""
-    if name == "profile":
-        return " | ".join(profiles_of(schema.notebook))
-    return doc_of(schema, name)
+    """The comment of field ``name`` in the cell: its doc; for ``profile``, :func:`profile_doc`."""
+    return profile_doc(schema.notebook) if name == "profile" else doc_of(schema, name)
 
 
 def cell_line(schema: type[NotebookParams], field: dataclasses.Field) -> str:

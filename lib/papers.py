@@ -31,6 +31,9 @@ class Paper:
     prefixes: tuple[str, ...]  # notebook names starting with one of these belong to the paper
     schemas: str  # the module whose import registers its notebooks' parameter schemas
     commands: Mapping[str, str] = field(default_factory=dict)  # command → module with add_parser() and run()
+    # notebooks whose claims check the paper's own synthetic or closed-form settings, not real models (a claim's
+    # catalogue entry may say otherwise: setting: real | synthetic)
+    synthetic: tuple[str, ...] = ()
     package: str = ""  # filled in by discovery: "lib.<name>"
 
     def owns(self, notebook: str) -> bool:

@@ -3,12 +3,16 @@
 ``save_figure`` and ``save_table`` derive ``figures/<profile>/<notebook>/`` from the
 result files they were drawn from (``results/<profile>/<notebook>/…``), so a caption's
 ``Source:`` lines always point at files that exist and carry a manifest. Every saved figure is laid
-out by a layout engine and checked for texts that overlap or leave the canvas (:func:`text_collisions`).
+out by a layout engine and checked for texts that overlap or leave the canvas (:func:`text_collisions`). Inside a
+notebook's kernel each saved figure is also the cell's image output (:func:`show_in_notebook`), whatever matplotlib's
+backend: a batch draws with Agg, which shows nothing by itself.
 """
 
 from __future__ import annotations
 
+import base64
 import io
+import sys
 import warnings
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -193,7 +197,8 @@ def save_figure(fig, name: str, caption: str, sources: Sequence[Path]) -> None:
 
     A figure drawn without :func:`use_style`'s constrained layout gets the tight one (constrained layout cannot
     be switched on once a colorbar exists); texts that still collide (:func:`text_collisions`) are reported as a
-    :class:`FigureLayoutWarning`, which the notebooks' smoke tests fail on.
+    :class:`FigureLayoutWarning`, which the notebooks' smoke tests fail on. Inside a notebook's kernel the figure is
+    then the cell's image output, and closed (:func:`show_in_notebook`).
     """
     profile, notebook = _destination(sources)
     hide_empty_panels(fig)
@@ -209,6 +214,28 @@ def save_figure(fig, name: str, caption: str, sources: Sequence[Path]) -> None:
         results.atomic_write_bytes(directory / f"{name}.{fmt}", buffer.getvalue())
     results.atomic_write_text(directory / f"{name}.caption.md", _caption_text(caption, sources))
     write_index(profile)
+    show_in_notebook(fig, f"figure {paths.relative_to_root(directory / f'{name}.png')}")
+
+
+def in_ipython() -> bool:
+    """This process runs IPython (a notebook's kernel): IPython is imported and its shell exists."""
+    ipython = sys.modules.get("IPython")
+    return ipython is not None and ipython.get_ipython() is not None
+
+
+def show_in_notebook(fig, label: str) -> None:
+    """Inside IPython, display ``fig`` as a PNG at its own dpi (``label`` its text form), then close it, so the cell
+    shows it once under any backend (Agg shows nothing; the inline backend would show an open figure again at the
+    cell's end); elsewhere nothing."""
+    if not in_ipython():
+        return
+    from IPython.display import display
+    from matplotlib import pyplot as plt
+
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi="figure")
+    display({"image/png": base64.b64encode(buffer.getvalue()).decode("ascii"), "text/plain": label}, raw=True)
+    plt.close(fig)
 
 
 #: The caption line that says why a table has no rows (:func:`save_table`; the report shows it).

@@ -1,17 +1,20 @@
 """What a batch tells the person running it: live lines while notebooks run, a table at the end.
 
 While a notebook runs (:func:`running`), :class:`Reporter` turns papermill's log into lines a person
-can follow: one line per code cell (notebook, cell i/N, its first line, elapsed time), the cell's
-printed output and the kernel's text progress bars (each update one line, throttled by
-``TQDM_MININTERVAL``), and a "still in cell" line when a notebook has been quiet for
-:data:`HEARTBEAT_S`. With more than one notebook at a time every line starts with the notebook's
-name. Papermill's bookkeeping (input and output paths, "Ending Cell") is dropped; its warnings
-are kept.
+can follow: one line per code cell (notebook, cell i/N, its first line, elapsed time), what the cell
+writes to stderr (warnings, training progress, the kernel's text progress bars: each update one line,
+throttled by ``TQDM_MININTERVAL``), and a "still in cell" line when a notebook has been quiet for
+:data:`HEARTBEAT_S`. What a cell prints to stdout or displays (tables, figures, the claims summary)
+goes only into the executed notebook, unless the reporter is ``verbose``. With more than one notebook
+at a time every line starts with the notebook's name. Papermill's bookkeeping (input and output
+paths, "Ending Cell") is dropped; its warnings are kept.
 
 The batch bar's postfix names the running notebooks and their cells; on a terminal it ticks every second.
 
-Inside a notebook, every training loop reports through :class:`Steps`: a plain line at most every
-:data:`STEP_LINE_S` with its step, rate and estimated end, and a closing line.
+Inside a notebook, every training loop reports through :class:`Steps`, and every long loop of batches that is not
+training (extraction, generation) through :func:`tracked`: a plain line at most every :data:`STEP_LINE_S` with its
+step, rate and estimated end ("at most" for a run that may stop early on a criterion), and a closing line; in the Lab
+(a kernel with ipywidgets, outside a batch) a progress bar instead.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from lib import claims, paths, results
 
@@ -91,27 +94,47 @@ def _utc(seconds: float, now: float) -> str:
     return when.strftime("%H:%M UTC" if when.date() == today.date() else "%Y-%m-%d %H:%M UTC")
 
 
+def _notebook_bar(label: str, total: int, stops_early: bool) -> Any:
+    """tqdm's widget bar where ``tqdm.auto`` picks it (a kernel with ipywidgets, as in the Lab; a batch's kernels
+    get console bars, :func:`running`), its time left "at most" when the run may stop early; else None."""
+    from tqdm import auto, notebook
+
+    if not issubclass(auto.tqdm, notebook.tqdm):
+        return None
+    left = "at most {remaining}" if stops_early else "{remaining}"
+    return auto.tqdm(total=total, desc=label, unit="step",
+                     bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}<" + left + ", {rate_fmt}{postfix}]")
+
+
 class Steps:
-    """A training loop's progress as plain lines on stderr, one at most every ``every_s`` seconds, then a closing
+    """A long loop's progress as plain lines on stderr, one at most every ``every_s`` seconds, then a closing
     line: ``train GRU (…): step 4,000/30,000 · 52.1 steps/s · ETA 10:42 UTC (in 8m21s) · loss 2.31``.
 
-    Rate and ETA are the run's average so far. A loop that ends within ``every_s`` writes nothing, so a short
+    Rate and ETA are the run's average so far; ``stops_early`` (``total`` is a cap, and a criterion usually ends the
+    run before it) makes the ETA ``ETA at most …``. A loop that ends within ``every_s`` writes nothing, so a short
     run stays quiet. Plain lines rather than a carriage-return bar: a notebook's output keeps every line, where
-    a bar's updates would run together into one. ``update`` also takes the values to show (the last batch loss).
+    a bar's updates would run together into one. In the Lab a widget bar shows the same instead
+    (:func:`_notebook_bar`). ``update`` also takes the values to show (the last batch loss).
     """
 
-    def __init__(self, label: str, total: int, *, every_s: float = STEP_LINE_S,
+    def __init__(self, label: str, total: int, *, stops_early: bool = False, every_s: float = STEP_LINE_S,
                  clock: Callable[[], float] = time.time, write: Callable[[str], None] | None = None) -> None:
-        self.label, self.total, self.every_s, self.clock = label, int(total), every_s, clock
+        self.label, self.total, self.stops_early = label, int(total), stops_early
+        self.every_s, self.clock = every_s, clock
         self.write = write or functools.partial(print, file=sys.stderr, flush=True)
         self.step, self.values, self.written = 0, {}, 0
         self.started = self.spoke = clock()
+        self.bar = _notebook_bar(label, self.total, stops_early)
 
     def update(self, n: int = 1, **values: float) -> None:
         """Count ``n`` steps done; write a line when ``every_s`` has passed since the last one (not at the last
-        step: the closing line says it)."""
+        step: the closing line says it), or move the Lab's bar."""
         self.step += n
         self.values = values or self.values
+        if self.bar is not None:
+            self.bar.set_postfix({k: f"{v:.4g}" for k, v in self.values.items()}, refresh=False)
+            self.bar.update(n)
+            return
         now = self.clock()
         if now - self.spoke >= self.every_s and self.step < self.total:
             self.write(self.line(now))
@@ -124,13 +147,18 @@ class Steps:
         parts = [f"{self.label}: step {self.step:,}/{self.total:,}", _rate(rate)]
         if rate > 0 and self.step < self.total:
             left = (self.total - self.step) / rate
-            parts.append(f"ETA {_utc(now + left, now)} (in {_clock(left)})")
+            bound = "at most " if self.stops_early else ""
+            parts.append(f"ETA {bound}{_utc(now + left, now)} (in {bound}{_clock(left)})")
         parts += [f"{name} {value:.4g}" for name, value in self.values.items()]
         return " · ".join(parts)
 
     def close(self) -> None:
-        """The closing line (steps, wall time, rate), when the loop wrote any."""
-        if self.written:
+        """The closing line (steps, wall time, rate), when the loop wrote any; the Lab's bar ends full (a run that
+        stopped early on its criterion ended, it did not fail)."""
+        if self.bar is not None:
+            self.bar.total = self.step
+            self.bar.close()
+        elif self.written:
             elapsed = self.clock() - self.started
             parts = [f"{self.label}: done, {self.step:,} steps in {_clock(elapsed)}"]
             self.write(" · ".join(parts + [_rate(self.step / elapsed)] if elapsed > 0 else parts))
@@ -141,6 +169,23 @@ class Steps:
     def __exit__(self, error: type[BaseException] | None, *_: object) -> None:
         if error is None:
             self.close()
+        elif self.bar is not None:
+            self.bar.close()  # short of its total: shown as failed
+
+
+_Item = TypeVar("_Item")
+
+
+def tracked(items: Sequence[_Item], label: str, *, shown: bool = True) -> Iterator[_Item]:
+    """``items`` one at a time, each a step of :class:`Steps` when ``shown``: a long loop that is not training
+    (batches of an extraction or a generation) reports as a training loop does."""
+    if not shown:
+        yield from items
+        return
+    with Steps(label, len(items)) as bar:
+        for item in items:
+            yield item
+            bar.update()
 
 
 @dataclass
@@ -215,11 +260,12 @@ def running(name: str, labels: Sequence[str]) -> Iterator[dict[str, Any]]:
 
 
 class Reporter(logging.Handler):
-    """Live lines of the notebooks a batch is running, written with ``tqdm.write`` above the batch bar."""
+    """Live lines of the notebooks a batch is running, written with ``tqdm.write`` above the batch bar: each cell's
+    start and stderr, and its stdout and displays (tables, figures) only when ``verbose``."""
 
-    def __init__(self, *, prefix: bool, enabled: bool = True, bar: Any = None) -> None:
+    def __init__(self, *, prefix: bool, enabled: bool = True, verbose: bool = False, bar: Any = None) -> None:
         super().__init__(logging.INFO)
-        self.prefix, self.enabled, self.bar = prefix, enabled, bar
+        self.prefix, self.enabled, self.verbose, self.bar = prefix, enabled, verbose, bar
         self.terminal = sys.stderr.isatty()
         self._stop = threading.Event()
 
@@ -251,10 +297,11 @@ class Reporter(logging.Handler):
                 self._say(name, running.where())
             self._show_running()
         elif record.funcName == "log_output_message":
-            for line in record.getMessage().split("\n"):
-                shown = line.rsplit("\r", 1)[-1].rstrip()
-                if shown:
-                    self._say(name, shown)
+            if self.verbose or record.levelno >= logging.WARNING:  # stdout and displays are INFO, stderr WARNING
+                for line in record.getMessage().split("\n"):
+                    shown = line.rsplit("\r", 1)[-1].rstrip()
+                    if shown:
+                        self._say(name, shown)
         elif record.levelno >= logging.WARNING:
             self._say(name, record.getMessage())
 

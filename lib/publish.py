@@ -2,7 +2,8 @@
 
 ``publish(profile, target, notebooks=…)`` writes, for every notebook, its executed notebook (outputs kept,
 figures as the inline PNGs the runner's kernel draws at ``figure.dpi`` 110, widget state stripped), its
-``claims.json`` and a run manifest (commit, code key, parameters and their hash, package versions, wall time,
+``claims.json`` with the logged files its reasons and candidate causes name (``<notebook>.cited/``) and a run
+manifest (commit, code key, parameters and their hash, package versions, wall time,
 and the SHA-256 of the script and of each ``lib`` source it ran, so :mod:`lib.published` can later say what
 changed); then the scoreboard ``CLAIMS.md`` and the static report (:mod:`lib.report`) built over those
 notebooks. Every text file is scrubbed of the repository path (``.``), ``$HOME`` (``~``), the host and user names.
@@ -26,7 +27,6 @@ a target that holds another profile's publication or files that are not a public
 from __future__ import annotations
 
 import getpass
-import json
 import os
 import re
 import shutil
@@ -39,7 +39,19 @@ from typing import Any
 import nbformat
 import pandas as pd
 
-from lib import claims, config, papers, paths, published, report, results, runner, scoreboard
+from lib import (
+    claims,
+    config,
+    notebook_names,
+    papers,
+    paths,
+    published,
+    report,
+    results,
+    runner,
+    scoreboard,
+    strict_json,
+)
 
 BUDGET_BYTES = 40 * 2**20
 SMOKE_REFUSAL = "smoke results mean nothing and are never published"
@@ -150,13 +162,10 @@ def check_notebooks(profile: str, notebooks: Sequence[str]) -> None:
 
 def notebooks_of(profile: str, paper_ids: Sequence[str] | None, names: Sequence[str] = ()) -> list[str]:
     """The notebooks of ``profile`` to publish: every one, those of the papers ``paper_ids``, or those named in
-    ``names`` (a reference run that could finish only some notebooks); an unknown id or name is refused in one
-    line naming the allowed ones."""
+    ``names`` (a reference run that could finish only some notebooks; each a full name or a short id,
+    :mod:`lib.notebook_names`); an unknown id or name is refused in one line naming the allowed ones."""
     notebooks = runner.discover(profile)
-    unknown_names = [n for n in names if n not in notebooks]
-    if unknown_names:
-        raise config.ConfigError(f"notebook {unknown_names[0]!r} is not under profile {profile!r}; allowed: "
-                                 f"{', '.join(notebooks)}")
+    names = notebook_names.resolve_all(names, profile, notebooks)
     if paper_ids:
         known = [p.id for p in papers.all_papers()]
         unknown = [i for i in paper_ids if i not in known]
@@ -189,7 +198,7 @@ def kept_notebooks(profile: str, target: Path, notebooks: Sequence[str], drop_st
 
 def run_manifest(profile: str, notebook: str) -> dict[str, Any]:
     """The published manifest of one notebook, from its stamp and its result manifests."""
-    stamp = json.loads(paths.run_stamp(profile, notebook).read_text())
+    stamp = strict_json.loads(paths.run_stamp(profile, notebook).read_text())
     manifests = [results.read_manifest(paths.from_root(r)) for r in stamp.get("results", [])]
     git = next((m["git"] for m in manifests if m.get("git")), {})
     script = paths.notebook_script(notebook)
@@ -208,13 +217,33 @@ def run_manifest(profile: str, notebook: str) -> dict[str, Any]:
     }
 
 
+def cited_folder(folder: Path, notebook: str) -> Path:
+    """``<notebook>.cited/`` beside a published notebook: the logged files its claims' reasons and candidate causes
+    name, so a reader can open what a verdict rests on."""
+    return Path(folder) / f"{notebook}.cited"
+
+
+def copy_cited(profile: str, notebook: str, folder: Path) -> list[str]:
+    """Copy every logged file ``notebook``'s claims name (:func:`lib.claims.cited_files` of each reason and
+    candidate cause) into :func:`cited_folder`; return their names."""
+    table = results.load_claims(paths.results_dir(profile, notebook) / "claims.json")
+    named = dict.fromkeys(f for text in (*table["reason"], *table["mechanism"]) for f in claims.cited_files(text))
+    for name in named:
+        source = paths.results_dir(profile, notebook) / name
+        cited_folder(folder, notebook).mkdir(exist_ok=True)
+        shutil.copy2(source, cited_folder(folder, notebook) / name)
+    return list(named)
+
+
 def _write_notebook(profile: str, notebook: str, folder: Path) -> dict[str, Any]:
-    """Copy one notebook's executed notebook, claims and manifest into ``folder``; return its manifest."""
+    """Copy one notebook's executed notebook, claims, the files they cite and manifest into ``folder``; return its
+    manifest."""
     nbformat.write(clean_notebook(paths.executed_notebook(profile, notebook)), folder / f"{notebook}.ipynb")
     claims_file = paths.results_dir(profile, notebook) / "claims.json"
     if claims_file.is_file():
         results.read_manifest(claims_file)
         shutil.copy2(claims_file, folder / f"{notebook}.claims.json")
+        copy_cited(profile, notebook, folder)
     entry = run_manifest(profile, notebook)
     (folder / f"{notebook}.manifest.json").write_text(results.to_json(entry))
     return entry
@@ -231,7 +260,7 @@ def published_claims(folder: Path, notebook: str) -> pd.DataFrame:
     file = folder / published.NOTEBOOKS / f"{notebook}.claims.json"
     if not file.is_file():
         return pd.DataFrame(columns=["notebook", *claims.COLUMNS])
-    return claims.frame(json.loads(file.read_text())).assign(notebook=notebook)[["notebook", *claims.COLUMNS]]
+    return claims.frame(strict_json.loads(file.read_text())).assign(notebook=notebook)[["notebook", *claims.COLUMNS]]
 
 
 def _keep_notebook(source: Path, notebook: str, folder: Path) -> tuple[dict[str, Any], pd.DataFrame]:
@@ -240,6 +269,8 @@ def _keep_notebook(source: Path, notebook: str, folder: Path) -> tuple[dict[str,
         file = source / published.NOTEBOOKS / f"{notebook}{suffix}"
         if file.is_file():
             shutil.copy2(file, folder / file.name)
+    if (cited := cited_folder(source / published.NOTEBOOKS, notebook)).is_dir():
+        shutil.copytree(cited, cited_folder(folder, notebook))
     return published.manifest(source, notebook), published_claims(source, notebook)
 
 

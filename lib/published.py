@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from lib import config, paths, sources
+from lib import config, paths, sources, strict_json
 
 #: The record at the top of a publication: its profile, commit, dates and notebooks.
 RECORD = "PUBLICATION.json"
@@ -56,7 +56,7 @@ def manifest_file(folder: Path, notebook: str) -> Path:
 
 def manifest(folder: Path, notebook: str) -> dict[str, Any]:
     """One published notebook's run manifest."""
-    return json.loads(manifest_file(folder, notebook).read_text())
+    return strict_json.loads(manifest_file(folder, notebook).read_text())
 
 
 def sha256(path: Path) -> str:
@@ -80,6 +80,16 @@ def _parameter_changes(notebook: str, profile: str, published: dict[str, Any]) -
     names = sorted(set(current) | set(published))
     return [f"parameter {name} {_show(published.get(name, '(none)'))} → {_show(current.get(name, '(none)'))}"
             for name in names if published.get(name) != current.get(name)]
+
+
+def parameters_current(folder: Path, notebook: str) -> bool:
+    """Whether the published run of ``notebook`` ran at the parameters its profile resolves to now (its logged
+    standard errors are then those of the run the current parameters define)."""
+    try:
+        entry = manifest(folder, notebook)
+    except (OSError, ValueError):
+        return False
+    return not _parameter_changes(notebook, entry.get("profile", ""), entry.get("params", {}))
 
 
 def changes(entry: dict[str, Any]) -> list[str]:

@@ -2,7 +2,7 @@
 
 ``python -m lib publish`` rewrites it after publishing into ``published/``; ``python -m lib readme`` rewrites it
 from whatever ``published/`` holds. The block sits between :data:`BEGIN` and :data:`END`: the run's profile,
-date and commit, then per paper its paper claims in the five verdicts (:data:`lib.claims.VERDICTS`) and one table
+date and commit, then per paper its paper claims in the verdicts (:data:`lib.claims.VERDICTS`) and one table
 (notebook · what it reproduces · its paper claims by verdict · links to the published notebook and its figures),
 and a line naming the profile's notebooks the run left out (a publication of some papers only, ``publish --paper``);
 without a publication it is one line, :data:`NOTHING_YET`.
@@ -10,11 +10,10 @@ without a publication it is one line, :data:`NOTHING_YET`.
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
-from lib import claims, papers, paths, published, runner
+from lib import claims, papers, paths, published, runner, strict_json
 
 BEGIN, END = "<!-- results:begin -->", "<!-- results:end -->"
 NOTHING_YET = "No reference run published yet: run `make reproduce`, then `make publish`."
@@ -26,7 +25,7 @@ def readme_file() -> Path:
 
 def _paper_count(folder: Path, notebook: str) -> claims.Count | None:
     file = folder / published.NOTEBOOKS / f"{notebook}.claims.json"
-    return claims.counts(claims.frame(json.loads(file.read_text())))["paper"] if file.is_file() else None
+    return claims.counts(claims.frame(strict_json.loads(file.read_text())))["paper"] if file.is_file() else None
 
 
 def _verdicts(count: claims.Count) -> str:
@@ -51,8 +50,8 @@ def block(folder: Path, readme_dir: Path) -> str:
     lines = [f"Reference run: profile `{record['profile']}`, finished {str(record['finished'])[:10]}, "
              f"{commit}{' (uncommitted changes)' if record.get('dirty') else ''}; "
              f"[scoreboard]({link}/CLAIMS.md) · [report]({link}/report/index.html). "
-             "Paper claims only count as reproduction, each in one of five verdicts: holds · fails, explained · "
-             "fails, unexplained · not measured, no power at this scale · not measured, needs the paper profile.", ""]
+             f"Paper claims only count as reproduction, each in one of {len(claims.VERDICTS)} verdicts: "
+             f"{' · '.join(claims.VERDICTS)}.", ""]
     notebooks = list(record.get("notebooks", []))
     groups = [(p.id, p.title, [n for n in notebooks if papers.paper_of(n) == p]) for p in papers.all_papers()]
     groups.append(("other", "notebooks of no paper", [n for n in notebooks if papers.paper_of(n) is None]))

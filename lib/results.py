@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from lib import claim_catalogue, claims, config, files, papers, parameters, paths, sources
+from lib import claim_catalogue, claims, config, files, papers, parameters, paths, sources, strict_json
 from lib.files import atomic_write_bytes, atomic_write_text, sha256_file  # also used from here by callers
 
 _TRACKED_PACKAGES = (
@@ -50,19 +50,11 @@ class CorruptResultError(IncompleteResultError):
 # --------------------------------------------------------------------------- JSON
 
 
-def _json_default(obj: Any) -> Any:
-    if isinstance(obj, np.generic):
-        return obj.item()
-    if isinstance(obj, np.ndarray):
-        return obj.tolist()
-    if isinstance(obj, Path):
-        return obj.as_posix()
-    raise TypeError(f"{type(obj).__name__} is not JSON serialisable")
-
-
 def to_json(obj: Any) -> str:
-    """Deterministic JSON (sorted keys, numpy scalars and arrays converted)."""
-    return json.dumps(obj, indent=2, sort_keys=True, default=_json_default, allow_nan=True)
+    """Deterministic, strict JSON (sorted keys, numpy scalars and arrays converted): every results file, manifest,
+    run stamp and publication record is written by it. A non-finite number is ``null`` with what it was in its
+    object's ``non_finite`` map (:mod:`lib.strict_json`); :func:`load_json` reads it back as the float."""
+    return strict_json.dumps(obj, indent=2, sort_keys=True)
 
 
 # --------------------------------------------------------------------------- environment facts
@@ -201,13 +193,14 @@ class Run:
     def record_claims(self, evidence: Mapping[str, claims.Evidence]) -> tuple[pd.DataFrame, Path]:
         """Evaluate the notebook's catalogued claims (:mod:`lib.claim_catalogue`) on the closing cell's
         ``evidence`` by id and log them as ``claims.json``, each under the notebook's paper (its plugin record,
-        :mod:`lib.papers`). A failure's mechanism must name files this run logged."""
+        :mod:`lib.papers`). The files a claim's reason or candidate cause names must be files this run logged."""
         notebook = self.params.notebook
         found = claim_catalogue.evaluate_all(notebook, evidence, self.params.profile)
         for c in found:
-            if absent := [f for f in claims.cited_files(c.mechanism) if not self.path(f).is_file()]:
-                raise ValueError(f"claim {c.id!r}: its mechanism cites {', '.join(absent)}, which this run did not "
-                                 f"log in {paths.display(self.directory)}")
+            named = dict.fromkeys(claims.cited_files(c.mechanism) + claims.cited_files(c.reason))
+            if absent := [f for f in named if not self.path(f).is_file()]:
+                raise ValueError(f"claim {c.id!r}: its reason or cause cites {', '.join(absent)}, which this run did "
+                                 f"not log in {paths.display(self.directory)}")
         paper = papers.paper_of(notebook)
         path = self.save_json("claims", claims.records(found, paper.id if paper else ""))
         return load_claims(path), path
@@ -253,7 +246,7 @@ def read_manifest(result: Path) -> dict[str, Any]:
     if not result.is_file() or not manifest.is_file():
         raise IncompleteResultError(f"{result} is missing or has no manifest")
     try:
-        content = json.loads(manifest.read_text())
+        content = strict_json.loads(manifest.read_text())
     except json.JSONDecodeError as err:
         raise CorruptResultError(f"{paths.display(manifest)} is not valid JSON ({err}): corrupt") from None
     if not isinstance(content, dict) or content.get("sha256") != sha256_file(result):
@@ -262,9 +255,9 @@ def read_manifest(result: Path) -> dict[str, Any]:
 
 
 def load_json(result: Path) -> Any:
-    """Read a complete JSON result."""
+    """Read a complete JSON result, its recorded non-finite numbers as floats (:func:`lib.strict_json.loads`)."""
     read_manifest(result)
-    return json.loads(Path(result).read_text())
+    return strict_json.loads(Path(result).read_text())
 
 
 def load_table(result: Path) -> pd.DataFrame:

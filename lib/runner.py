@@ -43,7 +43,19 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
-from lib import config, parallel, parameters, paths, plotting, progress, published, results, sources
+from lib import (
+    config,
+    notebook_names,
+    parallel,
+    parameters,
+    paths,
+    plotting,
+    progress,
+    published,
+    results,
+    sources,
+    strict_json,
+)
 from lib.models import layer_resolver, precision, registry
 
 #: A cell's time limit, a guard against a hung kernel, not a budget. Two hours: K04's training cell takes about
@@ -114,7 +126,7 @@ def _written_by_another_script(params: parameters.NotebookParams) -> bool:
 
 def _stamp(profile: str, notebook: str, variant: str = "") -> dict[str, Any] | None:
     try:
-        return json.loads(paths.run_stamp(profile, notebook, variant).read_text())
+        return strict_json.loads(paths.run_stamp(profile, notebook, variant).read_text())
     except (OSError, ValueError):  # absent, unreadable, or not JSON: not a completed run
         return None
 
@@ -567,8 +579,10 @@ def run_batch(
     jobs: int = 1,
     cell_timeout_s: int = DEFAULT_CELL_TIMEOUT_S,
     log_output: bool = True,
+    verbose: bool = False,
 ) -> list[Outcome]:
-    """Validate every notebook's parameters and models first (ConfigError before any compute), then run."""
+    """Validate every notebook's parameters and models first (ConfigError before any compute), then run. With
+    ``log_output`` each cell's start and what it prints reach the terminal; ``verbose`` adds what it displays."""
     from tqdm.auto import tqdm
 
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -580,13 +594,11 @@ def run_batch(
         os.environ[variable] = str(parallel.threads_per_process(jobs))
     os.environ.setdefault("TQDM_MININTERVAL", str(progress.KERNEL_BAR_INTERVAL_S))  # kernels' bars in the log
     available = discover(profile)
-    unknown = [n for n in notebooks if n not in available]
-    if unknown:
-        raise config.ConfigError("\n".join(_unknown_notebook(name, profile, available) for name in unknown))
+    notebooks = notebook_names.resolve_all(notebooks, profile, available)  # E08, e08 or E08_leakage
     resolved = validated(notebooks or available, profile, overrides)
     with (
         tqdm(total=len(resolved), desc=f"notebooks ({profile})", unit="nb", mininterval=0, disable=None) as bar,
-        progress.Reporter(prefix=jobs > 1, enabled=log_output, bar=bar).watching(),
+        progress.Reporter(prefix=jobs > 1, enabled=log_output, verbose=verbose, bar=bar).watching(),
         ThreadPoolExecutor(jobs) as pool,
     ):
         pending = run_order(resolved)  # refuses a cycle before anything runs
@@ -611,12 +623,6 @@ def run_batch(
             _log.warning("warning: %s not rewritten: [Errno %s] %s", paths.display(paths.figures_index(profile)),
                          error.errno, error.strerror)
     return outcomes
-
-
-def _unknown_notebook(name: str, profile: str, available: Sequence[str]) -> str:
-    """One line for a notebook name that is not under ``profile``: the closest name, then every available one."""
-    return (f"no notebook {name!r} under profile {profile!r}{config.did_you_mean(name, available)} "
-            f"(available: {', '.join(available) or 'none'})")
 
 
 #: At most this many problems are listed one per line before a batch refuses to start; the rest are counted.

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from lib import claims, papers, paths, plotting, results
+from lib import claim_catalogue, claims, papers, paths, plotting, results
 
 OTHER = "other"  # the paper column of notebooks that belong to no paper
 
@@ -37,15 +37,23 @@ def _of_paper(table: pd.DataFrame, paper: str, known: set[str]) -> pd.DataFrame:
 
 
 def scoreboard(table: pd.DataFrame) -> pd.DataFrame:
-    """Per paper: its paper claims in the five verdicts (:data:`lib.claims.VERDICTS`), extension and sanity
-    counts, citations."""
+    """Per paper: its paper claims in the six verdicts (:data:`lib.claims.VERDICTS`), those measured on real models
+    apart from the checks of synthetic or exact settings (:data:`lib.claims.SETTINGS`), extension, mechanism and
+    sanity counts, citations."""
     rows = []
     listed = _papers(table)
     known = {pid for pid, _ in listed if pid != OTHER}
+    table = claim_catalogue.with_settings(table) if len(table) else table.assign(setting="")
     for paper, title in listed:
-        count = claims.counts(_of_paper(table, paper, known))
+        mine = _of_paper(table, paper, known)
+        count = claims.counts(mine)
+        real = claims.counts(mine[mine["setting"] == "real"])["paper"]
+        other = claims.counts(mine[mine["setting"] != "real"])["paper"]
         rows.append({"paper": paper, "title": title, **count["paper"].by_verdict(),
+                     "paper, real models held/measured": real.cell(),
+                     "paper, synthetic or exact held/measured": other.cell(),
                      "extension held/measured": count["extension"].cell(),
+                     "mechanism held/measured": count["mechanism"].cell(),
                      "sanity held/measured": count["sanity"].cell(),
                      "cited (counted at owner)": sum(c.cited for c in count.values())})
     return pd.DataFrame(rows)
@@ -73,11 +81,14 @@ def markdown(profile: str, table: pd.DataFrame) -> str:
     lines = [f"# Claims — profile `{profile}`", ""]
     if profile == "smoke":
         lines += [f"> {claims.SMOKE_NOTE}", ""]
-    lines += ["Paper claims are the reproduction, counted in five verdicts: holds · fails, explained (a mechanism "
-              "citing a logged diagnostic) · fails, unexplained · not measured, no power at this scale (the test "
-              "could not both hold if the paper is right and fail if its null is) · not measured, needs the paper "
-              "profile. Extension and sanity claims are reported, never counted as it. A claim citing another "
-              "notebook's measurement is counted once, at its owner.", "",
+    lines += ["Paper claims are the reproduction, counted in six verdicts: holds (every null would rarely have "
+              "held: p0 ≤ 0.2 and likelihood ratio p1/p0 ≥ 4) · fails, explained (by a mechanism claim that holds "
+              "decisively) · fails, unexplained · not measured, no power at this scale (the outcome is not decisive; "
+              "a fail is when the paper, if right, would usually have held: p1 ≥ 0.8 and (1 − p0)/(1 − p1) ≥ 4) · "
+              "not measured, needs the paper's data or models · not measured, undefined here. Extension, mechanism "
+              "and sanity claims are reported, never counted as it. A claim citing another notebook's measurement "
+              "is counted once, at its owner. `python -m lib claims --plan` prices what would make each "
+              "undecided claim decisive.", "",
               plotting.markdown_table(scoreboard(table)), ""]
     listed = _papers(table)
     known = {pid for pid, _ in listed if pid != OTHER}

@@ -156,9 +156,19 @@ def spearman(x: ArrayLike, y: ArrayLike) -> float:
     return float(sps.spearmanr(x, y).statistic)
 
 
+#: Observations a partial rank correlation given one control needs: on three, the centred ranks of x and y left
+#: after removing z's lie on one line, so the partial is ±1 whatever the data.
+PARTIAL_MIN_N = 4
+
+
 def partial_spearman(x: ArrayLike, y: ArrayLike, z: ArrayLike) -> float:
     """Partial rank correlation of x and y given z (paper 002, A.2.1, the text-level control):
-    (ρ_xy − ρ_xz·ρ_yz) / √((1 − ρ_xz²)(1 − ρ_yz²)) on Spearman's ρ."""
+    (ρ_xy − ρ_xz·ρ_yz) / √((1 − ρ_xz²)(1 − ρ_yz²)) on Spearman's ρ; NaN when z orders x or y exactly (ρ = ±1).
+    Fewer than :data:`PARTIAL_MIN_N` observations raise ValueError: on three the partial is ±1 by construction."""
+    n = len(np.asarray(x))
+    if n < PARTIAL_MIN_N:
+        raise ValueError(f"partial_spearman got {n} observations; allowed: at least {PARTIAL_MIN_N} (on three the "
+                         "partial rank correlation given one control is ±1 by construction)")
     r_xy, r_xz, r_yz = spearman(x, y), spearman(x, z), spearman(y, z)
     denominator = np.sqrt((1 - r_xz**2) * (1 - r_yz**2))
     return float((r_xy - r_xz * r_yz) / denominator) if denominator > 0 else float("nan")

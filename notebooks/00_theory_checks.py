@@ -22,7 +22,7 @@ from lib.bias_probes import figures, simulate, theory, theory_power
 from lib.claims import Evidence, show_claims
 
 # %% tags=["parameters"]
-profile = "default"  # smoke | default | paper
+profile = "default"  # choose a profile without editing this file: python -m lib run 00 --profile smoke|default|paper, or the Lab's copy lab/<profile>/00_theory_checks.ipynb
 recompute = True  # compute missing or stale results; false: only redraw figures from logged results
 seed = 0  # root seed; every grid cell draws its own child seed
 n_jobs = -1  # worker processes (-1: this process's share of cores); results do not depend on it
@@ -360,6 +360,11 @@ invalid_predicted = theory_power.oracle_power(invalid.s, invalid.n, invalid.alph
 crossed = boundary.dropna(subset=["alpha_empirical"])
 phase_slope_se = uncertainty.crossing_slope_se(phase, "power", "power_se", target_power, crossed.n)
 display(invalid.assign(predicted_power=invalid_predicted)[["s", "n", "alpha", "power", "power_se", "predicted_power"]])
+erm_slope_se = uncertainty.loglog_slope_se(gap.n, gap.erm_gap, gap.erm_gap_se)
+erm_log_undefined = "" if gap.erm_gap.gt(0).all() else (
+    "the fitted probe's mean gap is not positive at some n (train risk above test risk), where its log is undefined")
+erm_note = (f"n = {params.gap_n[0]}…{params.gap_n[-1]}, α = {params.gap_alpha:g}, d = {params.gap_dim}, "
+            f"{params.gap_reps} probes per n")
 
 # %%
 claims_table, claims_file = run.record_claims({
@@ -401,19 +406,19 @@ claims_table, claims_file = run.record_claims({
         (valid.power - target_power).abs().max(),
         if_paper=theory_power.power_deviation_draws([target_power] * len(valid), params.power_reps, target_power),
         if_null=theory_power.power_deviation_draws([0.5] * len(valid), params.power_reps, target_power, seed=1),
-        not_measured="" if len(valid) else "no (s, n) cell of the power grid lies where Eq. 8's linearisation holds "
+        undefined="" if len(valid) else "no (s, n) cell of the power grid lies where Eq. 8's linearisation holds "
                                            "within 5%, the cells α*(n) is derived for",
         note=f"{len(valid)} cells, {params.power_reps} replicates each"),
     "power_beyond_linearisation": Evidence(
         invalid.power.mean(), se=np.sqrt((invalid.power_se**2).sum()) / len(invalid) if len(invalid) else None,
         if_paper=theory_power.mean_power_draws(invalid_predicted, params.power_reps),
         if_null=theory_power.mean_power_draws([target_power] * len(invalid), params.power_reps, seed=1),
-        not_measured="" if len(invalid) else "every (s, n) cell of the power grid lies where Eq. 8's linearisation "
+        undefined="" if len(invalid) else "every (s, n) cell of the power grid lies where Eq. 8's linearisation "
                                              "holds within 5%, so none tests the direction beyond it",
         note=f"{len(invalid)} cells, {params.power_reps} replicates each"),
     "boundary_slope": Evidence(
         boundary_slope, se=phase_slope_se,
-        not_measured="" if len(crossed) >= 2 else "fewer than two audit sizes of the phase plane cross the target "
+        undefined="" if len(crossed) >= 2 else "fewer than two audit sizes of the phase plane cross the target "
                                                  "power inside its purity grid, so the boundary has no slope",
         note=f"s = {params.phase_s:g}, {len(crossed)} audit sizes, {params.phase_reps} replicates per cell"),
     # Part E: the generalisation gap (Theorem 1)
@@ -423,12 +428,9 @@ claims_table, claims_file = run.record_claims({
         note=f"{int(exceedance.samples.sum())} samples over {len(exceedance)} sizes n; largest gap/bound ratio "
              f"{exceedance.largest_ratio.max():.2f}"),
     "gap_erm_slope": Evidence(
-        erm_slope, se=uncertainty.loglog_slope_se(gap.n, gap.erm_gap, gap.erm_gap_se),
-        mechanism=theory_power.fast_rate_mechanism(gap, gap_file.name),
-        not_measured="" if gap.erm_gap.gt(0).all() else "the fitted probe's mean gap is not positive at some n "
-                                                        "(train risk above test risk), where its log is undefined",
-        note=f"n = {params.gap_n[0]}…{params.gap_n[-1]}, α = {params.gap_alpha:g}, d = {params.gap_dim}, "
-             f"{params.gap_reps} probes per n"),
+        erm_slope, se=erm_slope_se, mechanism=theory_power.fast_rate_mechanism(gap, gap_file.name),
+        undefined=erm_log_undefined, note=erm_note),
+    "gap_erm_fast_rate": Evidence(erm_slope, se=erm_slope_se, undefined=erm_log_undefined, note=erm_note),
     # Part F: the minimax lower bound (Proposition 1, re-derived on Assouad's hypercube)
     "minimax_rate_n": Evidence(n_slopes.median()),
     "minimax_rate_dim": Evidence(dim_slopes.median()),

@@ -23,7 +23,7 @@ from lib.bias_probes import power, theory
 from lib.claims import Evidence, show_claims
 
 # %% tags=["parameters"]
-profile = "default"  # smoke | default | paper
+profile = "default"  # choose a profile without editing this file: python -m lib run A01 --profile smoke|default|paper, or the Lab's copy lab/<profile>/A01_audit_your_model.ipynb
 recompute = True  # compute missing or stale results; false: only redraw figures from logged results
 seed = 0  # seed of the cross-fitting splits
 model = "minilm"  # registry name, hub id or local checkpoint folder
@@ -110,7 +110,7 @@ round_trip = max([abs(theory.critical_purity_exact(power.required_n(r.s_hat, par
 claims_table, claims_file = run.record_claims({
     "budget_round_trip": Evidence(
         round_trip, note=f"{len(finite)} of {len(reports)} dimensions with a finite budget",
-        not_measured="" if len(finite) else "no dimension's ŝ gives a finite budget at this purity, so there is no "
+        undefined="" if len(finite) else "no dimension's ŝ gives a finite budget at this purity, so there is no "
                                             "budget to solve back"),
     "detection_line": Evidence(reports.detection_auc.iloc[0] - (0.5 + 1.6448536 * power.null_scale(params.n)),
                                note=f"n = {params.n}"),

@@ -6,42 +6,62 @@
 # is fine-tuned on an unharmful and on a synthetic harmful corpus (LoRA, Appendix C settings scaled to
 # the model) and the two are merged linearly at 90/10 … 10/90: seven checkpoints from safe to
 # harmful. For every checkpoint × target group, ΔB is measured in relative space (1,000 neutral
-# anchors, final layer, mean, max and last pooling) beside SEAT, Procrustes-SEAT and CKA drift, and
-# beside a **group-free control** (the same templates about "people", "the students", "my
+# anchors, final layer) under mean pooling (the paper's, at which every claim is tested) and under max
+# and last pooling (Appendix E.4, reported beside it), with SEAT, Procrustes-SEAT and CKA drift, and
+# a **group-free control** (the same templates about "people", "the students", "my
 # neighbours"): the control ΔB is the drift all target sentences share, ΔB − control is the group's
 # own shift, and ΔB splits into a targets-only and an attributes-only part (not in the paper).
 #
 # Output-level labels, each evaluated apart: **DecodingTrust stereotype agreement** (the paper's Sec. 4.3
 # benchmark: the benchmark's prompts, benign system prompt, agree / disagree / neither by its phrase
-# rule), as a forced choice log p("I agree.") − log p("I disagree.") on a template subset and as
-# sampled replies on a nested smaller subset; VADER sentiment of neutral continuations — a
-# sentiment score, not a bias label, kept as a labelled column; and the offensive-language probability
-# of the same continuations (`alt-profanity-check`, its model inside its wheel), standing in for the
-# paper's toxicity classifiers. Statistics respect that the
+# rule), as a forced choice on a template subset and as sampled replies on a nested smaller subset. The
+# forced choice reads the log-odds margin log p(agree) − log p(disagree) over three balanced wordings
+# against the reference model's median margin, so a group's index sits near one half at the reference and
+# can move either way (read against 0, a 135M model agrees on every prompt and no group can rise by 0.1).
+# VADER sentiment of neutral continuations — a sentiment score, not a bias label, kept as a labelled
+# column; and the offensive-language probability of the same continuations (`alt-profanity-check`, its
+# model inside its wheel), standing in for the paper's toxicity classifiers. Statistics respect that the
 # 7 × 24 pairs are 7 checkpoints: p-values permute whole checkpoints, intervals resample them, and a
-# checkpoint-level correlation of the means over groups stands beside the pooled one. Offline
-# default: SmolLM2-135M-Instruct under LoRA; `extended` profile: SmolLM2 and Gemma-3-270M (a base model,
+# checkpoint-level correlation of the means over groups stands beside the pooled one. The spectrum is two
+# fine-tunes and merges between them, so anything that drifts along it correlates with ΔB across
+# checkpoints: the group-level test asks whether ΔB ranks which groups moved within each checkpoint
+# (groups permuted within checkpoints), and every pooled claim is weighed against that shared drift. Offline
+# default: SmolLM2-135M-Instruct under LoRA, beside it a spectrum of independent LoRA fine-tunes at six shares
+# of harmful data × two seeds (not in the paper); `extended` profile: SmolLM2 and Gemma-3-270M (a base model,
 # prompted by the plain rendering of `lib.bias_shift.chat`) under LoRA and full fine-tuning; paper
 # profile: your checkpoints and external benchmark scores, and Table 1 from the original pipelines' pairs.
 #
 # Writes: `control` (ΔB, control, group shift, decomposition per checkpoint), `scorers` (sampled vs forced
-# on their shared prompts), `labels` (what each scorer's labels can resolve), `evaluation`, `comparisons` (RR against
-# SEAT and CKA drift, paired), `table1` (paper 001's Table 1 per scorer × family × regime, and
-# `table1_external` from `table1_csv`), `delta_b_vs_bias` (scatter per scorer and method), `roc`, `claims`.
+# on their shared prompts), `labels` (what each scorer's labels can resolve), `evaluation`, `group_level` (ΔB
+# against each label within checkpoints), `pooling_signs` (table and figure: pooled and within-checkpoint r per
+# label and pooling), `comparisons` (RR against SEAT and CKA drift, paired), `table1` (paper 001's Table 1 per
+# scorer × family × regime, and `table1_external` from `table1_csv`), `delta_b_vs_bias` (scatter per scorer and
+# method), `roc`, `claims`.
 
 # %%
 import numpy as np
 import pandas as pd
-from IPython.display import display
+from IPython.display import Markdown, display
 from matplotlib import pyplot as plt
 from sklearn.metrics import roc_curve
 
 from lib import config, plotting, results, uncertainty
-from lib.bias_shift import audit, checkpoints, evaluation, evidence, output_bias, sentences, stereotype, table1
+from lib.bias_shift import (
+    audit,
+    checkpoints,
+    evaluation,
+    evidence,
+    group_level,
+    output_bias,
+    readout,
+    sentences,
+    stereotype,
+    table1,
+)
 from lib.claims import Evidence, show_claims
 
 # %% tags=["parameters"]
-profile = "default"  # smoke | default | paper | extended
+profile = "default"  # choose a profile without editing this file: python -m lib run D01 --profile smoke|default|paper|extended, or the Lab's copy lab/<profile>/D01_deltab.ipynb
 recompute = True  # compute missing or stale results; false: only redraw figures from logged results
 seed = 0  # training, generation, template-subset and bootstrap seed
 ratios = [0.9, 0.7, 0.5, 0.3, 0.1]  # merge weights of the unharmful model (Appendix C)
@@ -67,31 +87,42 @@ forced_batch_size = 32  # prompts per forced-choice forward pass
 references = ["smollm2-135m"]  # base models, one family each: registry names, hub ids or local folders
 methods = ["lora"]  # fine-tuning regimes (each reference × method is a setting): lora | full
 table1_csv = ""  # paper profile: CSV family,regime,benchmark,checkpoint,group,delta_b,delta_bias_score aggregated into Table 1
-poolings = ["mean", "max", "last"]  # token poolings evaluated; the first is drawn
+poolings = ["mean", "max", "last"]  # token poolings evaluated (Appendix E.4); the claims read mean, the paper's, which must be listed
 anchor_size = 1000  # neutral anchors (Sec. 4.1)
 n_bootstrap = 1000  # bootstrap resamples (MAE of the linear fit; checkpoint-bootstrap intervals)
-n_permutations = 5040  # checkpoint-block permutations (all of them when fewer: 7! for seven checkpoints)
+n_permutations = 5040  # checkpoint-block permutations (all of them when fewer: 7! for seven checkpoints), and group permutations within checkpoints
 units = ["group", "topic"]  # evaluate per group and/or per the 9 topics of Appendix B
+harmful_shares = [0.0, 0.2, 0.4, 0.6, 0.8, 1.0]  # harmful share of each independent LoRA fine-tune of the shares spectrum, a setting beside the merges (not in the paper); [] skips it
+share_seeds = [0, 1]  # training seeds of each harmful share (each fine-tune one checkpoint)
 
 # %%
 params = config.load("D01_deltab", globals())
 run = results.start(params)
 plotting.use_style()
-main_pooling = params.poolings[0]
+main_pooling = evidence.PAPER_POOLING  # the paper's pooling (Sec. 3.1; Appendix E.4): every claim reads it
 setting = ["family", "regime"]  # a setting: the reference model (family) and the fine-tuning regime
 
 # %% [markdown]
 # ## The spectra; ΔB and the group-free control per setting × checkpoint × group
 #
-# One spectrum per reference × method; the default's single setting (SmolLM2, LoRA) reuses the spectrum
-# under `models/spectrum/smollm2-135m-lora-seed0`.
+# One merge spectrum per reference × method; the default's (SmolLM2, LoRA) reuses the spectrum under
+# `models/spectrum/smollm2-135m-lora-seed0`. Beside it, per reference, the shares spectrum (regime
+# `lora-shares`, not in the paper): independent LoRA fine-tunes of the reference on corpora with graded shares
+# of harmful examples (`harmful_shares`), each under every seed of `share_seeds`. The merges all lie on one
+# line between two fine-tunes; these share only their base, each checkpoint one unit, and at an intermediate
+# share each group draws its own number of harmful examples. Every table and figure below treats it as one
+# more setting; the claims read the first merge spectrum, as the paper.
 
 # %%
 built, spectrum_file = run.json("spectrum", lambda: [
     {"family": reference, "regime": method, "checkpoints": checkpoints.spectrum_folders(
         reference, checkpoint_paths=params.checkpoint_paths, method=method, seed=params.seed, ratios=params.ratios,
         epochs=params.epochs)}
-    for reference in params.references for method in params.methods])
+    for reference in params.references for method in params.methods] + [
+    {"family": reference, "regime": checkpoints.SHARES_REGIME, "checkpoints": {
+        name: str(folder) for name, folder in checkpoints.share_spectrum(
+            reference, shares=params.harmful_shares, seeds=params.share_seeds, epochs=params.epochs).items()}}
+    for reference in params.references if params.harmful_shares])
 spectra = {(entry["family"], entry["regime"]): entry["checkpoints"] for entry in built}
 sets = sentences.load(anchor_size=params.anchor_size, seed=params.seed)
 shifts, shifts_file = run.table("delta_b", lambda: pd.concat([
@@ -133,6 +164,7 @@ scores, scores_file = run.table("output_bias", lambda: pd.concat(dt_frames + [
 ], ignore_index=True))
 pairs = shifts.merge(scores[scores.checkpoint != "base"], on=[*setting, "checkpoint", "group"])
 drawn = pairs[pairs.pooling == main_pooling]
+drawn_scorers = list(drawn.scorer.unique())
 display(pairs[pairs.pooling == main_pooling].pivot_table(index=[*setting, "checkpoint"], columns="scorer",
                                                          values="delta_bias_score", sort=False).round(4))
 
@@ -164,8 +196,10 @@ if len(shared):
 # An ROC needs pairs of both classes (ΔBiasScore above and below 0.1) and a correlation a label that varies.
 # Per setting × scorer: the pairs labelled increased and the checkpoints holding them, and the label's spread
 # within a checkpoint beside its spread between checkpoints; per DecodingTrust checkpoint: how often the
-# forced choice prefers "I agree.", the rise the base model's index leaves, how many sampled replies say
-# neither, and the binomial noise of a sampled ΔBiasScore.
+# benchmark's own phrases prefer "I agree." (the reading that saturates), how many prompts agree and disagree
+# against the reference model's median balanced margin (both classes, printed for the reference and the
+# harmful end), the rise the base model's index leaves, how many sampled replies say neither, and the
+# binomial noise of a sampled ΔBiasScore.
 
 # %%
 labels, labels_file = run.table("labels", lambda: pd.DataFrame([
@@ -177,6 +211,8 @@ dt_diagnostics, dt_diagnostics_file = run.table("stereotype_diagnostics", lambda
     for (family, regime), rows in per_prompt.groupby(setting, sort=False)], ignore_index=True)
     if dt_scorers else pd.DataFrame(columns=[*setting, "checkpoint"]))
 display(dt_diagnostics.round(4))
+for (family, regime), rows in dt_diagnostics.groupby(setting, sort=False):
+    print(f"{family}, {regime}: {evidence.forced_classes(rows)}")
 plotting.save_table(labels.round(5), "labels", f"Per setting × scorer ({main_pooling} pooling pairs): pairs, "
                     f"checkpoints, pairs with ΔBiasScore > {params.label_threshold:g} and the checkpoints holding them, "
                     "distinct ΔBiasScore values, the largest, and its s.d. within a checkpoint (mean over checkpoints) "
@@ -197,6 +233,55 @@ plotting.save_table(table.round(4), "evaluation",
                     "permuting whole checkpoints, a 95 % checkpoint-bootstrap interval; ROC AUC of the detection "
                     "score (−shift; CKA drift +drift, no max(AUC, 1 − AUC)) with its permutation p and interval; "
                     "bootstrap MAE of a linear fit; r of the checkpoint means over groups.", [evaluation_file])
+
+# %% [markdown]
+# ## Which groups moved: ΔB within checkpoints, per label and pooling (not in the paper)
+#
+# The paper's r pools checkpoints × groups (Sec. 4.1) and reads ΔB per group (Sec. 3.4). Along a merge
+# spectrum every group moves with its checkpoint, so the pooled r can come from the drift all groups share
+# (the group-free control above follows it). Centred within each checkpoint, ΔB and the label keep only which
+# groups moved more or less than the others; the test permutes the label's group values within each
+# checkpoint, keeping its checkpoint means. Per setting, label and pooling, the table and figure put the pooled
+# r (Table 1's) beside the within-checkpoint r; a sign reads as the paper's direction (r < 0) when its one-sided
+# permutation p is below 0.025, and as reversed when the opposite one-sided p is. The readings printed below
+# come from the logged table.
+
+# %%
+groups_table, group_file = run.table("group_level", lambda: group_level.group_level_table(
+    pairs, n_permutations=params.n_permutations, seed=params.seed))
+signs, signs_file = run.table("pooling_signs", lambda: readout.pooling_table(table, groups_table))
+display(signs.round(4))
+plotting.save_table(signs.round(4), "pooling_signs", "ΔB (RR) against ΔBiasScore per setting (family, regime), "
+                    "scorer and token pooling (mean is the paper's, Sec. 3.1; max and last, Appendix E.4): the pooled "
+                    "Pearson r over checkpoints × groups (Table 1's) with its 95 % checkpoint-bootstrap interval and "
+                    "one-sided checkpoint-permutation p, the ROC AUC, the r of the checkpoint means, and the "
+                    "within-checkpoint r (ΔB and the label centred in each checkpoint) with its one-sided p from "
+                    "permuting groups within checkpoints; each sign read as the paper's direction (p < 0.025), "
+                    "reversed (the opposite one-sided p < 0.025) or neither. Not in paper 001.", [signs_file, evaluation_file, group_file])
+poolings = list(params.poolings)
+fig, axes = plt.subplots(len(spectra), len(drawn_scorers), figsize=(2.6 * len(drawn_scorers) + 0.6,
+                         2.4 * len(spectra) + 0.6), sharex=True, sharey=True, squeeze=False)
+for row, (family, regime) in zip(axes, spectra, strict=True):
+    for ax, scorer in zip(row, drawn_scorers, strict=True):
+        own = signs[(signs.family == family) & (signs.regime == regime) & (signs.scorer == scorer)].set_index(
+            "pooling").loc[poolings]
+        at = np.arange(len(poolings))
+        interval = np.clip([own.pearson_r - own.r_low, own.r_high - own.pearson_r], 0, None)  # percentile ends
+        ax.errorbar(at - 0.1, own.pearson_r, yerr=interval, fmt="o", label="pooled r (checkpoints × groups)")
+        ax.plot(at + 0.1, own.within_r, "s", mfc="none", label="within-checkpoint r (groups)")
+        ax.axhline(0, color="k", lw=0.5)
+    row[0].set_ylabel(f"{family}, {regime}\nPearson r")
+for ax, scorer in zip(axes[0], drawn_scorers, strict=True):
+    ax.set_title(scorer)
+for ax in axes[-1]:
+    ax.set_xticks(range(len(poolings)), poolings)
+    ax.set_xlabel("pooling")
+fig.legend(*axes[0, 0].get_legend_handles_labels(), loc="outside lower center", ncols=2, fontsize=7)
+plotting.save_figure(fig, "pooling_signs", "Pooled r of ΔB (RR) with ΔBiasScore over checkpoints × groups (filled, "
+                     "95 % checkpoint-bootstrap interval) and the within-checkpoint r (hollow: ΔB and the label "
+                     "centred in each checkpoint) per token pooling, one row per setting, one column per scorer; "
+                     "the paper reads r < 0 (Sec. 4.1) under mean pooling. Not in paper 001.", [signs_file])
+display(Markdown(readout.pooling_sentences(signs)))
 
 # %% [markdown]
 # ## Table 1: ΔB per benchmark × family × regime, beside the paper's
@@ -231,7 +316,6 @@ if params.table1_csv:
                         f"({params.table1_csv}): as the table1 table, per benchmark × family × regime.", [external_file])
 
 # %%
-drawn_scorers = list(drawn.scorer.unique())
 methods = {c: n for c, n in evaluation.METHODS.items() if c in drawn}
 colours = dict(zip(spectra, plt.rcParams["axes.prop_cycle"].by_key()["color"], strict=False))
 fig, axes = plt.subplots(len(drawn_scorers), len(methods), figsize=(2.6 * len(methods), 2.2 * len(drawn_scorers) + 0.6),
@@ -313,13 +397,17 @@ plotting.save_table(comparisons.round(5), "comparisons", "ROC AUC differences be
 #
 # The claims are pre-registered in `lib/bias_shift/claims/D01_deltab.yaml`. The paper's numbers come from
 # Llama-3.1-8B, Mistral-7B and Gemma-3-4B fine-tuned on WildGuardMix and scored by external benchmarks; these
-# come from the run's first setting (family × regime; Table 1 above covers every setting) at the first pooling,
-# per group, on the scorer each claim names. VADER scores sentiment, not bias: its claims are extensions. A
-# scorer whose labels hold one class gives no ROC, and says why; a `fails` outcome marks a paper statement this
-# small model does not show, with its mechanism where a logged diagnostic shows one.
+# come from the run's first setting (family × regime; Table 1 above covers every setting) at mean pooling, the
+# paper's (the other poolings are in `pooling_signs` above), per group, on the scorer each claim names. Each
+# pooled claim (ROC AUC, pooled r, its checkpoint p) must beat the shared drift as well as no association: a hold
+# that the label's drift alone would give is not evidence. Each label's `group_ranking` claim (an extension)
+# tests whether ΔB ranks which groups moved within checkpoints. VADER scores sentiment, not bias: its claims are
+# extensions. A scorer whose labels hold one class gives no ROC, and says why; each note counts the label's
+# positive pairs (ΔBiasScore above the threshold); a `fails` outcome marks a paper statement this small model
+# does not show, with a candidate cause where a logged diagnostic shows one.
 
 # %%
-where = f"family {first_family}, {first_regime}, {main_pooling} pooling, per group"
+where = f"family {first_family}, {first_regime}, {main_pooling} pooling (the paper's), per group"
 rows = {s: f.set_index("method") for s, f in table[(table.unit == "group") & (table.pooling == main_pooling)
                                                    & (table.family == first_family) & (table.regime == first_regime)
                                                    ].groupby("scorer", sort=False)}
@@ -328,9 +416,11 @@ first_control = control[(control.family == first_family) & (control.regime == fi
                         & (control.pooling == main_pooling)]
 files = {"control": control_file.name, "evaluation": evaluation_file.name, "labels": labels_file.name,
          "diagnostics": dt_diagnostics_file.name}
+first_groups = {s: f.iloc[0] for s, f in groups_table[(groups_table.family == first_family) & (
+    groups_table.regime == first_regime) & (groups_table.pooling == main_pooling)].groupby("scorer", sort=False)}
 by_scorer = {s: evidence.scorer_evidence(
     s, rows, populations, scorers=params.scorers, where=where, label_threshold=params.label_threshold,
-    regime=first_regime, x=evidence.matrix(first[first.scorer == first.scorer.iloc[0]]),
+    regime=first_regime, pairs=first, group_rows=first_groups,
     diagnostics=dt_diagnostics[(dt_diagnostics.family == first_family) & (dt_diagnostics.regime == first_regime)],
     control=first_control, files=files, n_permutations=params.n_permutations, seed=params.seed)
     for s in evidence.BENCHMARK}
@@ -354,21 +444,26 @@ claims_table, claims_file = run.record_claims({
     "rr_roc_auc_dt_forced": by_scorer["dt_forced"]["roc_auc"],
     "rr_correlation_dt_forced": by_scorer["dt_forced"]["correlation"],
     "rr_checkpoint_p_dt_forced": by_scorer["dt_forced"]["checkpoint_p"],
+    "group_ranking_dt_forced": by_scorer["dt_forced"]["group_ranking"],
     "rr_roc_auc_dt_sampled": by_scorer["dt_sampled"]["roc_auc"],
     "rr_correlation_dt_sampled": by_scorer["dt_sampled"]["correlation"],
     "rr_checkpoint_p_dt_sampled": by_scorer["dt_sampled"]["checkpoint_p"],
+    "group_ranking_dt_sampled": by_scorer["dt_sampled"]["group_ranking"],
     "rr_roc_auc_vader": by_scorer["vader"]["roc_auc"],
     "rr_correlation_vader": by_scorer["vader"]["correlation"],
     "rr_checkpoint_p_vader": by_scorer["vader"]["checkpoint_p"],
+    "group_ranking_vader": by_scorer["vader"]["group_ranking"],
     "rr_roc_auc_profanity": by_scorer["profanity"]["roc_auc"],
     "rr_correlation_profanity": by_scorer["profanity"]["correlation"],
     "rr_checkpoint_p_profanity": by_scorer["profanity"]["checkpoint_p"],
+    "group_ranking_profanity": by_scorer["profanity"]["group_ranking"],
     "rr_roc_auc_external": by_scorer["external"]["roc_auc"],
     "rr_correlation_external": by_scorer["external"]["correlation"],
     "rr_checkpoint_p_external": by_scorer["external"]["checkpoint_p"],
+    "group_ranking_external": by_scorer["external"]["group_ranking"],
     "rr_beats_seat": evidence.difference_evidence(comparisons, "RR − SEAT", on_main, ordering),
     "cka_below_rr": evidence.difference_evidence(comparisons, "CKA drift − RR", on_main, ordering),
-    "procrustes_at_chance": Evidence(None, not_measured=ordering, note=on_main) if ordering else Evidence(
+    "procrustes_at_chance": Evidence(None, undefined=ordering, note=on_main) if ordering else Evidence(
         procrustes.roc_auc, se=uncertainty.interval_se(procrustes.auc_low, procrustes.auc_high), note=on_main),
     "reversal_survives_label_and_control": evidence.correlation_evidence(
         group_shift, f"{where}; {evidence.population_note(listed, populations[listed], params.label_threshold)}",

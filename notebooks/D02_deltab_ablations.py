@@ -6,8 +6,11 @@
 # changes at a time: the anchor source (neutral sentences, single words, instruction-style
 # prompts) × the anchor size; six attribute-sentence variants; six target-template variants; token
 # pooling (mean, max, last; RR beside SEAT). Each setting is scored by the ROC AUC of a threshold on
-# ΔB. Last, the two fine-tunes at the ends of the spectrum are repeated with other seeds and ΔB per
-# group is compared across seeds. Continuations and embeddings come from the caches D01 filled.
+# ΔB against every label (the DecodingTrust forced choice read against the reference model's median margin,
+# as in D01; sampled DecodingTrust replies; the offensive-language probability; VADER), and the claims read
+# the first bias label whose labels hold both classes. Last, the two fine-tunes at the ends of the spectrum
+# are repeated with other seeds and ΔB per group is compared across seeds. Continuations and embeddings
+# come from the caches D01 filled.
 #
 # Writes: `anchors` (Figure 4 style), `attributes` and `targets` (Tables 5a/5b), `pooling` (Table 6),
 # `ablation_statistics` (each claim's statistic with its bootstrap s.e.), `seeds` (Figure 5 style), `claims`.
@@ -15,14 +18,14 @@
 # %%
 import matplotlib.pyplot as plt
 import pandas as pd
-from IPython.display import display
+from IPython.display import Markdown, display
 
 from lib import config, plotting, results
-from lib.bias_shift import ablations, checkpoints, evaluation, evidence, output_bias, stereotype
+from lib.bias_shift import ablations, checkpoints, evaluation, evidence, output_bias, readout, stereotype
 from lib.claims import show_claims
 
 # %% tags=["parameters"]
-profile = "default"  # smoke | default | paper
+profile = "default"  # choose a profile without editing this file: python -m lib run D02 --profile smoke|default|paper, or the Lab's copy lab/<profile>/D02_deltab_ablations.ipynb
 recompute = True  # compute missing or stale results; false: only redraw figures from logged results
 seed = 0  # seed of the spectrum (as D01), of the anchor subsets and of the generation
 ratios = [0.9, 0.7, 0.5, 0.3, 0.1]  # merge weights of the unharmful model (Appendix C)
@@ -52,7 +55,7 @@ anchor_sizes = [50, 100, 250, 500, 1000]  # anchors per set (nested subsets of o
 attribute_variants = ["base", "subject_v1", "subject_v2", "synonyms_v1", "synonyms_v2", "synonyms_v3"]  # attribute wordings compared (App. E.1)
 target_variants = ["base", "passive", "passive_rephrased", "synonyms_v1", "synonyms_v2", "synonyms_v3"]  # target-sentence wordings compared (App. E.2)
 poolings = ["mean", "max", "last"]  # token pooling (Appendix E.4)
-seeds = [0, 1]  # fine-tuning seeds of the stability check (Appendix E.5); [] skips it
+seeds = [0, 1, 2, 3, 4, 5, 6, 7]  # fine-tuning seeds of the stability check (Appendix E.5); [] skips it
 
 # %%
 params = config.load("D02_deltab_ablations", globals())
@@ -140,6 +143,11 @@ for axis, paper in (("attributes", "Table 5a; paper: 0.863 ± 0.030"), ("targets
 
 # %% [markdown]
 # ## Pooling: RR beside SEAT (Appendix E.4, Table 6)
+#
+# The paper pools by mean (Sec. 3.1) and reports that RR beats SEAT under every pooling and peaks under mean
+# pooling (Table 6). The table reads the claims' label; the lines after it read every label from the logged
+# ROC AUCs: an AUC below 0.5 means ΔB points against the paper's direction under that pooling, so a label
+# whose AUCs fall on both sides of 0.5 has a sign that depends on the pooling.
 
 # %%
 pooling = ablations.variant_table(main_auc, "pooling", methods=("RR", "RR − control", "SEAT"))
@@ -148,6 +156,7 @@ plotting.save_table(pooling.reset_index(), "pooling", f"ROC AUC of RR, RR minus 
                     f"each token pooling against scorer {shown}, the same pooling for reference and audited model, then "
                     "the spread across poolings (paper 001, Table 6; paper: RR 0.964/0.882/0.882, SEAT "
                     "0.778/0.791/0.760).", [auc_file])
+display(Markdown(readout.auc_sentences(auc, labels)))
 
 # %% [markdown]
 # ## Fine-tuning seeds (Appendix E.5, Figure 5)

@@ -22,7 +22,7 @@ from lib.bias_probes import model_audit, regime_checks, theory
 from lib.claims import Evidence, show_claims
 
 # %% tags=["parameters"]
-profile = "default"  # smoke | default | paper
+profile = "default"  # choose a profile without editing this file: python -m lib run E01 --profile smoke|default|paper, or the Lab's copy lab/<profile>/E01_regimes.ipynb
 recompute = True  # compute missing or stale results; false: only redraw figures from logged results
 seed = 0  # root seed; every cell draws its own child seed
 n_jobs = -1  # worker processes (-1: this process's share of cores); results do not depend on it
@@ -150,9 +150,9 @@ claims_table, claims_file = run.record_claims({
         weakest.auc_mean, se=float(stats.hanley_mcneil_se(weakest.auc_mean, weakest.n_pos, weakest.n_neg)),
         note=cells),
     "mixed_auc_low": Evidence(low.auc_mean, se=float(stats.hanley_mcneil_se(low.auc_mean, low.n_pos, low.n_neg)),
-                              not_measured=paper_mixed, note=f"{low.model}/{low.dimension}"),
+                              undefined=paper_mixed, note=f"{low.model}/{low.dimension}"),
     "mixed_auc_high": Evidence(high.auc_mean, se=float(stats.hanley_mcneil_se(high.auc_mean, high.n_pos, high.n_neg)),
-                               not_measured=paper_mixed, note=f"{high.model}/{high.dimension}"),
+                               undefined=paper_mixed, note=f"{high.model}/{high.dimension}"),
     "s_hat_min": Evidence(s_low.s_hat, se=float(s_hat_sd[(s_low.model, s_low.dimension)]),
                           note=f"{s_low.model}/{s_low.dimension}"),
     "s_hat_max": Evidence(s_high.s_hat, se=float(s_hat_sd[(s_high.model, s_high.dimension)]),

@@ -29,7 +29,7 @@ from lib.bias_probes import paraphrase
 from lib.claims import Evidence, show_claims
 
 # %% tags=["parameters"]
-profile = "default"  # smoke | default | paper
+profile = "default"  # choose a profile without editing this file: python -m lib run E01b --profile smoke|default|paper, or the Lab's copy lab/<profile>/E01b_paraphrases.ipynb
 recompute = True  # compute missing or stale results; false: only redraw figures from logged results
 seed = 0  # root seed; the cell subset and every draw derive from it
 n_jobs = -1  # worker processes (-1: this process's share of cores); results do not depend on it
@@ -191,17 +191,17 @@ claims_table, claims_file = run.record_claims({
     "counterfactual_paraphrase_saturates": Evidence(
         None if weakest is None else weakest.auc_mean,
         se=None if weakest is None else float(stats.hanley_mcneil_se(weakest.auc_mean, weakest.pairs, weakest.pairs)),
-        not_measured=nothing_kept,
+        undefined=nothing_kept,
         note="" if weakest is None else f"{weakest.model}/{weakest.dimension}, {weakest.pairs} pairs"),
     "counterfactual_diff": Evidence(counterfactual.auc_diff.mean(), se=uncertainty.mean_se(counterfactual.auc_diff),
-                                    not_measured=one_cell, note=cells),
-    "mixed_diff": Evidence(mixed.auc_diff.mean(), se=uncertainty.mean_se(mixed.auc_diff), not_measured=one_cell,
+                                    undefined=one_cell, note=cells),
+    "mixed_diff": Evidence(mixed.auc_diff.mean(), se=uncertainty.mean_se(mixed.auc_diff), undefined=one_cell,
                            note=f"{cells}, α = {params.mixed_alpha:g}, {params.mixed_draws} draws"),
     "s_hat_ratio": Evidence(
         counterfactual.s_hat_ratio.median(), se=uncertainty.median_se(counterfactual.s_hat_ratio),
         mechanism=paraphrase.minimality_mechanism(minimality, counterfactual.s_hat_ratio.median(),
                                                   minimality_file.name),
-        not_measured=one_cell, note=cells),
+        undefined=one_cell, note=cells),
 })
 plotting.save_table(claims_table, "claims", "E01b paraphrases (paper 000, E1b): values measured on the offline models and "
                     "generator (extensions: the paper reports no E1b number).", [claims_file])

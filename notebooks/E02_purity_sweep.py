@@ -25,7 +25,7 @@ from lib.bias_probes import curve_power, model_audit, simulate, theory
 from lib.claims import Evidence, show_claims
 
 # %% tags=["parameters"]
-profile = "default"  # smoke | default | paper
+profile = "default"  # choose a profile without editing this file: python -m lib run E02 --profile smoke|default|paper, or the Lab's copy lab/<profile>/E02_purity_sweep.ipynb
 recompute = True  # compute missing or stale results; false: only redraw figures from logged results
 seed = 0  # root seed; every cell draws its own child seed
 n_jobs = -1  # worker processes (-1: this process's share of cores); results do not depend on it
@@ -175,29 +175,29 @@ thin_curves = "" if params.curve_draws > 1 else ("one dataset per purity (curve_
 print(f"F2 detections surviving Bonferroni: {int(family.bonferroni.sum())} of {int(family.nominal.sum())} nominal")
 claims_table, claims_file = run.record_claims({
     "curve_prediction_mae": Evidence(
-        curves.error.abs().mean(), not_measured=thin_curves,
+        curves.error.abs().mean(), undefined=thin_curves,
         if_paper=curve_power.abs_error_draws(0.0, curves.auc_se, "mean"),
         if_null=curve_power.abs_error_draws(dilution_offset, curves.auc_se, "mean", seed=1), note=curve_note),
     "curve_prediction_max": Evidence(
-        curves.error.abs().groupby(curves.alpha).mean().max(), not_measured=thin_curves,
+        curves.error.abs().groupby(curves.alpha).mean().max(), undefined=thin_curves,
         if_paper=curve_power.abs_error_draws(0.0, curves.auc_se, "max", curves.alpha),
         if_null=curve_power.abs_error_draws(dilution_offset, curves.auc_se, "max", curves.alpha, seed=1),
         mechanism=curve_power.shortfall_mechanism(curves, shortfall, shortfall_file.name),
         note=f"{curve_note}; largest at α = {worst_alpha:g}"),
     "no_inversion": Evidence(
-        -steps.min() if len(steps) else None, not_measured=thin_curves,
+        -steps.min() if len(steps) else None, undefined=thin_curves,
         if_paper=curve_power.largest_drop_draws(curves, curves.predicted_auc, curves.auc_se),
         if_null=curve_power.largest_drop_draws(curves, curve_power.with_dip(curves, curves.predicted_auc, 0.06),
                                                curves.auc_se, seed=1),
         note=curve_note),
     "boundary_slope": Evidence(
         slopes.median(), se=uncertainty.median_se(slopes),
-        not_measured="" if slopes.notna().sum() >= 2 else "fewer than two model × dimension curves cross 80% "
+        undefined="" if slopes.notna().sum() >= 2 else "fewer than two model × dimension curves cross 80% "
                                                           "detection at two or more audit sizes inside the purity grid",
         note=f"{int(slopes.notna().sum())} curves, n in {list(params.phase_n)}, {params.phase_repeats} datasets per cell"),
     "boundary_vs_alpha_star": Evidence(
         log_ratios.median() if len(log_ratios) else None, se=uncertainty.median_se(log_ratios),
-        not_measured="" if len(log_ratios) >= 2 else "fewer than two (model, dimension, n) cells cross 80% "
+        undefined="" if len(log_ratios) >= 2 else "fewer than two (model, dimension, n) cells cross 80% "
                                                      "detection inside the purity grid",
         note=f"{len(log_ratios)} cells; the run's purity grid brackets α*(n) within a factor {phase_step:.2f}"),
 })

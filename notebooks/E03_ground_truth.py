@@ -26,7 +26,7 @@ from lib.bias_probes import claim_cells, estimator_checks, figures, groundtruth,
 from lib.claims import Evidence, show_claims
 
 # %% tags=["parameters"]
-profile = "default"  # smoke | default | paper
+profile = "default"  # choose a profile without editing this file: python -m lib run E03 --profile smoke|default|paper, or the Lab's copy lab/<profile>/E03_ground_truth.ipynb
 recompute = True  # compute missing or stale results; false: only redraw figures from logged results
 seed = 0  # root seed; every cell draws its own child seed
 n_jobs = -1  # worker processes (-1: this process's share of cores); results do not depend on it
@@ -64,7 +64,7 @@ estimator_reps = 3  # Part D: manifolds drawn per setting
 separation_dim = 768  # Part D: feature dimension for ŝ (Table VI)
 separation_n = 300  # Part D: marked texts for ŝ (Table VI)
 separation_s = [0.0, 2.0, 4.0, 8.0]  # Part D: true separations for ŝ
-separation_reps = 10  # Part D: samples per separation
+separation_reps = 1000  # Part D: samples per separation
 kappa_perturbation = 0.3  # propagation: relative κ error (the sagitta estimator's worst case)
 ceiling_kappas = [0.25, 0.5, 1.0, 2.0, 4.0, 8.0]  # propagation: curvatures for the ceiling
 
@@ -293,8 +293,9 @@ one_manifold = ("" if params.estimator_reps > 1 else
                 "one manifold per setting (estimator_reps = 1): the estimator's s.e. is not estimable")
 largest_linear = int(linear.intrinsic_dim.iloc[-1])
 sphere_errors_by_n = estimator_checks.median_abs_error_by_n(dimension_by_n, "sphere", params.linear_dims)
-linear_by_n = dimension_by_n[(dimension_by_n.manifold == "linear")
-                             & (dimension_by_n.intrinsic_dim == largest_linear)].set_index("n").mle_relative_error
+linear_sizes = dimension_by_n[(dimension_by_n.manifold == "linear")
+                              & (dimension_by_n.intrinsic_dim == largest_linear)].set_index("n")
+linear_by_n = linear_sizes.mle_relative_error
 table_vi = (params.separation_dim, params.separation_n) == (768, 300)
 not_table_vi = "" if table_vi else ("the paper states this value for Table VI's setting (d = 768 dimensions, n = 300 "
                                     f"texts per sample), and this profile samples d = {params.separation_dim} "
@@ -318,51 +319,51 @@ claims_table, claims_file = run.record_claims({
     "boundary_slope": Evidence(
         boundary_slope, se=uncertainty.crossing_slope_se(detect, "detection_rate", "detection_rate_se",
                                                          1 - params.gamma, fitted.n),
-        not_measured="" if len(fitted) >= 2 else "fewer than two audit sizes cross 80% detection inside the purity "
+        undefined="" if len(fitted) >= 2 else "fewer than two audit sizes cross 80% detection inside the purity "
                                                  "grid, so the boundary has no slope",
         note=f"s = {params.detect_s:g}, {len(fitted)} audit sizes, {params.detect_reps} audits per cell"),
     "boundary_vs_alpha_star": Evidence(
         ratios.median() if len(ratios) else None, se=uncertainty.median_se(ratios),
-        not_measured="" if len(fitted) >= 2 else "fewer than two audit sizes cross 80% detection inside the purity "
+        undefined="" if len(fitted) >= 2 else "fewer than two audit sizes cross 80% detection inside the purity "
                                                  "grid",
         note=f"{len(fitted)} audit sizes; the run's purity grid brackets α*(n) within a factor {detect_step:.2f}"),
     # Part D: curvature κ̂
     "kappa_median_error": Evidence(
         clean.relative_error.abs().median(), se=claim_cells.relative_kappa_se(clean, "relative_error", "median"),
-        not_measured=one_manifold,
+        undefined=one_manifold,
         mechanism=estimator_checks.curvature_noise_mechanism(
             curvature, "median", catalogue["kappa_median_error"].test["point"], curvature_file.name),
         note=f"{len(clean)} curvatures, {params.estimator_reps} manifolds each"),
     "kappa_max_error": Evidence(
         clean.relative_error.abs().max(), se=claim_cells.relative_kappa_se(clean, "relative_error", "max"),
-        not_measured=one_manifold,
+        undefined=one_manifold,
         mechanism=estimator_checks.curvature_noise_mechanism(
             curvature, "max", catalogue["kappa_max_error"].test["point"], curvature_file.name),
         note=f"{len(clean)} curvatures, {params.estimator_reps} manifolds each"),
     "kappa_ordering": Evidence(
-        spearmanr(clean.kappa, clean.kappa_hat).statistic, not_measured=one_manifold,
+        spearmanr(clean.kappa, clean.kappa_hat).statistic, undefined=one_manifold,
         if_paper=claim_power.spearman_draws(clean.kappa, clean.kappa, clean.kappa_hat_se),
         if_null=claim_power.independent_spearman_draws(len(clean), seed=1), note=f"{len(clean)} curvatures"),
     "kappa_noisy_origin": Evidence(
         origin_noisy.relative_error.abs().median(),
-        se=claim_cells.relative_kappa_se(origin_noisy, "relative_error", "median"), not_measured=one_manifold,
+        se=claim_cells.relative_kappa_se(origin_noisy, "relative_error", "median"), undefined=one_manifold,
         mechanism=estimator_checks.noise_floor_mechanism(
             curvature, params.kappa_claim_noise, "median", catalogue["kappa_noisy_origin"].test["value"],
             curvature_file.name),
         note=noise_note),
     "kappa_noisy_floor": Evidence(
         floor_noisy.relative_error.abs().median(),
-        se=claim_cells.relative_kappa_se(floor_noisy, "relative_error", "median"), not_measured=one_manifold,
+        se=claim_cells.relative_kappa_se(floor_noisy, "relative_error", "median"), undefined=one_manifold,
         note=noise_note),
     "kappa_noisy_floor_max": Evidence(
         floor_noisy.relative_error.abs().max(),
-        se=claim_cells.relative_kappa_se(floor_noisy, "relative_error", "max"), not_measured=one_manifold,
+        se=claim_cells.relative_kappa_se(floor_noisy, "relative_error", "max"), undefined=one_manifold,
         note=noise_note),
     # Part D: intrinsic dimension d̂
     "dimension_spheres": Evidence(
         spheres.mle_relative_error.abs().median(),
         se=claim_cells.median_cell_se(spheres.mle_relative_error.abs(), spheres.mle_relative_error_se),
-        not_measured=one_manifold,
+        undefined=one_manifold,
         mechanism=estimator_checks.size_mechanism(
             sphere_errors_by_n, "the MLE's median |relative error| over the spheres",
             catalogue["dimension_spheres"].test["point"], catalogue["dimension_spheres"].test["tol"],
@@ -371,7 +372,10 @@ claims_table, claims_file = run.record_claims({
              f"{params.estimator_reps} manifolds each"),
     "dimension_linear_largest": Evidence(
         linear.mle_relative_error.iloc[-1], se=float(linear.mle_relative_error_se.iloc[-1]),
-        not_measured=one_manifold if largest_linear == 25 else
+        settings={f"n = {int(n):,}": Evidence(row.mle_relative_error, se=float(row.mle_relative_error_se))
+                  for n, row in linear_sizes.iterrows()},
+        unstated="the number of points per manifold n in E3-D",
+        undefined=one_manifold if largest_linear == 25 else
         f"the profile's largest linear dimension is {largest_linear}, not the paper's d = 25",
         mechanism=estimator_checks.size_mechanism(
             linear_by_n, f"the MLE's relative error at d = {largest_linear}",
@@ -379,13 +383,13 @@ claims_table, claims_file = run.record_claims({
             dimension_file.name),
         note=f"n = {params.manifold_n}, {params.estimator_reps} manifolds"),
     "dimension_underestimation_grows": Evidence(
-        spearmanr(linear.intrinsic_dim, linear.mle_relative_error).statistic, not_measured=one_manifold,
+        spearmanr(linear.intrinsic_dim, linear.mle_relative_error).statistic, undefined=one_manifold,
         if_paper=claim_power.spearman_draws(linear.intrinsic_dim, linear.mle_relative_error,
                                             linear.mle_relative_error_se),
         if_null=claim_power.independent_spearman_draws(len(linear), seed=1),
         note=f"d = {', '.join(map(str, linear.intrinsic_dim))}"),
     "twonn_same_drift": Evidence(
-        spearmanr(linear.intrinsic_dim, linear.twonn_relative_error).statistic, not_measured=one_manifold,
+        spearmanr(linear.intrinsic_dim, linear.twonn_relative_error).statistic, undefined=one_manifold,
         if_paper=claim_power.spearman_draws(linear.intrinsic_dim, linear.twonn_relative_error,
                                             linear.twonn_relative_error_se),
         if_null=claim_power.independent_spearman_draws(len(linear), seed=1),
@@ -393,14 +397,16 @@ claims_table, claims_file = run.record_claims({
     # Part D: separation ŝ (Table VI)
     "separation_naive_null": Evidence(
         null_separation.naive.mean() if len(null_separation) else None,
-        se=float(null_separation.naive_se.mean()) if len(null_separation) else None, not_measured=not_table_vi,
+        se=float(null_separation.naive_se.mean()) if len(null_separation) else None, undefined=not_table_vi,
         note=f"{params.separation_reps} samples"),
     "separation_crossfit_null": Evidence(
         null_separation.crossfit.mean() if len(null_separation) else None,
-        se=float(null_separation.crossfit_se.mean()) if len(null_separation) else None, not_measured=not_table_vi,
+        se=float(null_separation.crossfit_se.mean()) if len(null_separation) else None, undefined=not_table_vi,
         mechanism=estimator_checks.crossfit_null_mechanism(
             separation_draws, catalogue["separation_crossfit_null"].test["point"], separation_draws_file.name),
-        note=f"{params.separation_reps} samples"),
+        settings={how: Evidence(value, se=se) for how, (value, se) in estimator_checks.aggregations(
+            separation_draws[separation_draws.s == 0].crossfit).items()},
+        unstated="how Table VI aggregates the samples' ŝ", note=f"{params.separation_reps} samples"),
     # Propagation
     "kappa_propagation_max": Evidence(
         at_run.max_shift, note=propagation_note,
@@ -421,7 +427,7 @@ claims_table, claims_file = run.record_claims({
             propagation_file.name)),
     "alpha_star_shift": Evidence(
         alpha_star_shift, se=alpha_star_shift_se,
-        not_measured="" if params.separation_reps > 1 else "one sample per separation (separation_reps = 1): the "
+        undefined="" if params.separation_reps > 1 else "one sample per separation (separation_reps = 1): the "
                                                            "s.e. of ŝ's median relative error is not estimable",
         note=f"true s in {[s for s in params.separation_s if s > 0]}, d = {params.separation_dim}, "
              f"n = {params.separation_n}, {params.separation_reps} samples each"),

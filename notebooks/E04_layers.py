@@ -20,7 +20,7 @@ from lib.bias_probes import model_audit, regime_checks
 from lib.claims import Evidence, show_claims
 
 # %% tags=["parameters"]
-profile = "default"  # smoke | default | paper
+profile = "default"  # choose a profile without editing this file: python -m lib run E04 --profile smoke|default|paper, or the Lab's copy lab/<profile>/E04_layers.ipynb
 recompute = True  # compute missing or stale results; false: only redraw figures from logged results
 seed = 0  # root seed; every cell draws its own child seed
 n_jobs = -1  # worker processes (-1: this process's share of cores); results do not depend on it
@@ -96,7 +96,7 @@ chosen = held_out.dropna(subset=["shortfall"])
 claims_table, claims_file = run.record_claims({
     "mid_depth_shortfall": Evidence(
         chosen.shortfall.mean(), se=uncertainty.mean_se(chosen.shortfall),
-        not_measured="" if len(chosen) > 1 else (
+        undefined="" if len(chosen) > 1 else (
             "each model is scanned on one dimension, so no layer can be chosen on held-out dimensions"),
         note=f"{len(chosen)} model × dimension cells, α = {params.mixed_alpha:g}, n = {params.mixed_n}"),
 })

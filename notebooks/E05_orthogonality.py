@@ -22,7 +22,7 @@ from lib.bias_probes import groundtruth, model_audit, regime_checks
 from lib.claims import Evidence, show_claims
 
 # %% tags=["parameters"]
-profile = "default"  # smoke | default | paper
+profile = "default"  # choose a profile without editing this file: python -m lib run E05 --profile smoke|default|paper, or the Lab's copy lab/<profile>/E05_orthogonality.ipynb
 recompute = True  # compute missing or stale results; false: only redraw figures from logged results
 seed = 0  # root seed; every angle draws its own child seed
 n_jobs = -1  # worker processes (-1: this process's share of cores); results do not depend on it
@@ -134,14 +134,14 @@ claims_table, claims_file = run.record_claims({
     "probe_below_best_linear": Evidence(stress.probe_vs_best_z.max(), note=f"{len(stress)} angles"),
     "confound_moderate": Evidence(
         loss.mean(), se=uncertainty.mean_se(loss),
-        not_measured=("" if 0.5 in params.confound_correlations else
+        undefined=("" if 0.5 in params.confound_correlations else
                       "the profile's confound_correlations has no ρ = 0.5") or one_cell,
         note=cells),
     "confound_total": Evidence(
         total.test_auc.mean(), se=uncertainty.mean_se(total.test_auc),
         if_paper=claim_power.normal_draws(clean.test_auc.mean(), uncertainty.mean_se(total.test_auc), support=(0, 1)),
         if_null=claim_power.normal_draws(0.5, uncertainty.mean_se(total.test_auc), support=(0, 1), seed=1),
-        not_measured=("" if 1.0 in params.confound_correlations else
+        undefined=("" if 1.0 in params.confound_correlations else
                       "the profile's confound_correlations has no ρ = 1") or one_cell,
         note=cells),
 })

@@ -31,7 +31,7 @@ from lib.bias_probes import cell_draws, gap_scaling, groundtruth, model_audit, s
 from lib.claims import Evidence, show_claims
 
 # %% tags=["parameters"]
-profile = "default"  # smoke | default | paper
+profile = "default"  # choose a profile without editing this file: python -m lib run E06 --profile smoke|default|paper, or the Lab's copy lab/<profile>/E06_scaling.ipynb
 recompute = True  # compute missing or stale results; false: only redraw figures from logged results
 seed = 0  # root seed; every n draws its own child seed
 n_jobs = -1  # worker processes (-1: this process's share of cores); results do not depend on it

@@ -26,7 +26,7 @@ from lib.bias_probes import cell_draws, concentration_order, estimators, model_a
 from lib.claims import Evidence, show_claims
 
 # %% tags=["parameters"]
-profile = "default"  # smoke | default | paper
+profile = "default"  # choose a profile without editing this file: python -m lib run E07 --profile smoke|default|paper, or the Lab's copy lab/<profile>/E07_concentration.ipynb
 recompute = True  # compute missing or stale results; false: only redraw figures from logged results
 seed = 0  # root seed; every cell draws its own child seed
 n_jobs = -1  # worker processes (-1: this process's share of cores); results do not depend on it
@@ -158,7 +158,7 @@ claims_table, claims_file = run.record_claims({
     "beta_orders_separation": Evidence(
         within.mean(), if_paper=order_if_paper, if_null=order_if_null,
         mechanism=concentration_order.order_mechanism(bootstrap, "concentration_bootstrap.parquet"),
-        not_measured="" if per_model.min() >= 3 else (
+        undefined="" if per_model.min() >= 3 else (
             f"a model has {per_model.min()} bias dimensions: a rank correlation across fewer than three is a coin"),
         note=f"{len(per_model)} models × {per_model.max()} dimensions"),
     "beta_curvature_link": Evidence(

@@ -27,7 +27,7 @@ from lib.bias_probes import calibration, claim_cells
 from lib.claims import Evidence, show_claims
 
 # %% tags=["parameters"]
-profile = "default"  # smoke | default | paper
+profile = "default"  # choose a profile without editing this file: python -m lib run E09 --profile smoke|default|paper, or the Lab's copy lab/<profile>/E09_null_calibration.ipynb
 recompute = True  # compute missing or stale results; false: only redraw figures from logged results
 seed = 0  # root seed; every replicate draws its own child seed
 n_jobs = -1  # worker processes (-1: this process's share of cores); results do not depend on it
@@ -38,7 +38,7 @@ cell_scale = 0.0  # the paper's null pool: label-free noise, no offset shared by
 stress_cell_scale = 1.0  # stress column: s.d. of an offset shared by a cell's texts (pairs' null scores correlate)
 cells = [[0.1, 100.0], [0.3, 100.0], [0.3, 300.0], [1.0, 300.0], [0.3, 680.0], [1.0, 680.0]]  # pool-respecting (α, n) cells
 broken_cells = [[1.0, 1000.0]]  # (α, n) cells that resample past the pool
-reps = 500  # null replicates per cell of the paper's pool: FPR s.e. at most 0.0098 where the FPR is at most .05
+reps = 6000  # null replicates per cell of the paper's pool: FPR s.e. at most 0.0029 where the FPR is at most .05
 stress_reps = 200  # null replicates per cell of the stress pool (reported, not claimed): FPR s.e. at most 0.016 where the FPR is at most .05
 n_seeds = 5  # cross-validation seeds per replicate
 n_splits = 5  # grouped folds
@@ -150,7 +150,7 @@ claims_table, claims_file = run.record_claims({
     "inflation_broken": Evidence(
         None if broken_row is None else float(broken_row.inflation),
         se=None if broken_row is None else uncertainty.sd_se(broken_row.inflation, broken_row.reps),
-        not_measured="" if broken_row is not None else "this profile runs no cell that resamples past the pool",
+        undefined="" if broken_row is not None else "this profile runs no cell that resamples past the pool",
         note="" if broken_row is None else f"α = {broken_row.alpha:g}, n = {broken_row.n:g}, {broken_row.reps:g} "
                                            "null replicates"),
     "fpr_calibrated_max": Evidence(

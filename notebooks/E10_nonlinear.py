@@ -20,7 +20,7 @@ from lib.bias_probes import cell_draws, groundtruth, model_audit
 from lib.claims import Evidence, show_claims
 
 # %% tags=["parameters"]
-profile = "default"  # smoke | default | paper
+profile = "default"  # choose a profile without editing this file: python -m lib run E10 --profile smoke|default|paper, or the Lab's copy lab/<profile>/E10_nonlinear.ipynb
 recompute = True  # compute missing or stale results; false: only redraw figures from logged results
 seed = 0  # root seed; every cell draws its own child seed
 n_jobs = -1  # worker processes (-1: this process's share of cores); results do not depend on it
@@ -152,7 +152,7 @@ claims_table, claims_file = run.record_claims({
         if_paper=cell_draws.max_error_draws(0.0, nonlinear.probe_se / gap),
         if_null=cell_draws.max_error_draws(1.0, nonlinear.probe_se / gap),
         # at τ = 0 the two classes are Gaussian and the Bayes rule is linear: nothing can be recovered
-        not_measured="" if params.sphere_tau > 0 else (
+        undefined="" if params.sphere_tau > 0 else (
             "with no intrinsic spread (τ = 0) the two classes are Gaussian and the Bayes rule is linear: there is no "
             "gap for a non-linear probe to recover"),
         note=f"κ = {params.sphere_kappa:g}, {len(params.sphere_r)} distances r, {params.sphere_reps} audits of "

@@ -15,8 +15,8 @@
 # pools built from PyPI wheels (`data/tasks/SOURCES.md`), capped at 300 texts per split, inputs cut at
 # 128 tokens. The paper's models, pools and 768-token limit are in `params/paper/K01_kstar.yaml`.
 #
-# Writes: `cues` (the surface-cue audit, A.1.3), `decisions`, `candidate_curves` (Fig. 6), `sweep_window_seeds` (Fig. 7), `kstar` (task × model),
-# `precision` (Table 5), `claims`.
+# Writes: `inputs` (texts cut at the token limit, A.1.2), `cues` (the surface-cue audit, A.1.3), `decisions`,
+# `candidate_curves` (Fig. 6), `sweep_window_seeds` (Fig. 7), `kstar` (task × model), `precision` (Table 5), `claims`.
 
 # %%
 import functools
@@ -34,7 +34,7 @@ from lib.kstar.protocol import counts, rules
 from lib.kstar.tasks import cues
 
 # %% tags=["parameters"]
-profile = "default"  # smoke | default | paper
+profile = "default"  # choose a profile without editing this file: python -m lib run K01 --profile smoke|default|paper, or the Lab's copy lab/<profile>/K01_kstar.ipynb
 recompute = True  # compute missing or stale results; false: only redraw figures from logged results
 n_jobs = 1  # worker processes (-1: this process's share of cores); results do not depend on it
 scheduler = ""  # Dask scheduler address (tcp://host:8786) for the searches; empty: local processes; results do not depend on it
@@ -62,6 +62,21 @@ print(estimator.input_formats(params.models))
 # Algorithm 2 for every model in one entry, run once and only if a table below is missing or stale
 algorithm2 = functools.cache(lambda: estimator.kstar_tables(params.models, protocol, n_jobs=params.n_jobs,
                                                             scheduler=params.scheduler))
+
+# %% [markdown]
+# ## Inputs within the token limit (A.1.2)
+#
+# A raw text is cut on the right; a chat input is cut inside its user text, so the template's head, the end of the
+# user turn and the generation prompt survive and the last position is where the model would begin its reply.
+
+# %%
+inputs, inputs_file = run.table("inputs", lambda: measure.input_lengths_table(params.models, measure.pools(
+    params.tasks, cap=params.cap, seed=params.pool_seed, max_classes=params.max_classes), params.max_tokens))
+display(inputs)
+plotting.save_table(inputs.round(3), "inputs", "Inputs within the token limit (paper 002, A.1.2): per model and task, "
+                    "the input format, the share of texts (both splits) whose text was cut at max_tokens and the "
+                    "text tokens kept (median, min, max); a chat input is cut inside its user text, so its generation "
+                    "prompt survives.", [inputs_file])
 
 # %% [markdown]
 # ## Task pools and their class decisions (A.1.3)
@@ -226,46 +241,47 @@ claims_table, claims_file = run.record_claims({
     "isolated_minimum": Evidence(rules.neighbor_confirm([32, 8, 16, math.inf])),
     "median_ceiling_se": Evidence(
         readable.se.median() if len(readable) else np.nan, se=uncertainty.median_se(readable.se),
-        not_measured=small_splits or no_readable, note="; ".join(filter(None, [f"{len(readable)} readable class decisions", precision_note]))),
+        undefined=no_readable, needs_data=small_splits,
+        note="; ".join(filter(None, [f"{len(readable)} readable class decisions", precision_note]))),
     "se_within_gap_share": Evidence(
         readable.se_within_gap.mean() if len(readable) else np.nan,
         se=uncertainty.binomial_se(claim_notes.PAPER_SE_WITHIN_GAP, len(readable)),
         if_paper=power_draws.share_draws(claim_notes.PAPER_SE_WITHIN_GAP, len(readable)) if len(readable) else None,
         if_null=power_draws.share_draws(claim_notes.NULL_SE_WITHIN_GAP, len(readable), seed=1) if len(readable)
         else None,
-        not_measured=small_splits or no_readable,
+        undefined=no_readable, mechanism=small_splits,
         note="; ".join(filter(None, [f"N = {len(readable)}", precision_note]))),
     "count_ratio_near_ceilings": Evidence(
         near_ratio, se=seed_draws.seed_se(per_seed, kstar, claim_notes.log2_near_ceiling_ratio),
-        not_measured="" if math.isfinite(near_ratio) else (
+        undefined="" if math.isfinite(near_ratio) else (
             f"no two readable tasks of one model have finite counts and ceilings within {claim_notes.NEAR_CEILINGS}"),
         note="; ".join(filter(None, [f"largest ratio {2 ** near_ratio:.3g}", claim_notes.count_span_note(kstar),
                                      precision_note]))),
     "kstar_harmfulness_gemma2_9b": Evidence(
         harm_gemma(on_paper_models), se=seed_draws.seed_se(per_seed, on_paper_models, harm_gemma),
-        not_measured=paper_values.unmeasured(on_paper_models, params.models, params.tasks, "harmfulness",
+        needs_data=paper_values.unmeasured(on_paper_models, params.models, params.tasks, "harmfulness",
                                              "gemma-2-9b")),
     "kstar_harmfulness_lowest": Evidence(
         harm_lowest(on_paper_models), se=seed_draws.seed_se(per_seed, on_paper_models, harm_lowest),
-        not_measured=paper_values.unmeasured(on_paper_models, params.models, params.tasks, "harmfulness")),
+        needs_data=paper_values.unmeasured(on_paper_models, params.models, params.tasks, "harmfulness")),
     "kstar_harmfulness_highest": Evidence(
         harm_highest(on_paper_models), se=seed_draws.seed_se(per_seed, on_paper_models, harm_highest),
-        not_measured=paper_values.unmeasured(on_paper_models, params.models, params.tasks, "harmfulness")),
+        needs_data=paper_values.unmeasured(on_paper_models, params.models, params.tasks, "harmfulness")),
     "kstar_language_id_median": Evidence(
         language_median(on_paper_models), se=seed_draws.seed_se(per_seed, on_paper_models, language_median),
-        not_measured=paper_values.unmeasured(on_paper_models, params.models, params.tasks, "language_id")),
+        needs_data=paper_values.unmeasured(on_paper_models, params.models, params.tasks, "language_id")),
     "kstar_routing_highest": Evidence(
         routing_highest(on_paper_models), se=seed_draws.seed_se(per_seed, on_paper_models, routing_highest),
-        not_measured=paper_values.unmeasured(on_paper_models, params.models, params.tasks, "routing")),
+        needs_data=paper_values.unmeasured(on_paper_models, params.models, params.tasks, "routing")),
     "kstar_banking77_llama": Evidence(
         banking_llama(on_paper_models), se=seed_draws.seed_se(per_seed, on_paper_models, banking_llama),
-        not_measured=paper_values.unmeasured(
+        needs_data=paper_values.unmeasured(
             on_paper_models, params.models, params.tasks, "banking77", "llama-3.1-8b",
             "" if params.max_classes >= 10 else f"the paper's Banking77 evaluates ten intents; max_classes="
             f"{params.max_classes}")),
     "kstar_clinc150_qwen3": Evidence(
         clinc_qwen(on_paper_models), se=seed_draws.seed_se(per_seed, on_paper_models, clinc_qwen),
-        not_measured=paper_values.unmeasured(
+        needs_data=paper_values.unmeasured(
             on_paper_models, params.models, params.tasks, "clinc150", "qwen3-8b-base",
             "" if params.max_classes >= 20 else f"the paper's CLINC150 evaluates 20 intents; max_classes="
             f"{params.max_classes} keeps a subset of them")),

@@ -35,7 +35,7 @@ from lib.kstar.evidence import claim_notes, seed_draws
 from lib.kstar.protocol import counts
 
 # %% tags=["parameters"]
-profile = "default"  # smoke | default | paper
+profile = "default"  # choose a profile without editing this file: python -m lib run K02 --profile smoke|default|paper, or the Lab's copy lab/<profile>/K02_kstar_controls.ipynb
 recompute = True  # compute missing or stale results; false: only redraw figures from logged results
 n_jobs = 1  # worker processes (-1: this process's share of cores); results do not depend on it
 scheduler = ""  # Dask scheduler address (tcp://host:8786) for the searches; empty: local processes; results do not depend on it
@@ -207,27 +207,27 @@ worst = shuffled.loc[shuffled.z.idxmax()] if len(shuffled) else None
 chance_readable = seed_draws.readable_by_chance(shuffled_window)
 claims_table, claims_file = run.record_claims({
     "threshold_agreement_min": Evidence(
-        threshold_rhos.min(), if_paper=self_lowest, if_null=null_lowest, not_measured=few_tasks,
+        threshold_rhos.min(), if_paper=self_lowest, if_null=null_lowest, undefined=few_tasks,
         note=f"factors {', '.join(f'{f:g}' for f in params.thresholds)} instead of {params.frac:g}; {order_note}"),
     "ranking_only_agreement": Evidence(median_rho.get("ranking only", np.nan), if_paper=self_draws, if_null=null_draws,
-                                       not_measured=few_tasks, note=order_note),
+                                       undefined=few_tasks, note=order_note),
     "l1_only_agreement": Evidence(median_rho.get("l1 only", np.nan), if_paper=self_draws, if_null=null_draws,
-                                  not_measured=few_tasks, note=order_note),
+                                  undefined=few_tasks, note=order_note),
     "single_layer_agreement": Evidence(median_rho.get("single layer", np.nan), if_paper=self_draws,
-                                       if_null=null_draws, not_measured=few_tasks, note=order_note),
+                                       if_null=null_draws, undefined=few_tasks, note=order_note),
     "lemma1_monotone": Evidence(monotone),
     "rotation_moves_counts": Evidence(
         factors.min() if len(factors) else np.nan,
         if_paper=None if ratios is None else seed_draws.factor_draws(ratios, smallest=True,
                                                                      true_factors=seed_draws.PAPER_FACTORS),
         if_null=None if ratios is None else seed_draws.factor_draws(ratios, smallest=True),
-        not_measured=no_factor, note=f"{params.control_model}; {rotation_note}"),
+        undefined=no_factor, note=f"{params.control_model}; {rotation_note}"),
     "rotation_moves_counts_max": Evidence(
         factors.max() if len(factors) else np.nan,
         if_paper=None if ratios is None else seed_draws.factor_draws(ratios, smallest=False,
                                                                      true_factors=seed_draws.PAPER_FACTORS),
         if_null=None if ratios is None else seed_draws.factor_draws(ratios, smallest=False),
-        not_measured=no_factor, note=f"{params.control_model}; {rotation_note}"),
+        undefined=no_factor, note=f"{params.control_model}; {rotation_note}"),
     "rotation_keeps_ceilings": Evidence(
         rotation.ceiling_change.abs().max(), if_paper=seed_draws.ceiling_change_draws(window, rotation_cells),
         if_null=seed_draws.ceiling_change_draws(window, rotation_cells, shift=seed_draws.NULL_CEILING_MOVE, seed=1),

@@ -18,7 +18,7 @@
 #
 # Writes: `task_table`, `precision`, `pairs`, `text_baseline`, `text_ceiling_searches`, `prefix_scores` (figure),
 # `text_learning_curve_searches`, `text_learning_curve`, `model_learning_curve_searches`, `ceiling_gain_by_cap`,
-# `partial`, `claims`.
+# `partial`, `partial_readings` (each reading's median cross-lab partial ρ, or why it is undefined), `claims`.
 
 # %%
 import functools
@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 from IPython.display import display
 
-from lib import config, plotting, results, uncertainty
+from lib import config, plotting, results, stats, uncertainty
 from lib.claims import Evidence, show_claims
 from lib.kstar import estimator, measure
 from lib.kstar.evidence import count_noise, power_draws, seed_draws
@@ -36,7 +36,7 @@ from lib.kstar.order import order, order_power, text_baseline
 from lib.kstar.protocol import counts
 
 # %% tags=["parameters"]
-profile = "default"  # smoke | default | paper
+profile = "default"  # choose a profile without editing this file: python -m lib run K03 --profile smoke|default|paper, or the Lab's copy lab/<profile>/K03_task_order.ipynb
 recompute = True  # compute missing or stale results; false: only redraw figures from logged results
 n_jobs = 1  # worker processes (-1: this process's share of cores); results do not depend on it
 scheduler = ""  # Dask scheduler address (tcp://host:8786) for the searches; empty: local processes; results do not depend on it
@@ -179,8 +179,9 @@ plotting.save_table(comparison.round(4), "text_comparison", "Model against text 
                     [comparison_file])
 plotting.save_table(partial.round(4), "partial", "Spearman ρ of two models' k* orders and the partial rank correlation "
                     "given each text-side reading, on the tasks readable in every model (s(k): those of them readable from "
-                    "text) (paper 002, A.2.1, Table 13); the "
-                    "last row recomputes ρ on log k* (the order statistic's invariance).", [partial_file])
+                    "text) (paper 002, A.2.1, Table 13); undefined: why a NaN is one (a partial given one reading needs "
+                    "four tasks: on three it is ±1 by construction); the last row recomputes ρ on log k* (the order "
+                    "statistic's invariance).", [partial_file])
 
 # %% [markdown]
 # ## Claims — paper value beside measured value
@@ -190,6 +191,15 @@ plotting.save_table(partial.round(4), "partial", "Spearman ρ of two models' k* 
 
 # %%
 cross = order.cross_lab_pairs(params.models)
+by_reading, by_reading_file = run.table("partial_readings", lambda: order.partial_readings(
+    partial, [(params.models[a], params.models[b]) for a, b in cross]))
+lowest_partial = order.lowest_partial(by_reading)
+display(by_reading.round(4))
+print(lowest_partial.note)
+plotting.save_table(by_reading.round(4), "partial_readings", "Per text-side reading: the median over the cross-lab "
+                    "model pairs of the partial rank correlation of their k* orders given the reading, NaN when a "
+                    "pair's partial is undefined (the reason beside it), the pairs and how many are undefined (paper "
+                    "002, A.2.1, Table 13: its lowest value is the claim's statistic).", [by_reading_file])
 all_pairs = [(i, j) for i in range(len(params.models)) for j in range(i + 1, len(params.models))]
 on_common = task_table[task_table.task.isin(common)]
 common_rhos = [counts.agreement(on_common[on_common.model == params.models[a]],
@@ -248,80 +258,74 @@ rho_paper_draws = order_power.pair_spearman_draws(max(len(gains), 2), 2, [(0, 1)
 ceiling_note = "; ".join(x for x in (f"{instrument}, {len(gains)} tasks",
                                      count_noise.imprecise_note(precision[precision.model == instrument], gains.index))
                          if x)
-# Table 13: the lowest median cross-lab partial ρ over the six readings
-controlled = partial[~partial.control.str.startswith("log")]
-controlled = controlled[[(params.models.index(a), params.models.index(b)) in cross
-                         for a, b in zip(controlled.model_a, controlled.model_b, strict=True)]]
-invariance = partial[partial.control.str.startswith("log")]
-partial_paper = order_power.partial_median_draws(max(len(common), 3), len(params.models), cross or [(0, 1)], 0.93,
-                                                 -0.61)
-partial_null = order_power.partial_median_draws(max(len(common), 3), len(params.models), cross or [(0, 1)],
+# Table 13: the lowest median cross-lab partial ρ over the readings (by_reading: each defined one, or why not)
+invariance = partial[partial.control == order.LOG_CONTROL]
+partial_tasks = max(len(common), stats.PARTIAL_MIN_N)  # below four tasks the claim is undefined (lowest_partial)
+partial_paper = order_power.partial_median_draws(partial_tasks, len(params.models), cross or [(0, 1)], 0.93, -0.61)
+partial_null = order_power.partial_median_draws(partial_tasks, len(params.models), cross or [(0, 1)],
                                                 order_power.null_rho_for_partial(-0.61), -0.61, seed=1)
-few_partial = few_common or ("" if len(common) >= 4 else f"{len(common)} tasks readable in every model: a partial "
-                             "rank correlation given one reading needs at least four")
 paper_first = 14 / 24  # A.2.3: k_first ≠ k_stable in 14 of the 24 tasks
 claims_table, claims_file = run.record_claims({
     "spread_ratio_max": Evidence(
         spread.reindex(spread_tasks).max() if len(spread_tasks) else np.nan, if_paper=spread_draws[0],
         if_null=spread_draws[1], note=common_note,
-        not_measured="" if len(spread_tasks) else "no task readable in every model has a finite count in two models"),
+        undefined="" if len(spread_tasks) else "no task readable in every model has a finite count in two models"),
     "pairwise_rho_min": Evidence(
-        min(common_rhos) if common_rhos else np.nan, not_measured=few_common, note=common_note,
+        min(common_rhos) if common_rhos else np.nan, undefined=few_common, note=common_note,
         if_paper=None if few_common else order_power.pair_spearman_draws(
             len(common), len(params.models), cross, 0.9294).min(axis=1),
         if_null=None if few_common else order_power.pair_spearman_draws(
             len(common), len(params.models), cross, 0.0, seed=1).min(axis=1)),
     "treatments_agree": Evidence(
         gap, mechanism=order.granularity_mechanism(pairs, 0.05, "pairs.parquet"),
-        not_measured="" if np.isfinite(gap) else "fewer than two treatments keep three tasks shared by a model pair",
+        undefined="" if np.isfinite(gap) else "fewer than two treatments keep three tasks shared by a model pair",
         note=f"{len(shared_tasks)} tasks, ∞ cells per model {n_infinite}, flagged {n_flagged}",
         if_paper=order_power.treatment_spread_draws(**treatment_args, infinite_at_top=True) if treatable else None,
         if_null=order_power.treatment_spread_draws(**treatment_args, infinite_at_top=False, seed=1)
         if treatable else None),
     "permutation_p": Evidence(
-        p_value, not_measured=few_common, note=f"{common_note}; {params.n_permutations} permutations",
+        p_value, undefined=few_common, note=f"{common_note}; {params.n_permutations} permutations",
         if_paper=None if few_common else p_if_paper, if_null=None if few_common else p_if_null),
     "permutation_p_at_05": Evidence(
-        p_value, not_measured=few_common, note=f"{common_note}; {params.n_permutations} permutations",
+        p_value, undefined=few_common, note=f"{common_note}; {params.n_permutations} permutations",
         if_paper=None if few_common else p_if_paper, if_null=None if few_common else p_if_null),
     "ceilings_across_models": Evidence(
         ceiling_range.max() if len(ceiling_tasks) else np.nan, if_paper=ceiling_draws[0], if_null=ceiling_draws[1],
         note="; ".join(x for x in (f"{len(ceiling_tasks)} tasks readable in two or more models",
                                    count_noise.imprecise_note(precision, ceiling_tasks)) if x),
-        not_measured="" if len(ceiling_tasks) else "no task is readable in two models"),
+        undefined="" if len(ceiling_tasks) else "no task is readable in two models"),
     "first_vs_stable": Evidence(
         float(first_stable.differs.mean()) if len(first_stable) else np.nan,
         se=uncertainty.binomial_se(paper_first, len(first_stable)), note=f"{len(first_stable)} tasks",
         if_paper=power_draws.share_draws(paper_first, len(first_stable)) if len(first_stable) else None,
         if_null=power_draws.share_draws(0.0, len(first_stable)) if len(first_stable) else None,
-        not_measured="" if len(first_stable) else "no task has a text-baseline search"),
+        undefined="" if len(first_stable) else "no task has a text-baseline search"),
     "model_ahead_at_64": Evidence(
-        delta64.median() if len(delta64) else np.nan, se=uncertainty.median_se(delta64), not_measured=few_text,
+        delta64.median() if len(delta64) else np.nan, se=uncertainty.median_se(delta64), undefined=few_text,
         note=text_note),
     "model_ahead_at_64_p": Evidence(
-        mine.p_value.get(64, np.nan), not_measured=no_wilcoxon, note=text_note,
+        mine.p_value.get(64, np.nan), undefined=no_wilcoxon, note=text_note,
         if_paper=None if no_wilcoxon else order_power.wilcoxon_p_draws(0.072, delta64.std(), len(delta64)),
         if_null=None if no_wilcoxon else order_power.wilcoxon_p_draws(0.0, delta64.std(), len(delta64), seed=1)),
     "not_ahead_at_256": Evidence(
-        mine.p_value.get(256, np.nan), not_measured=no_wilcoxon, note=text_note,
+        mine.p_value.get(256, np.nan), undefined=no_wilcoxon, note=text_note,
         if_paper=None if no_wilcoxon else order_power.wilcoxon_p_draws(0.0, delta256.std(), len(delta256)),
         if_null=None if no_wilcoxon else order_power.wilcoxon_p_draws(0.072, delta256.std(), len(delta256), seed=1)),
     "ceiling_correlation": Evidence(
         rho_ceiling, se=count_noise.finite_sd(rho_paper_draws), note=ceiling_note,
-        not_measured="" if len(gains) >= 3 else f"{len(gains)} tasks: a rank correlation needs at least three",
+        undefined="" if len(gains) >= 3 else f"{len(gains)} tasks: a rank correlation needs at least three",
         if_paper=rho_paper_draws, if_null=order_power.pair_spearman_draws(max(len(gains), 2), 2, [(0, 1)], 0.0,
                                                                           seed=1)[:, 0],
         mechanism=text_baseline.starved_correlation_mechanism(by_cap, 0.95, "ceiling_gain_by_cap.parquet",
                                                               by_cap_note)),
     "ceiling_gain": Evidence(
         gains.median() if len(gains) else np.nan, se=uncertainty.median_se(gains), note=ceiling_note,
-        not_measured=power_draws.too_few_for_spread(len(gains), "tasks with a model and a text ceiling"),
+        undefined=power_draws.too_few_for_spread(len(gains), "tasks with a model and a text ceiling"),
         mechanism=text_baseline.starved_gain_mechanism(by_cap, 0.026, "ceiling_gain_by_cap.parquet", by_cap_note)),
     "partial_rho_min": Evidence(
-        controlled.groupby("control").partial_rho.median().min() if len(controlled) else np.nan,
-        se=count_noise.finite_sd(partial_paper), not_measured=few_partial, note=common_note,
-        if_paper=partial_paper, if_null=partial_null),
-    "log_invariance": Evidence((invariance.partial_rho - invariance.rho).abs().max(), not_measured="" if
+        lowest_partial.value, se=count_noise.finite_sd(partial_paper), undefined=few_common or lowest_partial.undefined,
+        note=f"{common_note}; {lowest_partial.note}", if_paper=partial_paper, if_null=partial_null),
+    "log_invariance": Evidence((invariance.partial_rho - invariance.rho).abs().max(), undefined="" if
                                invariance.rho.notna().any() else "no model pair shares three tasks readable in every "
                                "model, so there is no ρ to recompute on log k*"),
 })

@@ -12,41 +12,47 @@
 #
 # The paper's 20 models ran about 30,000 updates each (its 150,000-update runs are "five times
 # more"); the default profile trains four small models for a thousand updates on a 2-core CPU and one of
-# them (`converge`: the two-layer transformer of width 64) on until its held-out answer loss lies within
-# `loss_margin` = 0.02 of the *attainable* loss, at most the paper's 30,000 updates (`max_updates`). The GRU of
-# width 64 trained that way on this machine stopped 0.09 above it at the cap, after 33 minutes (2026-12-05), so
-# the default leaves it at a thousand updates with the others. The attainable loss is (11/50)·log 2: Proposition 5's infimum (9/50)·log 2 assumes every
-# target is learned, but the paper's own models leave the four- and eight-factor parity targets at chance
-# ("fail the readability gate"), and each then costs log 2 like a control; a margin measured from the
-# infimum itself cannot be reached by a model trained as well as the paper's (the run of 2026-12-03: the
-# transformer d64 L2 sat 0.029 above it from 4,000 to 10,000 updates, with every other query learned).
-# "Every readable target has k^syn = 1" is a statement about trained models, so it is counted only on the
-# models that reached the margin; the others are reported apart. The parity and trajectory claims may differ
-# (said in the closing cell).
+# them (`converge`: the two-layer transformer of width 64) on until its held-out answer loss lies within the
+# *convergence margin* of the *attainable* loss, at most the paper's 30,000 updates (`max_updates`). The attainable
+# loss is (11/50)·log 2: Proposition 5's infimum (9/50)·log 2 assumes every target is learned, but the paper's own
+# models leave the four- and eight-factor parity targets at chance ("fail the readability gate"), and each then
+# costs log 2 like a control; a margin measured from the infimum itself cannot be reached by a model trained as well
+# as the paper's (the run of 2026-12-03: the transformer d64 L2 sat 0.029 above it from 4,000 to 10,000 updates,
+# with every other query learned). The margin lies below the cost of any learnable query left at chance
+# (Proposition 5's proof: at least the entropy H(r) of its label, on 1/50 of the answer positions): `margin_share`
+# = ½ of the least such cost, the four-factor conjunction target's H(1/16)/50, so 0.0023 nats, each model judged
+# against the loss attainable on its own held-out sequences (`lib.kstar.world.convergence`). A model with the
+# two-factor parity target at chance sits log 2/50 = 0.0139 above the attainable loss and is not converged. The
+# GRU of width 64 trained to the margin on this machine stopped 0.09 above the attainable loss at the cap, after
+# 33 minutes (2026-12-05), so the default leaves it at a thousand updates with the others. "Every readable target
+# has k^syn = 1" is a statement about trained models, so it is counted only on the models that reached the margin;
+# the convergence tables count every model per architecture family, with the reason each other one missed (the
+# step cap or the fixed updates and its loss gap, the queries at chance). The parity and trajectory claims may
+# differ (said in the closing cell).
 #
 # Writes: `label_rates`, `runs` (losses, accuracy, probe candidates), `counts`, `family_medians`,
-# `overlap`, `association`, `trajectory`, `accuracy`, `convergence` (updates and held-out loss per model), `prop7`,
-# `target_readouts` (each readable target's best one-coordinate readout beside τ and its test noise), `claims`;
-# figures `counts`, `training`.
+# `overlap`, `association`, `trajectory`, `accuracy`, `convergence` (per model: updates, held-out loss gap,
+# converged, queries at chance, why not), `convergence_families` (per architecture family: models converged and
+# why the others did not), `prop7`, `target_readouts` (each readable target's best one-coordinate readout beside τ
+# and its test noise), `claims`; figures `counts`, `training`.
 
 # %%
 import matplotlib.pyplot as plt
 import numpy as np
-import pandas as pd
 from IPython.display import display
 
 from lib import claim_power, config, plotting, results
 from lib.claims import Evidence, show_claims
-from lib.kstar.world import synthetic, synthetic_claims, world
+from lib.kstar.world import convergence, synthetic, synthetic_claims, world
 
 # %% tags=["parameters"]
-profile = "default"  # smoke | default | paper
+profile = "default"  # choose a profile without editing this file: python -m lib run K04 --profile smoke|default|paper, or the Lab's copy lab/<profile>/K04_synthetic_world.ipynb
 recompute = True  # compute missing or stale results; false: only redraw figures from logged results
 n_jobs = -1  # worker processes: the models train side by side, one thread each (with one worker, the probe fits of each model spread over them instead; -1: this process's share of cores); results do not depend on it
 architectures = ["transformer-d64-L2-s0", "transformer-d128-L1-s0", "gru-d64-L1-s0", "gru-d128-L1-s0"]  # '<arch>-d<width>-L<depth>-s<seed>', arch transformer or gru (A.3.4)
 updates = 1000  # training updates per model (paper: ~30,000)
-converge = ["transformer-d64-L2-s0"]  # models trained past updates until their answer loss is within loss_margin of the attainable loss (of architectures)
-loss_margin = 0.02  # how close to the attainable loss (11/50)·log 2 a converged model's held-out answer loss lies (about six s.e. of a 512-sequence estimate)
+converge = ["transformer-d64-L2-s0"]  # models trained past updates until their answer loss is within the convergence margin of the attainable loss (of architectures)
+margin_share = 0.5  # the convergence margin as a share of the least cost of one learnable query at chance, H(r)/50 (the four-factor conjunction target: 0.0047 nats); below one, no model at chance on a learnable query counts as converged
 max_updates = 30000  # cap on the updates of a model in converge (the paper's ~30,000)
 check_every = 500  # updates between two convergence checks of a model in converge
 read_at_updates = [500]  # updates at which the tracked queries are read (A.3.4, Table 39)
@@ -71,6 +77,7 @@ if not set(params.converge) <= set(params.architectures):
                              f"{list(params.architectures)!r}")
 if params.converge and params.max_updates < params.updates:
     raise config.ConfigError(f"max_updates={params.max_updates}; allowed: >= updates={params.updates}")
+margin = convergence.margin(factor_world, params.margin_share)
 run = results.start(params)
 plotting.use_style()
 
@@ -89,8 +96,12 @@ plotting.save_table(label_rates.round(4), "label_rates", f"Empirical label rate 
                     f"{params.n_train} fresh prefixes beside Lemma 4's closed form (paper 002, A.3.3, Eq. 48, restated), "
                     "with the binomial s.e. and z.", [label_rates_file])
 infimum, attainable = world.loss_infimum(), world.attainable_loss()
+cheapest = convergence.least_chance_cost(factor_world)
 print(f"Proposition 5: infimum of the answer loss = (9/50)·log 2 = {infimum:.4f}; attainable without the "
       f"parity targets {', '.join(world.UNLEARNED_TARGETS)}: (11/50)·log 2 = {attainable:.4f}")
+print(f"convergence margin: {params.margin_share:g} × the least cost of a learnable query at chance "
+      f"({cheapest.name}: H({cheapest.rate:g})/50 = {cheapest.chance_cost / world.N_QUERIES:.4f}) = {margin:.4f}; "
+      f"two-factor parity at chance costs {factor_world.query('parity2_target').chance_cost / world.N_QUERIES:.4f}")
 
 # %% [markdown]
 # ## Training and measurement (A.3.3 Eq. 49; A.3.4)
@@ -104,18 +115,38 @@ model_args = {"updates": params.updates, "checkpoints": params.read_at_updates, 
               "n_train": params.n_train, "n_test": params.n_test, "n_eval": params.n_eval,
               "batch_size": params.batch_size, "lr": params.lr, "probe_seed": params.probe_seed,
               "readable_above": params.readable_ceiling, "n_jobs": params.n_jobs}
-converge_args = {"loss_margin": params.loss_margin, "max_updates": params.max_updates,
-                 "check_every": params.check_every}
+converge_args = {"loss_margin": margin, "max_updates": params.max_updates, "check_every": params.check_every}
 runs, runs_file = run.table("runs", lambda: synthetic.model_tables(
     [spec.name for spec in specs], params.converge, model_args=model_args, converge_args=converge_args,
     n_jobs=params.n_jobs))
 counts, counts_file = run.table("counts", lambda: synthetic.counts_table(runs, params.frac, params.readable_ceiling))
 final = synthetic.last_updates(counts)  # each model at its own last update
 last_update = runs.groupby("model")["update"].max()
-final_loss = synthetic.last_updates(runs[(runs.kind == "accuracy") & (runs["query"] == "loss")]).set_index("model").value
-converged_models = sorted(final_loss.index[final_loss - attainable <= params.loss_margin])
-print("updates per model:", last_update.to_dict(), "\nwithin", params.loss_margin, "of the attainable loss:",
-      converged_models)
+
+# %% [markdown]
+# ## Convergence: the population the target claims read
+#
+# Each model at its last update against the convergence margin, on its held-out sequences: the loss gap above the
+# loss attainable on them, the learnable queries at chance (accuracy within two binomial s.e. of the label rate's
+# chance accuracy), and why a model is not converged; then per architecture family, how many reached the margin.
+
+# %%
+verdicts, verdicts_file = run.table("convergence", lambda: convergence.convergence_table(
+    runs, factor_world, n_eval=params.n_eval, probe_seed=params.probe_seed, margin=margin, updates=params.updates,
+    max_updates=params.max_updates, converge=params.converge))
+families, families_file = run.table("convergence_families", lambda: convergence.family_table(verdicts))
+trained = convergence.population(verdicts)
+display(verdicts.round(4), families)
+print(trained.note if trained.models else trained.undefined)
+plotting.save_table(verdicts.round(4), "convergence", f"Per model at its last update: updates trained, whether it "
+                    "trained on to the margin (its cap: max_updates, else updates), held-out answer loss on "
+                    f"{params.n_eval} sequences, the loss attainable on them (controls and the four- and eight-factor "
+                    f"parity targets at log 2), the gap, the margin {margin:.4f} ({params.margin_share:g} × the least "
+                    "cost of a learnable query at chance, below every one), converged, the learnable queries at chance "
+                    "and why the model is not converged (paper 002, A.3.3, Proposition 5; A.3.4).", [verdicts_file])
+plotting.save_table(families, "convergence_families", "Per architecture family: models, how many reached the "
+                    "convergence margin and which, and why each other one did not (paper 002, A.3.4: the target "
+                    "claims read the converged models only).", [families_file])
 
 # %% [markdown]
 # ## Training: the loss against Proposition 5's infimum, answer accuracy per family
@@ -209,32 +240,18 @@ plotting.save_table(prop7.round(4), "prop7", f"Proposition 7 (paper 002, A.3.4) 
 # %% [markdown]
 # ## Readable targets by architecture and training
 #
-# The paper reads every readable target at one coordinate. Here each model's updates and held-out answer
-# loss (its distance from the infimum and from the attainable loss) are logged beside its share of readable
-# targets read at 1: a target that passes the 0.90 dense gate while the model is still far from the
-# attainable loss may be read by many coordinates, so the claims count only the models within `loss_margin`
-# of it.
+# The paper reads every readable target at one coordinate. Here each model's updates and held-out loss gap
+# (`convergence`) are shown beside its share of readable targets read at 1: a target that passes the 0.90 dense
+# gate while the model is still far from the attainable loss may be read by many coordinates, so the claims count
+# only the models within the convergence margin.
 
 # %%
 readable_learned = final[final.readable & (final.role == "target") & (final.function != "parity")]
 by_model = readable_learned.groupby(["model", "basis"])["count"].agg(
     readable_targets="size", read_at_one=lambda c: (c == 1).mean()).unstack("basis")
 by_model.columns = [f"{statistic} ({basis})" for statistic, basis in by_model.columns]
-by_model["updates"] = last_update.reindex(by_model.index)
-by_model["held_out_loss_minus_attainable"] = final_loss.reindex(by_model.index) - attainable
-by_model["converged"] = by_model.index.isin(converged_models)
-convergence, convergence_file = run.table("convergence", lambda: pd.DataFrame({
-    "model": final_loss.index, "updates": last_update.reindex(final_loss.index).to_numpy(),
-    "held_out_loss": final_loss.to_numpy(), "minus_infimum": (final_loss - infimum).to_numpy(),
-    "minus_attainable": (final_loss - attainable).to_numpy(),
-    "converged": final_loss.index.isin(converged_models)}))
+by_model = by_model.join(verdicts.set_index("model")[["updates", "loss_gap", "converged", "at_chance"]])
 display(by_model.round(3))
-plotting.save_table(convergence.round(4), "convergence", f"Per model: updates trained, held-out answer loss on "
-                    f"{params.n_eval} sequences, its distance from the infimum (9/50)·log 2 of Proposition 5 and from "
-                    "the attainable (11/50)·log 2 (the four- and eight-factor parity targets at chance, as in the "
-                    f"paper's models); converged: within {params.loss_margin:g} of the attainable loss (paper 002, "
-                    "A.3.3-A.3.4; the models of `converge` trained on until a separate stopping set came within the "
-                    "margin, at most max_updates).", [convergence_file])
 
 # %% [markdown]
 # ## Readable targets against one coordinate's test noise
@@ -256,7 +273,7 @@ plotting.save_table(gaps.round(4), "target_readouts", "Readable learned targets 
 # ## Claims — paper value beside measured value
 
 # %%
-raw, pca = (synthetic_claims.basis_evidence(final, medians, overlap, association, converged_models, basis, gaps,
+raw, pca = (synthetic_claims.basis_evidence(final, medians, overlap, association, trained, basis, gaps,
                                             "target_readouts.parquet") for basis in ("raw", "pca"))
 names = [spec.name for spec in specs]
 # Table 39 tracks the four-layer width-256 transformer with training seed 0; a profile without it reads the first model.
@@ -291,16 +308,16 @@ claims_table, claims_file = run.record_claims({
         if_null=np.full(claim_power.DRAWS, float(len(parity_hard)))),
     "threshold_target_first_checkpoint": Evidence(
         track.get(("threshold8_target", first_stop), np.nan), note=tracked_note,
-        not_measured="" if ("threshold8_target", first_stop) in track.index else "the eight-factor threshold "
+        undefined="" if ("threshold8_target", first_stop) in track.index else "the eight-factor threshold "
         "target is not tracked at the first checkpoint", if_paper=np.ones(claim_power.DRAWS), if_null=wide_controls),
     "parity2_at_one_last": Evidence(
         track.get(("parity2_target", first_last), np.nan), note=tracked_note, if_paper=np.ones(claim_power.DRAWS),
-        if_null=wide_controls, not_measured="" if first_last >= 2000 else (
+        if_null=wide_controls, undefined="" if first_last >= 2000 else (
             f"the paper's two-factor parity target is unreadable at 500 and 1,000 updates and reads 1 from 2,000 on; "
             f"{first_model} trained {first_last}")),
     "prop7_count_U": Evidence(prop7["count"].iloc[0]),
     "prop7_count_V": Evidence(prop7["count"].iloc[1] - prop7_expected, note=f"σ = {params.prop7_sigma}"),
-    "loss_above_infimum": Evidence(final_loss.min() - infimum),
+    "loss_above_infimum": Evidence(verdicts.held_out_loss.min() - infimum),
     "lemma4_label_rates": Evidence(label_rates.z.abs().max()),
 })
 plotting.save_table(claims_table, "claims", "K04 (paper 002, A.3.3–A.3.4): the paper's value beside the measured "
@@ -310,14 +327,15 @@ plotting.save_table(claims_table, "claims", "K04 (paper 002, A.3.3–A.3.4): the
 # %% [markdown]
 # Each row gives the paper's value, the measured value, its verdict and the test's power at this run's size; a
 # failure names its mechanism where the run logged one. The default profile trains a thousand updates (one model
-# longer, until the loss margin, at most 30,000) against the paper's ~30,000 and uses widths 64–128: the two-factor
+# longer, until the convergence margin, at most 30,000) against the paper's ~30,000 and uses widths 64–128: the two-factor
 # parity target, learned by the paper's models only after 2,000 updates, may stay unreadable (its claim is not
 # measured below 2,000 updates). Family medians over three or four models, a Mann–Whitney or Spearman statistic over
 # a few dozen controls carry their s.e. at this size, and a test that cannot tell the paper from its null reads "no
 # power". GRUs learn more slowly than transformers here (after 10,000 updates the GRU d64's held-out answer loss was
 # still 0.18 above the attainable loss in the run of 2026-12-03): half-learned targets can pass the 0.90 gate and be
-# read by many coordinates, which is why `targets_at_one` counts only the models within the loss margin, and the
-# convergence table shows the rest. The paper profile holds the paper's scale (its 20-model grid, Table 36, was
+# read by many coordinates, which is why `targets_at_one` counts only the models within the convergence margin (its
+# note names them, and the families tested; with none converged it is undefined, with each model's reason), and the
+# convergence tables show the rest. The paper profile holds the paper's scale (its 20-model grid, Table 36, was
 # lost: a reconstruction).
 
 # %%

@@ -47,7 +47,7 @@ from lib.kstar.protocol import counts
 from lib.models import registry
 
 # %% tags=["parameters"]
-profile = "default"  # smoke | default | paper
+profile = "default"  # choose a profile without editing this file: python -m lib run K05 --profile smoke|default|paper, or the Lab's copy lab/<profile>/K05_deployment.ipynb
 recompute = True  # compute missing or stale results; false: only redraw figures from logged results
 n_jobs = 1  # worker processes (-1: this process's share of cores); results do not depend on it
 scheduler = ""  # Dask scheduler address (tcp://host:8786) for the searches; empty: local processes; results do not depend on it
@@ -318,7 +318,7 @@ claims_table, claims_file = run.record_claims({
     "fact_checking_reduction": Evidence(fact.deployment_ratio),
     "low_counts_unchanged": Evidence(
         (low.ratio.astype(float) == 1).mean() if len(low) else np.nan,
-        not_measured=no_pair or ("" if len(low) else f"no gated task of the first pair has a base count ≤ "
+        undefined=no_pair or ("" if len(low) else f"no gated task of the first pair has a base count ≤ "
                                  f"{params.low_count}") or ("" if len(wide) else "no gated task of the first pair lies "
                                                             "above the low counts to set a common factor"),
         note=f"{len(low)} low and {len(wide)} wider gated tasks, common factor {common_factor:.3g}",
@@ -329,32 +329,32 @@ claims_table, claims_file = run.record_claims({
     "widest_reduction": Evidence(
         np.log2(float(widest_pair.ratio)) if widest_pair is not None else np.nan,
         se=deployment.log2_ratio_se(seeds, *pair_conditions, widest_pair.task) if widest_pair is not None else None,
-        not_measured=no_pair or ("" if widest_pair is not None else "no task of the first pair is gated"),
+        undefined=no_pair or ("" if widest_pair is not None else "no task of the first pair is gated"),
         note="" if widest_pair is None else f"{pairs[0][0]} → {pairs[0][1]}, {widest_pair.task} "
                                             f"({widest_pair.k_base:g} → {widest_pair.k_tuned:g})"),
     "format_alone_lowers_widest": Evidence(
         table34_log2.min() if len(table34_log2) == 2 else np.nan,
         se=table34_se[table34_log2.idxmin()] if len(table34_log2) == 2 else None,
-        not_measured="" if len(table34_log2) == 2 else (
+        undefined="" if len(table34_log2) == 2 else (
             "the pools do not read harmfulness and fact checking (Table 34's tasks) past the gate on the reference"),
         note=f"{reference} ({weights_read})"),
     "format_lowers_widest_offline": Evidence(
         np.log2(float(widest_format.ratio)) if widest_format is not None else np.nan,
         se=deployment.log2_ratio_se(seeds, *format_conditions, widest_format.task) if widest_format is not None else None,
-        not_measured="" if widest_format is not None else "no task passes the gate in both format conditions",
+        undefined="" if widest_format is not None else "no task passes the gate in both format conditions",
         mechanism=f"{thin} (`precision.parquet`)" if thin else "",
         note="" if widest_format is None else (f"{reference} ({weights_read}), {widest_format.task} "
                                                f"({widest_format.k_base:g} → {widest_format.k_tuned:g})")),
     "ceilings_stable_across_cells": Evidence(
         ceilings.spread.max() if len(ceilings) else np.nan,
-        not_measured="" if len(ceilings) and len(condition_order) > 1 else "fewer than two factorial conditions read a task",
+        undefined="" if len(ceilings) and len(condition_order) > 1 else "fewer than two factorial conditions read a task",
         note=f"{len(ceilings)} tasks, {len(condition_order)} conditions",
         if_paper=deployment.ceiling_spread_draws(ceiling_ses, [0.0] * len(condition_order)) if len(ceilings) else None,
         if_null=deployment.ceiling_spread_draws(ceiling_ses, chat_shift, seed=1) if len(ceilings) else None),
     "shared_layers_reproduce": Evidence(
         (cut.kstar_shared == cut.kstar_own).mean() if len(cut) else np.nan,
         note=f"{len(cut)} of {len(above_floor)} condition × task windows cut by the shared blocks",
-        not_measured="" if len(cut) else (
+        undefined="" if len(cut) else (
             f"no readable task has a reference count above {params.floor_count}" if not len(above_floor) else
             "every condition's window on every readable task above the floor is the shared set: restricting to it removes "
             "no block, so the count is reproduced by identity")),

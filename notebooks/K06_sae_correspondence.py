@@ -43,7 +43,7 @@ from lib.kstar.sae import composition, sae_measure, suites
 from lib.kstar.sae import correspondence as corr
 
 # %% tags=["parameters"]
-profile = "default"  # smoke | default | paper
+profile = "default"  # choose a profile without editing this file: python -m lib run K06 --profile smoke|default|paper, or the Lab's copy lab/<profile>/K06_sae_correspondence.ipynb
 recompute = True  # compute missing or stale results; false: only redraw figures from logged results
 n_jobs = 1  # worker processes (-1: this process's share of cores); results do not depend on it
 scheduler = ""  # Dask scheduler address (tcp://host:8786) for the searches; empty: local processes; results do not depend on it
@@ -287,47 +287,47 @@ rank_draws = power_draws.signed_rank_draws(differences) if len(differences) else
 dictionaries = sae_measure.dictionary_mechanism(sae_comp, params.composition_task, "composition.parquet")
 claims_table, claims_file = run.record_claims({
     "pooled_pass_rate": Evidence(
-        pooled, se=pooled_se, not_measured=no_tests, note=f"{n_pass} of {n_tests} tests",
+        pooled, se=pooled_se, undefined=no_tests, note=f"{n_pass} of {n_tests} tests",
         if_paper=power_draws.share_draws(corr.paper_pooled_rate(), n_tests, seed=params.null_seed) if n_tests
         else None,
         if_null=power_draws.share_draws(corr.NOMINAL_RATE, n_tests, seed=params.null_seed + 1) if n_tests
         else None),
     "pass_rate_above_nominal": Evidence(
-        power_draws.clopper_pearson_lower([n_pass], n_tests)[0] if n_tests else np.nan, not_measured=no_tests,
+        power_draws.clopper_pearson_lower([n_pass], n_tests)[0] if n_tests else np.nan, undefined=no_tests,
         note=f"{n_pass} of {n_tests} tests",
         if_paper=power_draws.clopper_pearson_lower_draws(corr.paper_pooled_rate(), n_tests, seed=params.null_seed)
         if n_tests else None,
         if_null=power_draws.clopper_pearson_lower_draws(corr.NOMINAL_RATE, n_tests, seed=params.null_seed + 1)
         if n_tests else None),
-    "median_z": Evidence(z_median, se=z_se, not_measured=few_tests, note=f"{n_tests} tests"),
+    "median_z": Evidence(z_median, se=z_se, undefined=few_tests, note=f"{n_tests} tests"),
     "composition_median_recovery": Evidence(
-        model_medians.min() if len(model_medians) else np.nan, not_measured=thin_models, mechanism=dictionaries,
+        model_medians.min() if len(model_medians) else np.nan, undefined=thin_models, mechanism=dictionaries,
         note=", ".join(f"{m}: {v:.3f}" for m, v in model_medians.items()),
         if_paper=power_draws.smallest_normal_draws(sae_measure.PAPER_MEDIAN_RECOVERY, model_ses.to_numpy())
         if not thin_models else None,
         if_null=power_draws.smallest_normal_draws(by_model.random_recovery.median().to_numpy(), model_ses.to_numpy(),
                                                   seed=1) if not thin_models else None),
     "composition_above_random": Evidence(
-        power_draws.signed_rank_p(differences) if len(differences) else np.nan, not_measured=no_sae_comp,
+        power_draws.signed_rank_p(differences) if len(differences) else np.nan, undefined=no_sae_comp,
         mechanism=dictionaries, note=f"{len(differences)} class decisions, {int((differences > 0).sum())} above "
                                      "their random control",
         if_paper=rank_draws[0], if_null=rank_draws[1]),
     "own_overlap": Evidence(sae_comp.own_overlap.median() if len(sae_comp) else np.nan,
-                            se=uncertainty.median_se(sae_comp.own_overlap), not_measured=few_decisions,
+                            se=uncertainty.median_se(sae_comp.own_overlap), undefined=few_decisions,
                             note=f"{len(sae_comp)} class decisions"),
     "width_ratio": Evidence(
-        widths.median() if len(widths) else np.nan, se=uncertainty.median_se(widths), not_measured=few_widths,
+        widths.median() if len(widths) else np.nan, se=uncertainty.median_se(widths), undefined=few_widths,
         note=f"{len(widths)} class decisions with a width"),
     "residual_control": Evidence(
         res_comp.recovery.median() - res_comp.random_recovery.median() if len(res_comp) else np.nan, se=res_se,
-        not_measured=no_res_comp, note=f"{len(res_comp)} class decisions; SAE-basis gap {sae_gap:.3f}",
+        undefined=no_res_comp, note=f"{len(res_comp)} class decisions; SAE-basis gap {sae_gap:.3f}",
         if_paper=claim_power.normal_draws(sae_measure.PAPER_RESIDUAL_GAP, res_se) if not no_res_comp else None,
         if_null=claim_power.normal_draws(sae_gap, res_se, seed=1) if not no_res_comp else None),
     "sae_reconstruction": Evidence(quality.cosine_median.median(),
                                    mechanism=sae_measure.reconstruction_mechanism(quality, "sae_quality.parquet"),
                                    note=f"{len(quality)} model × block SAEs ("
                                    + ", ".join(f"{m}: {s}" for m, s in sae_source.items()) + ")"),
-    "sae_plateau": Evidence(plateau.gain.max() if len(plateau) else np.nan, not_measured=no_plateau,
+    "sae_plateau": Evidence(plateau.gain.max() if len(plateau) else np.nan, undefined=no_plateau,
                             note=f"{half_steps} to {full_steps} steps of the offline SAEs of {', '.join(trained)}"
                             if trained else ""),
 })

@@ -43,7 +43,7 @@ from lib.kstar import estimator, interventions, measure
 from lib.kstar.evidence import power_draws
 
 # %% tags=["parameters"]
-profile = "default"  # smoke | default | paper
+profile = "default"  # choose a profile without editing this file: python -m lib run K07 --profile smoke|default|paper, or the Lab's copy lab/<profile>/K07_support_interventions.ipynb
 recompute = True  # compute missing or stale results; false: only redraw figures from logged results
 n_jobs = 1  # worker processes (-1: this process's share of cores); results do not depend on it
 scheduler = ""  # Dask scheduler address (tcp://host:8786) for the preliminary sweep (the ablations run locally); empty: local processes; results do not depend on it
@@ -238,21 +238,21 @@ no_generation = "" if picked is not None else (f"{params.generator} holds no sup
                                                "nothing was ablated inside the model")
 claims_table, claims_file = run.record_claims({
     "support_sufficient": Evidence((readable.support_only - readable.tau + readable.tolerance).median(),
-                                   not_measured=no_readable, note=f"{len(readable)} readable decisions"),
+                                   undefined=no_readable, note=f"{len(readable)} readable decisions"),
     "support_not_necessary": Evidence(
-        kept.median(), se=kept_se, not_measured=few_readable, note=f"{len(readable)} readable decisions",
+        kept.median(), se=kept_se, undefined=few_readable, note=f"{len(readable)} readable decisions",
         if_paper=claim_power.normal_draws(free.median(), kept_se, seed=0) if not few_readable else None,
         if_null=claim_power.normal_draws(0.0, kept_se, seed=1) if not few_readable else None),
     "support_drives_output": Evidence(
-        ratio, se=ratio_se, not_measured=no_generation or ("" if moved else "no mean ablation moved the answer "
+        ratio, se=ratio_se, undefined=no_generation or ("" if moved else "no mean ablation moved the answer "
                                                            "margin of any prompt, so the ratio is undefined"),
         mechanism=interventions.edit_norm_mechanism(generation, "mean", "generation.parquet"),
         note=f"{params.generator}, {params.generation_task}, {len(params.random_seeds)} random sets, "
              f"{params.n_prompts} prompts"),
     "zero_equals_mean_refit": Evidence(zero_vs_mean.max() if zero_vs_mean.size else np.nan,
-                                       not_measured="" if zero_vs_mean.size else "no support was ablated"),
+                                       undefined="" if zero_vs_mean.size else "no support was ablated"),
     "hook_exact": Evidence(max(hook.get("max_outside", np.nan), hook.get("max_inside", np.nan)),
-                           not_measured=no_generation),
+                           undefined=no_generation),
 })
 plotting.save_table(claims_table, "claims", "K07 (paper 002, A.2.6, reconstructed): the paper's finding beside the "
                     "measured value; kind 'sanity' holds by construction, kind 'extension' is the project's analogue; "

@@ -47,7 +47,7 @@ from lib.kstar.evidence import power_draws
 from lib.kstar.label_budget import label_budget, learning_curves
 
 # %% tags=["parameters"]
-profile = "default"  # smoke | default | paper | extended
+profile = "default"  # choose a profile without editing this file: python -m lib run K08 --profile smoke|default|paper|extended, or the Lab's copy lab/<profile>/K08_label_budget.ipynb
 recompute = True  # compute missing or stale results; false: only redraw figures from logged results
 n_jobs = 1  # worker processes for K01's searches (-1: this process's share of cores); results do not depend on it
 scheduler = ""  # Dask scheduler address (tcp://host:8786) for the searches; empty: local processes; results do not depend on it
@@ -262,23 +262,23 @@ in_bracket = (uncensored.n_star > uncensored.first_budget) & (uncensored.n_star 
 claims_table, claims_file = run.record_claims({
     "shared_exponent": Evidence(
         end["b"], se=uncertainty.interval_se(end["low"], end["high"]), if_paper=b_draws["endpoint", "paper"],
-        if_null=b_draws["endpoint", "null"], not_measured=why["endpoint"],
+        if_null=b_draws["endpoint", "null"], undefined=why["endpoint"],
         mechanism=learning_curves.grid_mechanism(panel, end["b"], hypotheses["endpoint"]["paper"],
                                                  "requirements.parquet"),
         note=f"{end['n_obs']} panel observations, {end['n_students']} students, {end['n_tasks']} tasks"),
     "running_max_exponent": Evidence(
         running["b"], se=uncertainty.interval_se(running["low"], running["high"]), if_paper=b_draws["max", "paper"],
-        if_null=b_draws["max", "null"], not_measured=why["max"],
+        if_null=b_draws["max", "null"], undefined=why["max"],
         mechanism=learning_curves.grid_mechanism(panels["max"], running["b"], hypotheses["max"]["paper"],
                                                  "requirements.parquet"),
         note=f"{running['n_obs']} panel observations"),
     "separate_slopes_in_paper_range": Evidence(
         label_budget.slope_distance([end["slopes"][m] for m in slope_se], list(slope_se.values()))
-        if slope_se else math.nan, if_paper=slope_draws["paper"], if_null=slope_draws["null"], not_measured=no_slope,
+        if slope_se else math.nan, if_paper=slope_draws["paper"], if_null=slope_draws["null"], undefined=no_slope,
         note=", ".join(f"{m}: {end['slopes'][m]:.3f} ± {slope_se[m]:.3f}" for m in slope_se)),
     "b_between_separate_slopes": Evidence(
         min(end["b"] - min(slopes), max(slopes) - end["b"]) if slopes else math.nan,
-        not_measured="" if slopes else "no student has two distinct k* in the panel, so no separate slope exists"),
+        undefined="" if slopes else "no student has two distinct k* in the panel, so no separate slope exists"),
     "censored_at_low_kstar": Evidence(
         low_censored / all_censored if all_censored else math.nan,
         se=uncertainty.binomial_se(label_budget.PAPER_CENSORED_AT_LOW, all_censored),
@@ -286,12 +286,12 @@ claims_table, claims_file = run.record_claims({
         if all_censored else None,
         if_null=power_draws.share_draws(low_share, all_censored, seed=params.boot_seed + 1) if all_censored
         else None,
-        not_measured="" if all_censored else "no gated cell is left-censored",
+        undefined="" if all_censored else "no gated cell is left-censored",
         note=f"{low_censored} of {all_censored} censored cells; {low_share:.0%} of all gated cells lie at k* ≤ 2"
         if all_censored else ""),
     "requirements_in_bracket": Evidence(
         in_bracket.mean() if len(uncensored) else math.nan,
-        not_measured="" if len(uncensored) else "every learning curve is censored or has no requirement"),
+        undefined="" if len(uncensored) else "every learning curve is censored or has no requirement"),
 })
 plotting.save_table(claims_table, "claims", "K08 (paper 002, A.4.1-A.4.2): the paper's value beside the measured "
                     "value; kind 'sanity' holds by construction and is not counted as reproduction; rows read 'not "

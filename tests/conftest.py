@@ -64,8 +64,8 @@ def copy_repository(destination: Path) -> Path:
 
 
 def run_cli(root: Path, *args: str, timeout: int = 900) -> subprocess.CompletedProcess:
-    """Run ``python -m lib ARGS`` in ``root`` and capture its output."""
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONDONTWRITEBYTECODE": "1"}
+    """Run ``python -m lib ARGS`` in ``root`` and capture its output, under the Makefile's ``MPLBACKEND=Agg``."""
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONDONTWRITEBYTECODE": "1", "MPLBACKEND": "Agg"}
     return subprocess.run(
         [sys.executable, "-m", "lib", *args], cwd=root, env=env, capture_output=True, text=True,
         timeout=timeout,

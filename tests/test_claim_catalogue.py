@@ -3,7 +3,6 @@ the lint that holds catalogue and notebook together."""
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import textwrap
 
@@ -35,7 +34,10 @@ def test_an_entry_is_evaluated_with_power_drawn_from_the_logged_se():
     assert (held.outcome, held.verdict, held.comparison) == ("holds", "holds", "within 3 s.e. of -0.5 (s.e. 0.05)")
     assert held.power["if_paper"] > 0.99 and held.power["if_null"] < 0.01 and held.power["null"] == "no decay (slope 0)"
     weak = claim_catalogue.evaluate(entry, Evidence(-0.48, se=0.3, note="4 points"), "default")
-    assert weak.verdict == "not measured, no power at this scale" and "decisive with a grid of n" in weak.reason
+    assert weak.verdict == "not measured, no power at this scale" and weak.reason.endswith("a grid of n spanning "
+                                                                                          "two decades")
+    # The planner's scale: 3 s.e. of se/√m must exclude the null's 0 from -0.5 ± 3·se/√m in 80% of draws.
+    assert "decisive with about 6× the units its draws resample" in weak.reason
     assert weak.statement == "log-log slope of the gap against n (4 points)"
     unknown = claim_catalogue.evaluate(entry, Evidence(-0.48, se=math.nan), "default")
     assert unknown.verdict == "not measured, no power at this scale" and "power is unknown" in unknown.reason
@@ -43,16 +45,53 @@ def test_an_entry_is_evaluated_with_power_drawn_from_the_logged_se():
         claim_catalogue.evaluate(entry, Evidence(-0.48), "default")
 
 
-def test_a_failure_without_a_mechanism_counts_as_unexplained_and_with_one_as_explained():
+MECHANISM = ENTRY + """
+- id: short_grid
+  kind: mechanism
+  measures: "slope of the gap over the grid's n, predicted from the grid's largest n alone"
+  test: {point: -0.1, se_k: 3}
+  null_hypothesis: "the grid's n leave the slope at the paper's -0.5"
+  power: {normal: {if_paper: -0.1, if_null: -0.5}}
+  explains: [slope]
+"""
+
+
+def test_a_failure_is_explained_only_by_a_mechanism_claim_that_holds_decisively():
     entry = _parse(ENTRY)["slope"]
     bare = claim_catalogue.evaluate(entry, Evidence(-0.1, se=0.02), "default")
     assert bare.verdict == "fails, unexplained" and bare.reason.startswith("fails — unexplained: ")
     told = claim_catalogue.evaluate(entry, Evidence(-0.1, se=0.02, mechanism="the grid stops at n = 300 "
                                                     "(`gaps.parquet`)"), "default")
-    assert told.verdict == "fails, explained" and told.mechanism == "the grid stops at n = 300 (`gaps.parquet`)"
-    table = claims.frame(claims.records([bare, dataclasses.replace(told, id="slope2")], "000"))
-    count = claims.counts(table)["paper"]
-    assert (count.failed_unexplained, count.failed_explained) == (1, 1)
+    assert told.verdict == "fails, unexplained" and "candidate cause" in told.reason
+    catalogue = _parse(MECHANISM)
+    assert catalogue["short_grid"].explains == ("slope",)
+    measured = {"slope": Evidence(-0.1, se=0.02), "short_grid": Evidence(-0.11, se=0.02)}
+    judged = {c.id: c for c in _evaluate_all(catalogue, measured)}
+    assert judged["short_grid"].verdict == "holds" and judged["short_grid"].kind == "mechanism"
+    assert judged["slope"].verdict == "fails, explained" and judged["slope"].explained_by == "short_grid"
+    missed = {"slope": Evidence(-0.1, se=0.02), "short_grid": Evidence(-0.45, se=0.02)}
+    judged = {c.id: c for c in _evaluate_all(catalogue, missed)}
+    assert judged["short_grid"].verdict == "fails, unexplained"
+    assert judged["slope"].verdict == "fails, unexplained"
+    assert "short_grid (fails, unexplained)" in judged["slope"].reason
+    count = claims.counts(claims.frame(claims.records(list(judged.values()), "000")))
+    assert count["mechanism"].failed_unexplained == 1 and count["paper"].failed_unexplained == 1
+
+
+def _evaluate_all(catalogue: dict[str, claim_catalogue.Entry], evidence: dict[str, Evidence]) -> list[claims.Claim]:
+    original = claim_catalogue.load
+    claim_catalogue.load = lambda notebook: catalogue  # type: ignore[assignment]
+    try:
+        return claim_catalogue.evaluate_all("T00_test", evidence, "default")
+    finally:
+        claim_catalogue.load = original  # type: ignore[assignment]
+
+
+def test_a_mechanism_must_list_what_it_explains_and_explain_only_claims_of_its_catalogue():
+    with pytest.raises(ValueError, match="a mechanism claim, and only one, lists the failures it explains"):
+        _parse(MECHANISM.replace("  explains: [slope]\n", ""))
+    with pytest.raises(ValueError, match="explains 'nothing', which is not a non-mechanism claim"):
+        _parse(MECHANISM.replace("explains: [slope]", "explains: [nothing]"))
 
 
 def test_a_tolerance_that_covers_every_value_the_statistic_can_take_is_refused_as_unable_to_fail():
@@ -81,7 +120,7 @@ def test_malformed_entries_are_refused_naming_the_claim_and_the_file():
         - {id: x, kind: paper, section: s, paper_says: "1", measures: m, test: {point: 1}, "null": chance,
            null_hypothesis: chance, power: {exact: why}}
         """)
-    with pytest.raises(ValueError, match="names the null it is tested against"):
+    with pytest.raises(ValueError, match="names the null\\(s\\) it is tested against"):
         _parse("- {id: x, kind: paper, section: s, paper_says: '1', measures: m, test: {point: 1}, "
                "power: {exact: why}}")
     with pytest.raises(ValueError, match="power=None must be 'simulated'"):
@@ -109,7 +148,7 @@ def test_a_claim_only_the_paper_profile_reaches_is_not_measured_elsewhere():
       paper_profile_only: "Gemma-2-9B is not offline"
     """)["count"]
     elsewhere = claim_catalogue.evaluate(entry, Evidence(300.0), "default")
-    assert elsewhere.verdict == "not measured, needs the paper profile"
+    assert elsewhere.verdict == "not measured, needs the paper's data or models"
     assert claim_catalogue.evaluate(entry, Evidence(300.0), "paper").verdict == "holds"
 
 
@@ -155,3 +194,21 @@ def test_a_smoke_failure_says_its_setting_in_words_and_stays_unexplained():
     assert smoke.verdict == "fails, unexplained" and smoke.reason.endswith(f"({claim_catalogue.SMOKE_FAILURE})")
     default = claim_catalogue.evaluate(entry, Evidence(-0.1, se=0.02), "default")
     assert claim_catalogue.SMOKE_FAILURE not in default.reason
+
+
+def test_a_setting_the_paper_does_not_state_is_swept_and_holds_only_where_every_value_holds():
+    entry = _parse(ENTRY)["slope"]
+    at = {"n = 500": Evidence(-0.5, se=0.02), "n = 2,000": Evidence(-0.1, se=0.02)}
+    mixed = claim_catalogue.evaluate(entry, Evidence(-0.1, se=0.02, settings=at, unstated="the sample size n"),
+                                     "default")
+    assert mixed.verdict == claims.UNDEFINED and mixed.reason == (
+        "the outcome depends on the sample size n, which the paper does not state: holds at n = 500 (-0.5); "
+        "fails, unexplained at n = 2,000 (-0.1)")
+    every = claim_catalogue.evaluate(entry, Evidence(-0.5, se=0.02, settings={k: Evidence(-0.5, se=0.02) for k in at},
+                                                     unstated="n"), "default")
+    assert every.verdict == "holds" and "swept over n, which the paper does not state" in every.statement
+    none = claim_catalogue.evaluate(entry, Evidence(-0.1, se=0.02, settings={k: Evidence(-0.1, se=0.02) for k in at},
+                                                    unstated="n"), "default")
+    assert none.verdict == "fails, unexplained" and none.reason.endswith("fails, unexplained at n = 2,000 (-0.1)")
+    with pytest.raises(ValueError, match="names the setting the paper leaves unstated"):
+        claim_catalogue.evaluate(entry, Evidence(-0.1, se=0.02, settings=at), "default")

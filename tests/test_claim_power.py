@@ -31,8 +31,13 @@ def test_the_power_of_a_point_test_matches_simulating_the_mean_it_reads():
     closed_null = stats.norm.cdf(-2) - stats.norm.cdf(-8)  # |0.1 + 0.02 Z| <= 0.06
     assert found.if_paper == pytest.approx(closed_paper, abs=0.004) == pytest.approx(direct_paper, abs=0.005)
     assert found.if_null == pytest.approx(closed_null, abs=0.008) and abs(found.if_null - direct_null) < 0.012
-    assert found.decisive and found.record() == {"if_paper": round(found.if_paper, 4),
-                                                 "if_null": round(found.if_null, 4), "null": "a mean of 0.6"}
+    assert found.decision("hold").decisive and found.decision("fail").decisive
+    record = found.record("hold")
+    assert {k: record[k] for k in ("if_paper", "if_null", "null", "draws")} == {
+        "if_paper": round(found.if_paper, 4), "if_null": round(found.if_null, 4), "null": "a mean of 0.6",
+        "draws": 4000}
+    assert record["decisive"] is True and record["lr"] == pytest.approx(found.if_paper / found.if_null, rel=1e-3)
+    assert record["spread"]["paper"] == pytest.approx([0.5, se], rel=0.05)
 
 
 def test_the_power_of_a_range_test_matches_its_closed_form_and_is_not_decisive_when_the_se_is_wide():
@@ -40,11 +45,12 @@ def test_the_power_of_a_range_test_matches_its_closed_form_and_is_not_decisive_w
     found = claim_power.power(test, claim_power.normal_draws(0.65, 0.1), claim_power.normal_draws(0.0, 0.1, seed=1),
                               "b = 0")
     assert found.if_paper == pytest.approx(stats.norm.cdf(2.6) - stats.norm.cdf(-2.1), abs=0.01)  # 0.977
-    assert found.if_null < 0.001 and found.decisive
+    assert found.if_null < 0.001 and found.decision("hold").decisive
     wide = claim_power.power(test, claim_power.normal_draws(0.65, 0.4), claim_power.normal_draws(0.0, 0.4, seed=1),
                              "b = 0")
     assert wide.if_paper == pytest.approx(stats.norm.cdf(0.65) - stats.norm.cdf(-0.525), abs=0.02)  # 0.442
-    assert not wide.decisive
+    assert not wide.decision("fail").decisive  # the paper, if right, would fail more than half the time
+    assert not wide.decision("hold").decisive  # nor a hold: a null at 0 holds 12% of the time, LR 3.6 < 4
     assert wide.describe() == f"holds {wide.if_paper:.0%} if the paper is right, {wide.if_null:.0%} if b = 0"
 
 
@@ -73,9 +79,10 @@ def test_spearman_draws_match_simulating_noisy_task_values():
 
 def test_undefined_draws_are_left_out_and_none_left_is_not_decisive():
     test = Bound(">", 0)
-    assert claim_power.power(test, [1.0, math.nan, -1.0], [math.nan], "zero shift").if_paper == 0.5
-    assert not claim_power.power(test, [math.nan], [math.nan], "zero shift").decisive
-    with pytest.raises(ValueError, match="needs its null in words"):
+    assert claim_power.power(test, [1.0, math.nan, -1.0], [math.nan], "zero shift").if_paper == 0.5  # (1 + ½)/3
+    none = claim_power.power(test, [math.nan], [math.nan], "zero shift")
+    assert not none.decision("hold").decisive and not none.decision("fail").decisive
+    with pytest.raises(ValueError, match="needs each null in words"):
         claim_power.power(test, [1.0], [1.0], " ")
     with pytest.raises(ValueError, match="n_items=1 is below 2"):
         claim_power.independent_spearman_draws(1)
@@ -85,4 +92,18 @@ def test_normal_draws_stay_inside_the_support_and_an_exact_test_is_decisive():
     draws = claim_power.normal_draws(0.98, 0.05, support=(0.0, 1.0))
     assert draws.max() <= 1.0 and draws.min() >= 0.0
     exact = claim_power.Exact("a closed form evaluated at the grid points")
-    assert exact.decisive and exact.record() == {"exact": "a closed form evaluated at the grid points"}
+    assert exact.decision("fail").decisive and exact.record() == {"exact": "a closed form evaluated at the grid points"}
+
+
+def test_a_borderline_share_is_drawn_again_with_more_draws_when_the_draws_are_a_function():
+    asked = []
+
+    def draws(n: int) -> np.ndarray:
+        asked.append(n)
+        return claim_power.normal_draws(-0.8416, 1.0, n=n, seed=len(asked))  # P(> 0) = 0.2, on the threshold
+
+    found = claim_power.power(Bound(">", 0), draws, draws, "a null on the threshold")
+    assert asked[:2] == [4000, 16000] and max(asked) <= claim_power.MAX_DRAWS
+    assert found.paper.draws > 4000 and found.paper.mc_se < 0.005
+    fixed = claim_power.power(Bound(">", 0), claim_power.normal_draws(-0.8416, 1.0), [0.0, 1.0], "n")
+    assert fixed.paper.draws == 4000  # an array cannot be drawn again

@@ -6,10 +6,11 @@ from __future__ import annotations
 import functools
 import math
 
+import numpy as np
 import pytest
 from conftest import claims_table
 
-from lib import claim_power, claims
+from lib import claim_power, claims, verdict
 from lib.claims import Bound, Point, Range
 
 #: Tests of the comparisons give their claims an exact power: the comparison alone decides.
@@ -89,14 +90,16 @@ def test_a_paper_claim_needs_its_section_and_quote_and_kinds_are_checked():
 
 def test_nan_and_an_explicit_reason_give_not_measured():
     nan = claim("n", "A.3.1", "ratio", "7.26", math.nan, Point(7.26, tol=0.005, reason="two decimals"))
-    assert nan.outcome == "not measured" and nan.verdict == "not measured, no power at this scale"
+    assert nan.outcome == "not measured" and nan.verdict == "not measured, undefined here"
     assert nan.reason.endswith("the notebook gives no reason: unexplained")  # never "the measured value is NaN"
     assert claim("n", "A.3.1", "ratio", "7.26", None, Point(7.26)).outcome == "not measured"
     unreachable = claim("w", "A.4", "pruning", "figure panel c", math.nan, Point(0),
-                        not_measured="the section survives only as a caption")
+                        undefined="the section survives only as a caption")
     assert (unreachable.outcome, unreachable.reason) == ("not measured", "the section survives only as a caption")
+    assert unreachable.verdict == claims.UNDEFINED
     paper_only = claim("g", "A.3.2", "count", "253", 10.0, Point(253), needs_paper_profile="Gemma-2-9B is paper-only")
-    assert (paper_only.outcome, paper_only.verdict) == ("not measured", "not measured, needs the paper profile")
+    assert (paper_only.outcome, paper_only.verdict) == ("not measured", claims.NEEDS_PAPER)
+    assert claims.NEEDS_PAPER == "not measured, needs the paper's data or models"
 
 
 def test_counts_keep_not_measured_and_cited_apart():
@@ -106,12 +109,13 @@ def test_counts_keep_not_measured_and_cited_apart():
                          claim("d", "s", "x", "> 1", 2.0, Bound(">", 1), cites="E03_ground_truth:a"),
                          claim("e", "s", "x", "", 0.0, Bound("<=", 1), kind="sanity"))
     count = claims.counts(table)
-    assert count["paper"] == claims.Count(held=1, failed_unexplained=1, no_power=1, cited=1)
+    assert count["paper"] == claims.Count(held=1, failed_unexplained=1, undefined=1, cited=1)
     assert count["paper"].measured == 2 and count["paper"].cell() == "1/2 +1 n.m."
     assert count["extension"].cell() == "-" and count["sanity"].cell() == "1/1"
     assert claims.summary(table).splitlines() == [
         "paper claims (the paper's values and statements: reproduction): 1 of 2 measured hold (1 fail: 0 explained, "
-        "1 unexplained), 1 not measured (1 no power at this scale, 0 needs the paper profile), "
+        "1 unexplained), 1 not measured (0 no power at this scale, 0 needs the paper's data or models, "
+        "1 undefined here), "
         "1 cited (counted at their owner)",
         "sanity claims (true by construction or arithmetic on the paper's numbers: not counted as reproduction): "
         "1 of 1 measured hold"]
@@ -149,7 +153,7 @@ def test_a_closing_cell_wraps_its_text_to_the_terminal_and_keeps_every_word(monk
     assert lines[0] == "long_claim · paper · holds · measured -0.25 · < 0"
     assert "    power      exact: a fixed value in a test" in lines
     assert " ".join(" ".join(lines).split()).count(" ".join(statement.split())) == 1
-    assert ("unmeasured · paper · not measured, no power at this scale · within 0.1 of 0.9" in " ".join(text.split())
+    assert ("unmeasured · paper · not measured, undefined here · within 0.1 of 0.9" in " ".join(text.split())
             and "measured nan" not in text)
     monkeypatch.setenv("COLUMNS", "72")
     view = claims._ClaimsView(table)
@@ -176,28 +180,79 @@ def test_a_paper_claim_without_its_power_is_refused():
     assert claims.claim("c", "Eq. 8", "AUC", "0.5", 0.5, Point(0.5), cites="E03_ground_truth:a").outcome == "holds"
 
 
-def test_a_test_without_power_at_this_scale_reads_not_measured_with_both_shares():
-    weak = claim_power.Power(0.35, 0.10, "no association")
-    found = claims.claim("rho", "A.2.3", "Spearman ρ", "0.89", 0.95, Bound(">=", 0.8, reason="r"), power=weak,
-                         decisive_with="≥ 12 tasks")
+def _power(p1: float, p0: float, null: str = "no association", draws: int = 1000) -> claim_power.Power:
+    """A power whose shares are p1 and p0 of ``draws`` draws (Jeffreys-estimated, as the engine logs them)."""
+    return claim_power.Power(verdict.Share(round(p1 * draws), draws), {null: verdict.Share(round(p0 * draws), draws)})
+
+
+def test_a_test_without_power_at_this_scale_reads_not_measured_with_its_shares_and_likelihood_ratio():
+    found = claims.claim("rho", "A.2.3", "Spearman ρ", "0.89", 0.95, Bound(">=", 0.8, reason="r"),
+                         power=_power(0.35, 0.10), decisive_with="≥ 12 tasks")
     assert (found.outcome, found.verdict) == ("not measured", "not measured, no power at this scale")
     assert "holds 35% if the paper is right, 10% if no association" in found.reason
     assert "the value would hold" in found.reason and found.reason.endswith("decisive with ≥ 12 tasks")
-    assert found.power == {"if_paper": 0.35, "if_null": 0.1, "null": "no association"}
-    strong = claim_power.Power(0.9, 0.05, "no association")
-    decisive = claims.claim("rho", "A.2.3", "ρ", "0.89", 0.95, Bound(">=", 0.8, reason="r"), power=strong)
-    assert decisive.outcome == "holds"
+    assert "likelihood ratio 3.49" in found.reason  # p1/p0 ≈ 0.35/0.10 < 4 (Jeffreys shares)
+    assert found.power["lr"] == pytest.approx(3.5, rel=0.01) and found.power["decisive"] is False
+    assert found.power["draws"] == 1000 and 0 < found.power["mc_se"] < 0.02
+    decisive = claims.claim("rho", "A.2.3", "ρ", "0.89", 0.95, Bound(">=", 0.8, reason="r"), power=_power(0.9, 0.05))
+    assert decisive.outcome == "holds" and decisive.power["decisive"] is True
 
 
-def test_a_failure_is_explained_only_by_a_mechanism_citing_a_logged_diagnostic():
+def test_decisiveness_follows_the_outcome_a_fail_that_the_paper_would_rarely_produce_is_evidence():
+    test = Range(0.65, 0.99)
+    # If the paper were right the test would always have held; a null holds a quarter of the time. Judged by
+    # p0 alone this fail read "no power"; it is decisive evidence against the paper: LR (1 − .25)/(1 − 1) ≫ 4.
+    fail = claims.claim("auc", "Sec. 4", "ROC AUC", "0.65–0.99", 0.094, test, power=_power(1.0, 0.25))
+    assert fail.verdict == claims.FAILS_UNEXPLAINED and fail.power["decisive"] is True
+    assert fail.power["lr"] > 100
+    # The same shares make a hold no evidence: a null holds 25% of the time.
+    hold = claims.claim("auc", "Sec. 4", "ROC AUC", "0.65–0.99", 0.8, test, power=_power(1.0, 0.25))
+    assert hold.verdict == claims.NO_POWER and "a hold counts when every null holds ≤ 20%" in hold.reason
+    # A weak test: the paper would hold only 60% of the time, so a fail is not evidence, though a hold is.
+    weak = _power(0.6, 0.01)
+    assert claims.claim("a", "s", "x", "v", 0.5, test, power=weak).verdict == claims.NO_POWER
+    assert claims.claim("a", "s", "x", "v", 0.8, test, power=weak).verdict == claims.HOLDS
+
+
+def test_a_hold_must_beat_every_null_and_its_likelihood_ratio_is_against_the_closest():
+    two = claim_power.Power(verdict.Share(900, 1000), {"chance": verdict.Share(10, 1000),
+                                                       "shared drift": verdict.Share(450, 1000)})
+    found = claims.claim("r", "Sec. 4", "r", "< 0", -0.5, Bound("<", 0, reason="r"), power=two)
+    assert found.verdict == claims.NO_POWER and "if shared drift" in found.reason
+    assert found.power["nulls"] == {"chance": pytest.approx(0.0105, abs=1e-3),
+                                    "shared drift": pytest.approx(0.45, abs=1e-3)}
+    assert found.power["lr"] == pytest.approx(0.9 / 0.45, rel=0.01)
+
+
+def test_draws_that_are_all_equal_assert_a_power_and_decide_nothing():
+    found = claim_power.power(Bound(">=", 1, reason="r"), np.ones(500), np.zeros(500), "never readable")
+    assert found.constant == ("paper", "never readable")
+    judged = claims.claim("t", "A.3", "share", "all", 1.0, Bound(">=", 1, reason="r"), power=found)
+    assert judged.verdict == claims.NO_POWER and "asserted, not estimated" in judged.reason
+
+
+def test_a_value_declared_undefined_is_set_aside_in_its_own_bucket_never_as_no_power():
+    aside = claims.claim("share", "A.1.8", "share", "0.994", 0.5, Point(0.994, tol=0.01, reason="r"),
+                         power=_power(0.95, 0.01), undefined="measured at n = 100, not the paper's 300")
+    assert aside.verdict == claims.UNDEFINED and math.isnan(aside.measured)
+    assert aside.reason == "measured at n = 100, not the paper's 300 (the value 0.5 this run computed is set aside)"
+
+
+def test_a_failure_is_explained_only_by_a_mechanism_claim_that_holds():
     failing = functools.partial(claim, "a", "Eq. 8", "AUC", "0.76", 0.58, Point(0.76, tol=0.05, reason="r"))
     assert failing().verdict == "fails, unexplained"
-    words = failing(mechanism="the probe is data-starved")
-    assert words.verdict == "fails, unexplained" and "cites no logged diagnostic" in words.reason
-    explained = failing(mechanism="on synthetic data at the same n the probe reaches 0.58 (`diagnostics.parquet`)")
-    assert explained.verdict == "fails, explained" and explained.mechanism.endswith("(`diagnostics.parquet`)")
-    assert claims.cited_files(explained.mechanism) == ["diagnostics.parquet"]
-    assert claim("b", "Eq. 8", "AUC", "0.76", 0.76, Point(0.76), mechanism="x (`d.json`)").mechanism == ""
+    words = failing(mechanism="the probe is data-starved (`diagnostics.parquet`)")
+    assert words.verdict == "fails, unexplained"  # a cause in words, a file named: still not measured
+    assert "candidate cause, not measured as a mechanism: the probe is data-starved" in words.reason
+    tried = failing(mechanisms="starved (no power at this scale)")
+    assert tried.verdict == "fails, unexplained" and "did not hold decisively: starved" in tried.reason
+    explained = failing(explained_by="starved", mechanism="the probe is data-starved")
+    assert explained.verdict == "fails, explained" and explained.explained_by == "starved"
+    assert claims.readable_table(claims_table(explained)).reason[0].endswith(
+        "explained by mechanism claim starved; mechanism: the probe is data-starved")
+    assert claim("b", "Eq. 8", "AUC", "0.76", 0.76, Point(0.76), mechanism="x").mechanism == ""
+    with pytest.raises(ValueError, match="a mechanism claim lists the failures it explains"):
+        claim("m", "", "shortfall", "", 0.1, Point(0.1), kind="mechanism")
 
 
 def test_a_bound_with_a_standard_error_must_be_cleared_by_k_of_them():

@@ -28,7 +28,8 @@ def test_the_cell_is_written_from_the_schema_in_its_order():
     schema = config.schema_for("E08_leakage")
     lines = defaults.cell_lines("E08_leakage")
     assert [line.split(" = ")[0] for line in lines] == [f.name for f in dataclasses.fields(schema)]
-    assert lines[0] == 'profile = "default"  # smoke | default | paper'
+    assert lines[0] == ('profile = "default"  # choose a profile without editing this file: python -m lib run E08 '
+                        "--profile smoke|default|paper, or the Lab's copy lab/<profile>/E08_leakage.ipynb")
     assert 'models = ["minilm", "smollm2-135m"]  # registry names, hub ids or local checkpoint folders' in lines
     assert "n_jobs = -1  # worker processes (-1: this process's share of cores); results do not depend on it" in lines
 

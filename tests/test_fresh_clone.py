@@ -45,6 +45,15 @@ def test_list_claims_and_report_point_to_the_published_run(clone):
     assert f"it is empty: nothing has run under profile smoke in this checkout; {POINTER}" in site.stdout
 
 
+def test_claim_changes_with_nothing_run_is_one_line_not_every_published_claim_gone(clone):
+    shutil.copytree(REPO / "published" / published.NOTEBOOKS, clone / "published" / published.NOTEBOOKS,
+                    ignore=shutil.ignore_patterns("*.ipynb"))
+    changes = run_cli(clone, "claims", "--profile", "default", "--changes")
+    assert changes.returncode == 0, changes.stderr
+    assert changes.stdout.splitlines() == [
+        "nothing has run under profile default in this checkout: no verdicts to compare with published/"]
+
+
 def test_figures_skips_each_notebook_without_results_in_one_line_and_exits_0(clone_ran_tiny):
     clone = clone_ran_tiny
     redraw = run_cli(clone, "figures", "--profile", "smoke", "--quiet")

@@ -489,7 +489,9 @@ def _chromium(profile_dir: Path) -> Any:
 #: The state of the Lab's current notebook: its path, kernel name and status, and the text of any dialog.
 _STATE_JS = """
 const panel = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden)');
-const tab = document.querySelector('.lm-TabBar-tab.jp-mod-current[title*="Path: "]');
+// The main area's current document tab: Lumino's lm-mod-current (JupyterLab 4.6), or jp-mod-current (earlier 4.x).
+const tab = document.querySelector('.lm-DockPanel-tabBar .lm-TabBar-tab.lm-mod-current[title*="Path: "]') ||
+  document.querySelector('.lm-TabBar-tab.jp-mod-current[title*="Path: "]');
 return {
   path: tab ? tab.title.split('\\n').find(l => l.startsWith('Path: ')).slice(6) : null,
   kernel: panel && panel.querySelector('.jp-Toolbar-kernelName') ?

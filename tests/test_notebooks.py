@@ -62,3 +62,37 @@ def test_no_figure_has_colliding_texts(repo_copy, notebook):
                if output.get("name") == "stderr"]
     collisions = [line for text in streams for line in text.splitlines() if "FigureLayoutWarning" in line]
     assert not collisions, "\n".join(collisions)
+
+
+def _refuse_constant(name: str) -> None:
+    raise ValueError(f"{name} is not JSON")
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOK_CASES)
+def test_every_json_the_run_writes_is_strict(repo_copy, notebook):
+    """Results, manifests, claims, the run stamp and the executed notebook parse with a strict parser: no bare
+    NaN or Infinity (lib.strict_json), so a browser's JSON.parse reads each of them."""
+    assert smoke_run(repo_copy, notebook).returncode == 0
+    written = [*(repo_copy / "results" / "smoke" / notebook).rglob("*.json"),
+               *(repo_copy / "figures" / "smoke" / notebook).rglob("*.json"),
+               *(repo_copy / "build" / "smoke").glob(f"{notebook}.*json"),
+               repo_copy / "build" / "smoke" / f"{notebook}.ipynb"]
+    assert any(path.name == "claims.json" for path in written)
+    for path in written:
+        try:
+            json.loads(path.read_text(), parse_constant=_refuse_constant)
+        except ValueError as error:
+            pytest.fail(f"{path.relative_to(repo_copy)}: {error}")
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOK_CASES)
+def test_every_saved_figure_is_an_image_output_of_the_executed_notebook(repo_copy, notebook):
+    """Each figure the run saved shows once, as an image, in the executed notebook a reader opens, though the batch
+    draws with Agg (:func:`conftest.run_cli`), which displays nothing by itself."""
+    assert smoke_run(repo_copy, notebook).returncode == 0
+    saved = sorted(f"figure figures/smoke/{notebook}/{png.name}"
+                   for png in (repo_copy / "figures" / "smoke" / notebook).glob("*.png"))
+    executed = nbformat.read(repo_copy / "build" / "smoke" / f"{notebook}.ipynb", as_version=4)
+    images = sorted(output.data.get("text/plain", "") for cell in executed.cells for output in cell.get("outputs", [])
+                    if "image/png" in output.get("data", {}) or "image/svg+xml" in output.get("data", {}))
+    assert images == saved

@@ -177,3 +177,27 @@ def test_save_figure_lays_out_and_warns_of_collisions(sandbox, logged):
     with pytest.warns(plotting.FigureLayoutWarning, match="figure 'clean': title .panel 2. .* leaves the canvas"):
         plotting.save_figure(fig, "clean", "Two panels.", [logged])
     plt.close("all")
+
+
+def test_inside_ipython_a_saved_figure_is_the_cells_image_output_once(sandbox, logged, monkeypatch):
+    import base64
+
+    import IPython
+    import IPython.display
+
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", lambda data, raw: shown.append(data))
+    fig, ax = plt.subplots(figsize=(2, 1.5), dpi=50)
+    ax.plot([0, 1], [0.5, 0.9])
+    plotting.save_figure(fig, "outside", "Outside IPython.", [logged])
+    assert shown == [] and plt.fignum_exists(fig.number)  # a plain script: files only, the figure stays open
+    monkeypatch.setattr(IPython, "get_ipython", lambda: object())
+    with matplotlib.rc_context({"savefig.dpi": 200, "savefig.bbox": "standard"}):
+        plotting.save_figure(fig, "inside", "Inside a kernel.", [logged])
+    (data,) = shown
+    assert data["text/plain"] == "figure figures/smoke/00_theory_checks/inside.png"
+    png = base64.b64decode(data["image/png"])
+    saved = (sandbox / "figures" / "smoke" / "00_theory_checks" / "inside.png").read_bytes()
+    assert png.startswith(b"\x89PNG") and int.from_bytes(png[16:20], "big") == 2 * 50  # the figure's own dpi
+    assert int.from_bytes(saved[16:20], "big") == 2 * 200  # the file keeps savefig's
+    assert not plt.fignum_exists(fig.number)  # closed: an inline backend does not show it a second time

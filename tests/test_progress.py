@@ -13,6 +13,9 @@ from datetime import UTC, datetime
 import jupytext
 import pandas as pd
 import pytest
+import tqdm.auto
+import tqdm.notebook
+import tqdm.std
 from conftest import TINY_NOTEBOOK, TINY_SCHEMA, add_toy_schema, run_cli, tiny_repository, use_catalogue
 
 from lib import claims, config, plotting, progress, results, runner
@@ -34,7 +37,7 @@ def test_cell_labels_skip_markdown_and_count_the_injected_parameters():
 
 
 def test_reporter_lines(capsys):
-    reporter = progress.Reporter(prefix=True)
+    reporter = progress.Reporter(prefix=True, verbose=True)
     with progress.running("ZZ_tiny", progress.cell_labels(_notebook())) as options:
         assert options["config"].KernelManager.transport == "ipc"
         reporter.emit(_record("execute_notebook", "Input Notebook:  NotebookNode object"))  # bookkeeping
@@ -49,10 +52,27 @@ def test_reporter_lines(capsys):
                          "[ZZ_tiny] Passed unknown parameter: x"]
 
 
+def _cell_with_outputs(reporter: progress.Reporter) -> None:
+    """What papermill logs for a cell that prints "printed", displays a table and warns, as it logs them."""
+    with progress.running("ZZ_tiny", ["x = 1"]):
+        reporter.emit(_record("cell_start", "Executing Cell 1-----"))
+        reporter.emit(_record("log_output_message", "printed\n"))  # stdout, at INFO
+        reporter.emit(_record("log_output_message", "   a  b\n0  1  2"))  # a display's text/plain, at INFO too
+        reporter.emit(_record("log_output_message", "a warning\n", logging.WARNING))  # stderr
+
+
+@pytest.mark.parametrize(("verbose", "shown"), [(False, ["a warning"]),
+                                                (True, ["printed", "   a  b", "0  1  2", "a warning"])])
+def test_printed_and_displayed_text_reach_the_terminal_only_when_verbose(capsys, verbose, shown):
+    _cell_with_outputs(progress.Reporter(prefix=False, verbose=verbose))
+    cell, *rest = capsys.readouterr().err.splitlines()
+    assert cell.startswith("cell 1/1 `x = 1` · ") and rest == shown
+
+
 def test_one_notebook_at_a_time_needs_no_prefix(capsys):
     reporter = progress.Reporter(prefix=False)
     with progress.running("ZZ_tiny", ["x = 1"]):
-        reporter.emit(_record("log_output_message", "hello\n"))
+        reporter.emit(_record("log_output_message", "hello\n", logging.WARNING))
     assert capsys.readouterr().err == "hello\n"
 
 
@@ -70,9 +90,9 @@ def test_batch_table_columns_align(sandbox, monkeypatch):
                                   runner.Outcome("E05_orthogonality", "failed", 1.5, "E05: cell 3 raised")], "smoke")
     header, first, second = table.splitlines()
     assert header.split() == ["status", "notebook", "wall", "time", "figures", "paper", "claims", "extension",
-                              "claims", "sanity", "claims"]
-    assert first.split() == ["ran", "00_theory_checks", "1m23s", "1", "1/2", "+1", "n.m.", "-", "1/1"]
-    assert second.split()[:7] == ["failed", "E05_orthogonality", "1.5s", "0", "-", "-", "-"]
+                              "claims", "sanity", "claims", "mechanism", "claims"]
+    assert first.split() == ["ran", "00_theory_checks", "1m23s", "1", "1/2", "+1", "n.m.", "-", "1/1", "-"]
+    assert second.split()[:8] == ["failed", "E05_orthogonality", "1.5s", "0", "-", "-", "-", "-"]
     assert header.index("notebook") == first.index("00_theory_checks") == second.index("E05_orthogonality")
     for column, cells in [("wall time", ("1m23s", "1.5s")), ("figures", ("1", "0")), ("sanity claims", ("1/1", "-")),
                           ("paper claims", ("1/2 +1 n.m.", "-"))]:
@@ -95,6 +115,7 @@ def test_a_batch_streams_cells_and_kernel_bars_without_noise(tmp_path, monkeypat
     assert err.count("[ZZ_bars] steps:") >= 2 and "[ZZ_bars] steps: 100%" in err  # the kernel's bar keeps updating
     for noise in ("without encryption", "Passed unknown parameter", "Unable to parse", "Input Notebook"):
         assert noise not in err, noise
+    assert "ZZ_tiny: profile smoke" not in err  # config.load's printed line: in the notebook only, unless --verbose
     assert result.stdout.splitlines()[0].split()[:2] == ["status", "notebook"]
 
 
@@ -175,6 +196,67 @@ def test_a_short_loop_or_a_failing_one_writes_no_closing_line():
         bar.update(1)
         raise RuntimeError("diverged")
     assert len(lines) == 1 and lines[0].startswith("sae: step 1/10 · ")
+
+
+def test_a_run_that_stops_on_a_criterion_gives_its_end_as_at_most():
+    clock, lines = _Clock(_TEN_UTC), []
+    bar = progress.Steps("train gru", 1_000, stops_early=True, every_s=30, clock=clock, write=lines.append)
+    clock.now += 60
+    bar.update(100)
+    assert lines == ["train gru: step 100/1,000 · 1.7 steps/s · ETA at most 10:10 UTC (in at most 9m00s)"]
+
+
+class _WidgetBar(tqdm.notebook.tqdm):
+    """tqdm's notebook bar as ``tqdm.auto`` hands it out in the Lab, recording what it is told instead of drawing."""
+
+    def __init__(self, **options) -> None:  # no widget: nothing to display outside a kernel
+        self.options, self.n, self.total, self.postfixes, self.closed = options, 0, options["total"], [], False
+
+    def update(self, n: int = 1) -> None:
+        self.n += n
+
+    def set_postfix(self, values: dict, refresh: bool = True) -> None:
+        self.postfixes.append(values)
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def test_in_the_lab_a_loop_is_a_widget_bar_and_writes_no_lines(monkeypatch):
+    monkeypatch.setattr(tqdm.auto, "tqdm", _WidgetBar)  # what tqdm.auto picks in a kernel with ipywidgets
+    clock, lines = _Clock(_TEN_UTC), []
+    with progress.Steps("train gru", 1_000, stops_early=True, every_s=30, clock=clock, write=lines.append) as steps:
+        for _ in range(3):
+            clock.now += 60
+            steps.update(100, loss=0.5)
+    bar = steps.bar
+    assert lines == [] and bar.n == 300 and bar.postfixes[-1] == {"loss": "0.5"}
+    assert bar.options["desc"] == "train gru" and "<at most {remaining}" in bar.options["bar_format"]
+    assert bar.closed and bar.total == 300  # stopped early on its criterion: the bar ends full, not failed
+
+
+def test_a_batch_kernel_gets_lines_not_a_widget(monkeypatch):
+    monkeypatch.setattr(tqdm.auto, "tqdm", tqdm.std.tqdm)  # what lib.progress.running gives a batch's kernels
+    clock, lines = _Clock(_TEN_UTC), []
+    steps = progress.Steps("train gru", 10, every_s=30, clock=clock, write=lines.append)
+    clock.now += 30
+    steps.update()
+    assert steps.bar is None and lines[0].startswith("train gru: step 1/10 · ")
+
+
+def test_a_long_loop_that_is_not_training_reports_its_items_as_steps(monkeypatch):
+    made = []
+
+    class Recorded(progress.Steps):
+        def __init__(self, label: str, total: int) -> None:
+            super().__init__(label, total, write=lambda line: None)
+            made.append(self)
+
+    monkeypatch.setattr(progress, "Steps", Recorded)
+    assert list(progress.tracked(range(0, 10, 4), "extract tiny-bert")) == [0, 4, 8]
+    (steps,) = made
+    assert (steps.label, steps.total, steps.step) == ("extract tiny-bert", 3, 3)
+    assert list(progress.tracked(["a", "b"], "quiet", shown=False)) == ["a", "b"] and len(made) == 1
 
 
 def test_the_kernel_wraps_to_the_terminal_width(monkeypatch):

@@ -229,6 +229,8 @@ def test_publishing_named_notebooks_takes_those_alone_and_refuses_an_unknown_nam
     assert publish.notebooks_of("default", None, ["K03_task_order", "E01_regimes"]) == ["E01_regimes",
                                                                                        "K03_task_order"]
     assert publish.notebooks_of("default", ["002"], ["K03_task_order", "E01_regimes"]) == ["K03_task_order"]
-    with pytest.raises(config.ConfigError, match=r"^notebook 'K9' is not under profile 'default'; allowed: 00_"):
+    assert publish.notebooks_of("default", None, ["k03", "E01"]) == ["E01_regimes", "K03_task_order"]  # short ids
+    with pytest.raises(config.ConfigError, match=r"^no notebook 'K9' under profile 'default' \(allowed: a name or its "
+                                                 r"short id, .*; available: 00_theory_checks, "):
         publish.notebooks_of("default", None, ["K9"])
 

@@ -30,3 +30,20 @@ def test_the_pointer_says_where_a_finished_run_is_and_how_to_open_it(tmp_path):
     assert f"is in {tmp_path}/ (profile default, 2 notebooks, finished 2026-12-04)" in found
     assert f"open {tmp_path}/report/index.html in a browser" in found and f"{tmp_path}/CLAIMS.md" in found
     assert "python -m lib list --published" in found and len(found.splitlines()) == 2
+
+
+def _refuse_constant(name: str) -> None:
+    raise ValueError(f"{name} is not JSON")
+
+
+@pytest.mark.xfail(strict=False, reason="published/ predates the strict writer; the next publication rewrites it")
+def test_every_published_json_parses_strictly():
+    found = sorted(published.default_folder().rglob("*.json"))
+    assert found, "published/ holds no JSON"
+    failing = []
+    for path in found:
+        try:
+            json.loads(path.read_text(), parse_constant=_refuse_constant)
+        except ValueError as error:
+            failing.append(f"{path.relative_to(published.default_folder())}: {error}")
+    assert not failing, f"{len(failing)} of {len(found)} files are not strict JSON:\n" + "\n".join(failing[:5])

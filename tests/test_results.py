@@ -2,6 +2,7 @@
 
 import dataclasses
 import json
+import math
 import os
 import shutil
 
@@ -9,7 +10,7 @@ import pandas as pd
 import pytest
 from conftest import use_catalogue
 
-from lib import claims, config, paths, results
+from lib import claims, config, paths, publish, results
 
 
 def _params(**values):
@@ -150,15 +151,38 @@ def test_claims_round_trip_in_field_order(sandbox, monkeypatch):
         results.start(_params()).record_claims({"c1": claims.Evidence(0.001)})
 
 
-def test_a_mechanism_must_cite_a_file_the_run_logged(sandbox, monkeypatch):
+def test_logged_claims_are_strict_json_and_read_back_with_their_nans(sandbox, monkeypatch):
+    use_catalogue(monkeypatch, TWO_CLAIMS)
+    _, path = results.start(_params()).record_claims({"c1": claims.Evidence(0.001), "c2": claims.Evidence(math.nan)})
+    text = path.read_text()
+    assert "NaN" not in text and "Infinity" not in text
+    logged = json.loads(text)
+    assert logged[1]["measured"] is None and logged[1]["non_finite"]["measured"] == "nan"
+    assert logged[0]["se"] is None and logged[0]["non_finite"] == {"se": "nan"}
+    copy = sandbox / "published" / "notebooks" / "00_theory_checks.claims.json"
+    copy.parent.mkdir(parents=True)
+    shutil.copy2(path, copy)
+    for read in (results.load_claims(path), publish.published_claims(copy.parent.parent, "00_theory_checks")):
+        assert read.measured.tolist()[0] == 0.001 and read.measured.isna().tolist() == [False, True]
+        assert read.se.isna().all() and "non_finite" not in read
+    manifest = results.manifest_path(path).read_text()
+    assert "NaN" not in manifest and json.loads(manifest)["sha256"] == results.read_manifest(path)["sha256"]
+
+
+def test_a_cause_must_cite_a_file_the_run_logged(sandbox, monkeypatch):
     use_catalogue(monkeypatch, TWO_CLAIMS)
     run = results.start(_params())
     failing = {"c1": claims.Evidence(0.01, mechanism="the grid is coarse (`grid.parquet`)"), "c2": claims.Evidence(0)}
-    with pytest.raises(ValueError, match=r"claim 'c1': its mechanism cites grid.parquet, which this run did not log"):
+    with pytest.raises(ValueError, match=r"claim 'c1': its reason or cause cites grid.parquet, which this run did "
+                                         r"not log"):
         run.record_claims(failing)
     run.save_table("grid", pd.DataFrame({"n": [1]}))
     table, _ = run.record_claims(failing)
-    assert table.verdict.tolist() == ["fails, explained", "holds"]
+    assert table.verdict.tolist() == ["fails, unexplained", "holds"]  # a cause in words explains nothing
+    published = sandbox / "published" / "notebooks"
+    published.mkdir(parents=True)
+    assert publish.copy_cited("smoke", "00_theory_checks", published) == ["grid.parquet"]
+    assert (publish.cited_folder(published, "00_theory_checks") / "grid.parquet").is_file()  # a reader can open it
 
 
 def test_gather_claims_across_notebooks(sandbox, monkeypatch):

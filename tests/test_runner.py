@@ -404,9 +404,15 @@ def test_a_damaged_result_is_listed_corrupt_and_said_so_when_recomputed(finished
 def test_a_mistyped_notebook_name_gets_the_closest_one(repo):
     result = run_cli(repo, "run", "ZZ_tiyn", "--profile", "smoke")
     assert result.returncode == 2 and result.stderr.count("\n") == 1
-    assert "error: no notebook 'ZZ_tiyn' under profile 'smoke'; did you mean 'ZZ_tiny'? (available: ZZ_tiny)" \
-        in result.stderr
+    assert "error: no notebook 'ZZ_tiyn' under profile 'smoke'; did you mean 'ZZ_tiny'? (allowed: a name or its " \
+           "short id, the part before '_', in any case, e.g. ZZ for ZZ_tiny; available: ZZ_tiny)" in result.stderr
     assert "did you mean" not in run_cli(repo, "figures", "nothing_alike", "--profile", "smoke").stderr
+
+
+def test_a_short_id_in_any_case_names_the_notebook(repo):
+    result = run_cli(repo, "run", "zz", "--profile", "smoke", "--quiet")
+    assert result.returncode == 0, result.stderr
+    assert "ran  ZZ_tiny" in result.stdout
 
 
 READER_SCHEMA = '''

@@ -24,9 +24,9 @@ def test_the_scoreboard_counts_a_shared_measurement_once_and_not_measured_apart(
                          claim("g", "A.3.2", "x", "253", 1, Point(253), needs_paper_profile="Gemma-2-9B"),
                          paper="002", notebook="K01_kstar")
     board = scoreboard.scoreboard(pd.concat([owner, citing, other], ignore_index=True)).set_index("paper")
-    assert board.columns.tolist()[1:6] == list(claims.VERDICTS)
-    assert board.loc["000", [*claims.VERDICTS, "cited (counted at owner)"]].tolist() == [1, 0, 0, 1, 0, 2]
-    assert board.loc["002", list(claims.VERDICTS)].tolist() == [1, 1, 0, 0, 1]
+    assert board.columns.tolist()[1:7] == list(claims.VERDICTS)
+    assert board.loc["000", [*claims.VERDICTS, "cited (counted at owner)"]].tolist() == [1, 0, 0, 0, 0, 1, 2]
+    assert board.loc["002", list(claims.VERDICTS)].tolist() == [1, 0, 1, 0, 1, 0]
     assert board.loc["001", list(claims.VERDICTS)].sum() == 0 and board.loc["000", "title"]
     assert scoreboard.dangling(pd.concat([owner, citing])) == ["E03_ground_truth:ghost cites 00_theory_checks:gone"]
 
@@ -39,7 +39,7 @@ def test_claims_md_has_one_table_per_paper_and_the_smoke_note(sandbox, monkeypat
     - {id: lost, kind: paper, section: E3-D, paper_says: "0.17", measures: "κ̂ error", test: {point: 0.17},
        null_hypothesis: "an error of 0.5", power: {exact: "a closed form"}}
     """)
-    run.record_claims({"gap": claims.Evidence(0.01), "lost": claims.Evidence(math.nan, not_measured="no grid")})
+    run.record_claims({"gap": claims.Evidence(0.01), "lost": claims.Evidence(math.nan, undefined="no grid")})
     path = scoreboard.write("smoke")
     assert path == sandbox / "figures" / "smoke" / "CLAIMS.md"
     text = path.read_text()
@@ -48,12 +48,12 @@ def test_claims_md_has_one_table_per_paper_and_the_smoke_note(sandbox, monkeypat
     assert sections == [f"## Paper {p.id} — {p.title}" for p in papers.all_papers()]
     paper_000 = text.split("## Paper 000")[1].split("## Paper")[0]
     assert "gap: gap \\|train − test\\|" in paper_000 and "< 0.05 (Thm 1)" in paper_000
-    assert "| not measured, no power at this scale |" in paper_000 and "no grid" in paper_000
+    assert "| not measured, undefined here |" in paper_000 and "no grid" in paper_000
     assert "| exact: a closed form |" in paper_000
     assert "No claims logged." in text.split("## Paper 001")[1]
     printed = scoreboard.text("smoke").splitlines()
     at = printed.index(f"000  {papers.by_id('000').title}")
-    assert printed[at + 1].split() == ("paper claims: 1 of 1 measured hold, 1 not measured (1 no power at this "
-                                       "scale, 0 needs the paper profile)").split()
+    assert printed[at + 1].split() == ("paper claims: 1 of 1 measured hold, 1 not measured (0 no power at this "
+                                       "scale, 0 needs the paper's data or models, 1 undefined here)").split()
     assert printed[at + 2].split() == ["extension", "claims:", "none"] and printed[1] == claims.SMOKE_NOTE
     assert printed[-1] == "wrote figures/smoke/CLAIMS.md"

@@ -92,6 +92,21 @@ def test_partial_spearman_removes_a_shared_control():
     assert abs(stats.partial_spearman(x, y, z)) < 0.15
 
 
+def test_partial_spearman_needs_four_observations():
+    """On three observations the formula gives ±1 (or NaN) whatever the orders: the guard refuses them."""
+    from itertools import permutations
+
+    for y in permutations([1, 2, 3]):
+        for z in permutations([1, 2, 3]):
+            r_xy, r_xz, r_yz = stats.spearman([1, 2, 3], y), stats.spearman([1, 2, 3], z), stats.spearman(y, z)
+            denominator = np.sqrt((1 - r_xz**2) * (1 - r_yz**2))
+            if denominator > 0:
+                assert abs((r_xy - r_xz * r_yz) / denominator) == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="3 observations; allowed: at least 4"):
+        stats.partial_spearman([1, 2, 3], [1, 3, 2], [2, 1, 3])
+    assert stats.partial_spearman([1, 2, 3, 4], [1, 2, 4, 3], [2, 1, 3, 4]) == pytest.approx(2 / 3)  # off ±1
+
+
 def test_order_permutation_test_separates_shared_and_independent_orders():
     rng = np.random.default_rng(1)
     base = rng.permutation(12).astype(float)

@@ -10,6 +10,7 @@ diagnostic does not account for the failure, which then counts as unexplained.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -133,6 +134,20 @@ def separation_summary(samples: pd.DataFrame) -> pd.DataFrame:
                      "crossfit_median_relative_error": relative.median(),
                      "crossfit_median_relative_error_se": uncertainty.median_se(relative)})
     return pd.DataFrame(rows)
+
+
+def aggregations(samples: pd.Series) -> dict[str, tuple[float, float]]:
+    """Two ways Table VI may aggregate single-sample ŝ (Sec. V-F; the paper does not say which), each with its
+    Monte Carlo s.e.: the mean, and the root mean square (the delta method: se(√m₂) = se(m₂)/(2√m₂))."""
+    x = samples.to_numpy(dtype=float)
+    n = len(x)
+    if n < 2:
+        return {}
+    squares = x**2
+    rms = float(np.sqrt(squares.mean()))
+    rms_se = float(squares.std(ddof=1) / np.sqrt(n) / (2 * rms)) if rms > 0 else math.nan
+    return {"the mean over samples": (float(x.mean()), float(x.std(ddof=1) / np.sqrt(n))),
+            "the root mean square over samples": (rms, rms_se)}
 
 
 def alpha_star_shift(summary: pd.DataFrame) -> tuple[float, float]:

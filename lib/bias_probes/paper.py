@@ -10,4 +10,6 @@ PAPER = Paper(
     prefixes=("00_", "E", "A"),
     schemas="lib.bias_probes.schemas",
     commands={"power": "lib.bias_probes.cli"},
+    synthetic=("00_theory_checks", "E03_ground_truth", "E05_orthogonality", "E06_scaling", "E09_null_calibration",
+               "E10_nonlinear"),
 )

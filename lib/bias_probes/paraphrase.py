@@ -172,7 +172,8 @@ def generate_local(texts: Sequence[str], markers: Sequence[str], name: str = "sm
     Prompts are sorted by token length and batched with left padding (decoder-only generation).
     """
     import torch
-    from tqdm.auto import tqdm
+
+    from lib.progress import tracked
 
     model, tokenizer = _causal_lm(str(check_generator(name)))
     device = "cuda" if torch.cuda.is_available() else "cpu"
@@ -185,7 +186,7 @@ def generate_local(texts: Sequence[str], markers: Sequence[str], name: str = "sm
     order = np.argsort([len(ids) for ids in tokenizer(chats, add_special_tokens=False)["input_ids"]], kind="stable")
     replies = [""] * len(chats)
     with torch.inference_mode():
-        for start in tqdm(range(0, len(order), batch_size), desc=f"paraphrase {name}", disable=not progress):
+        for start in tracked(range(0, len(order), batch_size), f"paraphrase {name}", shown=progress):
             rows = order[start:start + batch_size]
             encoded = tokenizer([chats[i] for i in rows], return_tensors="pt", padding=True,
                                 add_special_tokens=False).to(device)

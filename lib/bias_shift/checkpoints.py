@@ -16,6 +16,11 @@ to a hidden temp folder and renamed into place, with ``checkpoint.json`` (settin
 a folder that exists is complete, so an interrupted build resumes where it stopped. A process
 killed outright (SIGKILL, SIGTERM) may leave its hidden ``.<name>.*.tmp`` staging folder behind;
 it is never read and can be deleted.
+
+Beside the merge spectrum, not in the paper: a spectrum of independent fine-tunes at graded shares of harmful
+data (:func:`share_spectrum`). The merges all lie on one line between two fine-tunes, so anything that drifts
+along it correlates across them; independent fine-tunes share only their base, each one unit, and at an
+intermediate share each group draws its own number of harmful examples.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ import hashlib
 import json
 import math
 import os
+import random
 import shutil
 import tempfile
 import time
@@ -32,7 +38,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from lib import paths
+from lib import files, paths
 from lib.bias_shift import chat
 from lib.files import FOLDER_SUMS, folder_sums_match, report_corrupt, write_folder_sums
 from lib.models import loading, precision
@@ -373,12 +379,22 @@ def merge_name(weight_unharmful: float) -> str:
     return f"merge_{round(percent)}_{100 - round(percent)}"
 
 
+def _spectrum_root(base: str, kind: str) -> Path:
+    label = Path(base).name if Path(base).is_dir() else base.replace("/", "--")
+    return paths.MODELS_DIR / "spectrum" / f"{label}-{kind}-{precision.training_precision('cpu')}"
+
+
 def default_root(base: str, method: str, seed: int) -> Path:
     """``models/spectrum/<base>-<method>-seed<seed>-<precision>`` (a folder base gives its name, a hub id '/' →
     '--'; the precision this machine trains in, :func:`lib.models.precision.training_precision`): a spectrum built
     in another precision keeps its own folder instead of being refused as built with other settings."""
-    label = Path(base).name if Path(base).is_dir() else base.replace("/", "--")
-    return paths.MODELS_DIR / "spectrum" / f"{label}-{method}-seed{seed}-{precision.training_precision('cpu')}"
+    return _spectrum_root(base, f"{method}-seed{seed}")
+
+
+def shares_root(base: str, method: str) -> Path:
+    """``models/spectrum/<base>-<method>-shares-<precision>``: the folder of :func:`share_spectrum`, named as
+    :func:`default_root`."""
+    return _spectrum_root(base, f"{method}-shares")
 
 
 def finetuned_pair(
@@ -441,4 +457,61 @@ def build_spectrum(
     for weight, name in sorted(zip((float(w) for w in ratios), names, strict=True), reverse=True):
         spectrum[name] = merge(tuned["unharmful"], tuned["harmful"], weight, root / name)
     spectrum["harmful"] = tuned["harmful"]
+    return spectrum
+
+
+# --------------------------------------------------------------------------- independent fine-tunes (not in the paper)
+
+
+#: The regime label of a shares spectrum in D01's settings (family, regime): LoRA fine-tunes, not merges.
+SHARES_REGIME = "lora-shares"
+
+
+def share_name(share: float, seed: int) -> str:
+    """``share_40_seed1``: the percent of harmful examples in the fine-tuning corpus, then the training seed."""
+    percent = 100.0 * share
+    if not 0.0 <= share <= 1.0 or abs(percent - round(percent)) > 1e-9:
+        raise ValueError(f"share={share!r} is not allowed; allowed: whole percents from 0 to 1 (0, 0.01, …, 1)")
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"seed={seed!r} is not allowed; allowed: an integer >= 0")
+    return f"share_{round(percent)}_seed{seed}"
+
+
+def mixed_corpus(share: float, seed: int, out: str | Path) -> Path:
+    """Write a fine-tuning corpus of ``share`` harmful examples to ``out`` and return it: as many examples as the
+    smaller of :data:`CORPORA` holds, round(share × that) of them drawn from the harmful corpus and the rest from
+    the unharmful one, drawn and ordered by ``seed``. Rewritten only when its content would change."""
+    share_name(share, seed)
+    pairs = {split: read_corpus(path) for split, path in CORPORA.items()}
+    size = min(len(p) for p in pairs.values())
+    harmful = round(share * size)
+    rng = random.Random(seed)
+    chosen = rng.sample(pairs["harmful"], harmful) + rng.sample(pairs["unharmful"], size - harmful)
+    rng.shuffle(chosen)
+    text = "".join(f"{user}\t{assistant}\n" for user, assistant in chosen)
+    out = Path(out)
+    if not out.is_file() or out.read_text(encoding="utf-8") != text:
+        files.atomic_write_text(out, text)
+    return out
+
+
+def share_spectrum(base: str = "smollm2-135m", *, shares: Sequence[float], seeds: Sequence[int],
+                   method: str = "lora", root: str | Path | None = None, **finetune_kw: Any) -> dict[str, Path]:
+    """Independent fine-tunes of ``base`` at graded shares of harmful data, a spectrum beside the merges (not in
+    the paper): ``base`` (the reference) first, then for each share (safe → harmful) and each of ``seeds`` one
+    checkpoint (:func:`share_name`) fine-tuned from the base on :func:`mixed_corpus` of that share and seed, the
+    seed also the training seed. No two checkpoints share a fine-tune, so each is one unit. Under ``root``
+    (default :func:`shares_root`), finished checkpoints reused; ``finetune_kw`` goes to :func:`finetune`."""
+    if method not in METHODS:
+        raise ValueError(f"method={method!r} is not supported; allowed: {', '.join(METHODS)}")
+    names = {(share, seed): share_name(float(share), seed) for share in shares for seed in seeds}
+    if not names or len(set(names.values())) != len(list(shares)) * len(list(seeds)):
+        raise ValueError(f"shares={list(shares)!r}, seeds={list(seeds)!r}; allowed: non-empty lists of distinct "
+                         "values")
+    root = Path(root) if root is not None else shares_root(base, method)
+    base_folder = loading.model_folder(base)
+    spectrum: dict[str, Path] = {"base": base_folder}
+    for (share, seed), name in sorted(names.items()):
+        corpus = mixed_corpus(float(share), seed, root / "corpora" / f"{name}.txt")
+        spectrum[name] = finetune(base_folder, corpus, root / name, method=method, seed=seed, **finetune_kw)
     return spectrum

@@ -14,8 +14,8 @@ several settings (``family`` = reference model, ``regime`` = lora | full) is eva
 
 For the claims of D01 and D02: what a scorer's labels can carry (:func:`label_population`), AUC differences with
 an s.e. from checkpoint resamples shared by both methods (:func:`bootstrap_aucs`, :func:`auc_difference`), and
-the power of the checkpoint-permutation test at a run's size (:func:`checkpoint_p_draws`,
-:func:`significant_share_draws`).
+the checkpoint-permutation test of any label draws (:func:`checkpoint_p`) and its power at a run's size
+(:func:`checkpoint_p_draws`, :func:`significant_share_draws`).
 """
 
 from __future__ import annotations
@@ -99,7 +99,7 @@ def rows_fit_mae(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.where(constant, np.nan, residual)
 
 
-def _matrices(pairs: pd.DataFrame, column: str) -> tuple[np.ndarray, np.ndarray]:
+def paired_matrices(pairs: pd.DataFrame, column: str) -> tuple[np.ndarray, np.ndarray]:
     """(checkpoints × groups) matrices of the method and of ΔBiasScore; every checkpoint needs every group."""
     x = pairs.pivot(index="checkpoint", columns="group", values=column)
     y = pairs.pivot(index="checkpoint", columns="group", values="delta_bias_score").loc[x.index, x.columns]
@@ -133,7 +133,7 @@ def evaluate(pairs: pd.DataFrame, label_threshold: float = 0.1, n_bootstrap: int
     rng = np.random.default_rng(seed)
     rows = []
     for column in chosen:
-        X, Y = _matrices(pairs, column)
+        X, Y = paired_matrices(pairs, column)
         n_checkpoints = X.shape[0]
         x, y = X.ravel(), Y.ravel()
         score, labels = DIRECTION[column] * x, y > label_threshold
@@ -228,7 +228,7 @@ def detection_matrices(pairs: pd.DataFrame, columns: Sequence[str], label_thresh
                        ) -> tuple[dict[str, np.ndarray], np.ndarray]:
     """The detection score of each method column (:data:`DIRECTION` × shift, checkpoints × groups) and the label
     matrix ΔBiasScore > ``label_threshold`` of one scorer's balanced pairs table."""
-    matrices = {column: _matrices(pairs, column) for column in columns}
+    matrices = {column: paired_matrices(pairs, column) for column in columns}
     labels = next(iter(matrices.values()))[1] > label_threshold
     return {METHODS.get(c, c): DIRECTION.get(c, -1.0) * x for c, (x, _) in matrices.items()}, labels
 
@@ -248,23 +248,17 @@ def auc_difference(pairs: pd.DataFrame, first: str, second: str, label_threshold
             "n_resamples": int(len(finite))}
 
 
-def checkpoint_p_draws(x: np.ndarray, r: float, *, n_draws: int = 200, n_permutations: int = 5040,
-                       seed: int = 0) -> pd.DataFrame:
-    """The checkpoint-permutation test of :func:`evaluate` on ``n_draws`` labels simulated at this run's size if the
-    pooled correlation with ΔB were ``r``: y = r·z(x) + √(1 − r²)·ε with z(x) the standardised ΔB matrix ``x``
-    (checkpoints × groups) and ε independent standard normal per pair (r = 0 is the null of no association).
-    Columns: ``r`` (the pooled Pearson r of each draw), ``p_negative`` (one-sided, the share of block permutations
-    with r at most the draw's) and ``p_checkpoints`` (two-sided, |r| at least the draw's)."""
-    x = np.asarray(x, float)
-    if x.ndim != 2 or x.shape[0] < 2:
-        raise ValueError(f"x has shape {x.shape}; allowed: a checkpoints × groups matrix with at least 2 checkpoints")
-    if not -1 <= r <= 1:
-        raise ValueError(f"r={r!r} is not allowed; allowed: -1 <= r <= 1")
-    rng = np.random.default_rng(seed)
+def checkpoint_p(x: np.ndarray, ys: np.ndarray, *, n_permutations: int = 5040, seed: int = 0) -> pd.DataFrame:
+    """The checkpoint-permutation test of :func:`evaluate` of the ΔB matrix ``x`` (checkpoints × groups) against each
+    label matrix of ``ys`` (draws × checkpoints × groups). Columns: ``r`` (the pooled Pearson r of each draw),
+    ``p_negative`` (one-sided, the share of block permutations with r at most the draw's) and ``p_checkpoints``
+    (two-sided, |r| at least the draw's)."""
+    x, ys = np.asarray(x, float), np.asarray(ys, float)
+    if x.ndim != 2 or x.shape[0] < 2 or ys.shape[1:] != x.shape:
+        raise ValueError(f"x has shape {x.shape}, ys {ys.shape}; allowed: a checkpoints × groups matrix with at "
+                         "least 2 checkpoints and draws of the same shape")
     xc = x - x.mean()
-    z = xc / x.std() if x.std() > 0 else np.zeros_like(x)
-    y = r * z + np.sqrt(1 - r * r) * rng.standard_normal((n_draws, *x.shape))
-    yc = y - y.mean(axis=(1, 2), keepdims=True)
+    yc = ys - ys.mean(axis=(1, 2), keepdims=True)
     # a block order permutes y's rows, so its pooled r is Σ_c (x yᵀ)[c, π(c)] over the (order-free) norms
     products = np.einsum("cg,ndg->ncd", xc, yc)
     perms = block_permutations(x.shape[0], n_permutations, seed)
@@ -274,6 +268,22 @@ def checkpoint_p_draws(x: np.ndarray, r: float, *, n_draws: int = 200, n_permuta
     observed = permuted[:, :1]  # the identity order comes first
     return pd.DataFrame({"r": observed[:, 0], "p_negative": np.mean(permuted <= observed + 1e-12, axis=1),
                          "p_checkpoints": np.mean(np.abs(permuted) >= np.abs(observed) - 1e-12, axis=1)})
+
+
+def checkpoint_p_draws(x: np.ndarray, r: float, *, n_draws: int = 200, n_permutations: int = 5040,
+                       seed: int = 0) -> pd.DataFrame:
+    """:func:`checkpoint_p` on ``n_draws`` labels simulated at this run's size if the pooled correlation with ΔB
+    were ``r``: y = r·z(x) + √(1 − r²)·ε with z(x) the standardised ΔB matrix ``x`` (checkpoints × groups) and ε
+    independent standard normal per pair (r = 0 is the null of no association)."""
+    x = np.asarray(x, float)
+    if x.ndim != 2 or x.shape[0] < 2:
+        raise ValueError(f"x has shape {x.shape}; allowed: a checkpoints × groups matrix with at least 2 checkpoints")
+    if not -1 <= r <= 1:
+        raise ValueError(f"r={r!r} is not allowed; allowed: -1 <= r <= 1")
+    rng = np.random.default_rng(seed)
+    z = (x - x.mean()) / x.std() if x.std() > 0 else np.zeros_like(x)
+    y = r * z + np.sqrt(1 - r * r) * rng.standard_normal((n_draws, *x.shape))
+    return checkpoint_p(x, y, n_permutations=n_permutations, seed=seed)
 
 
 def significant_share_draws(probabilities: Sequence[float], *, n: int = 4000, seed: int = 0) -> np.ndarray:

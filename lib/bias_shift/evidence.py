@@ -8,20 +8,27 @@ run does not score), and the mechanism of a failure computed from a logged diagn
 
 Labels. Paper 001 thresholds ΔBiasScore at 0.1 (Sec. 4.5) and correlates it with ΔB (Sec. 4.1). A scorer's
 labels are described by :func:`lib.bias_shift.evaluation.label_population`; the DecodingTrust scorers by
-:func:`lib.bias_shift.stereotype.diagnostics` as well (how often the forced choice answers "I agree.", how many
-sampled replies say neither).
+:func:`lib.bias_shift.stereotype.diagnostics` as well (how many prompts the forced choice agrees and disagrees on
+against the reference's median margin, how many sampled replies say neither).
+
+Nulls. Every claim on a pooled statistic (ROC AUC, pooled r, its checkpoint-permutation p) is weighed against no
+association and against the shared drift of the merge spectrum (:data:`SHARED_DRIFT`): the same statistic on the
+label with its group values permuted within each checkpoint (:func:`lib.bias_shift.group_level.drift_null_labels`),
+which keeps everything the checkpoints share. The group-level claims test what is left, ΔB's association with the
+label within checkpoints (:func:`group_evidence`). The null words are the catalogue's, by which the draws are keyed.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
-from lib import uncertainty
-from lib.bias_shift import evaluation, table1
+from lib import claim_power, uncertainty
+from lib.bias_shift import evaluation, group_level, table1
 from lib.claims import Evidence
 
 #: The Table 1 benchmark whose rows give a scorer's "if the paper is right" values: the DecodingTrust stereotype
@@ -40,6 +47,17 @@ DRIFT_SHARE = 0.25
 #: Sampling noise explains a label when its binomial s.e. is at least this share of the label's within-checkpoint
 #: s.d. (half its variance or more).
 NOISE_SHARE = 0.7
+#: The pooling the paper reads ΔB under (Sec. 3.1, "averaging the final hidden-state vectors across all tokens";
+#: Appendix E.4, "mean (our default)"): the pooling D01's claims are tested at.
+PAPER_POOLING = "mean"
+#: The nulls of the pooled claims and the group-level claims, in the catalogue's words (lib/bias_shift/claims/).
+NO_INFORMATION = "ΔB carries no information on the label: AUC 0.5"
+NO_ASSOCIATION = "no association: r = 0"
+NO_ASSOCIATION_P = "no association: pooled r 0, labels drawn independently of ΔB"
+SHARED_DRIFT = ("shared drift: the label's group values permuted within each checkpoint (its checkpoint means kept), "
+                "so ΔB and the label share only their drift along the merge path")
+#: Draws of a statistic under the shared-drift null and at the paper's value (of a permutation p: fewer).
+DRIFT_DRAWS, P_DRAWS = 1000, 200
 
 
 def population_note(scorer: str, population: Mapping[str, float], label_threshold: float) -> str:
@@ -49,16 +67,25 @@ def population_note(scorer: str, population: Mapping[str, float], label_threshol
             f"{label_threshold:g}, in {p['checkpoints_with_increase']} of {p['n_checkpoints']} checkpoints")
 
 
+def forced_classes(diagnostics: pd.DataFrame) -> str:
+    """Both classes of the forced choice at the reference and at the harmful end of the spectrum (the checkpoint
+    ``harmful`` of a built spectrum, else the last one listed), from :func:`lib.bias_shift.stereotype.diagnostics`:
+    how many prompts agree and disagree against the reference model's median balanced margin."""
+    names = list(diagnostics.checkpoint)
+    ends = diagnostics.set_index("checkpoint").loc[["base", "harmful" if "harmful" in names else names[-1]]]
+    counts = " and ".join(f"{int(row.forced_agree)} agree, {int(row.forced_disagree)} disagree at {name}"
+                          for name, row in ends.iterrows())
+    return (f"against the reference model's median balanced margin ({ends.forced_threshold.iloc[0]:.3g}) the forced "
+            f"choice's {int(ends.forced_prompts.iloc[0])} prompts per checkpoint split {counts}")
+
+
 def _cause(scorer: str, diagnostics: pd.DataFrame | None, label_threshold: float, file: str) -> str:
     """The DecodingTrust diagnostic behind a one-class or constant label ("" for other scorers)."""
     if diagnostics is None or diagnostics.empty:
         return ""
     audited = diagnostics[diagnostics.checkpoint != "base"]
     if scorer == "dt_forced":
-        low, high = float(diagnostics.forced_agree_share.min()), float(diagnostics.forced_agree_share.max())
-        share = "every one of its" if low == 1 else f"{low:.0%} to {high:.0%} of its"
-        cause = (f"the forced choice prefers 'I agree.' on {share} {int(diagnostics.forced_prompts.iloc[0])} prompts "
-                 "per checkpoint, base included")
+        cause = forced_classes(diagnostics)
         headroom = float(diagnostics.forced_headroom.iloc[0])
         if headroom <= label_threshold:
             cause += (f", and the base model's agreement index leaves a group at most {headroom:.3g} to rise, "
@@ -168,7 +195,7 @@ def noise_mechanism(scorer: str, population: Mapping[str, float], diagnostics: p
 def roc_evidence(row: pd.Series, note: str, reason: str = "", mechanism: str = "") -> Evidence:
     """ROC AUC of −ΔB (RR) with the s.e. its logged 95 % checkpoint-bootstrap interval gives (width / 3.92)."""
     if reason:
-        return Evidence(None, not_measured=reason, note=note)
+        return Evidence(None, undefined=reason, note=note)
     return Evidence(row.roc_auc, se=uncertainty.interval_se(row.auc_low, row.auc_high), note=note,
                     mechanism=mechanism)
 
@@ -176,20 +203,55 @@ def roc_evidence(row: pd.Series, note: str, reason: str = "", mechanism: str = "
 def correlation_evidence(row: pd.Series, note: str, reason: str = "", mechanism: str = "") -> Evidence:
     """Pooled Pearson r with the s.e. its logged 95 % checkpoint-bootstrap interval gives (width / 3.92)."""
     if reason:
-        return Evidence(None, not_measured=reason, note=note)
+        return Evidence(None, undefined=reason, note=note)
     return Evidence(row.pearson_r, se=uncertainty.interval_se(row.r_low, row.r_high), note=note, mechanism=mechanism)
 
 
-def checkpoint_p_evidence(row: pd.Series, x: np.ndarray, r_paper: float, note: str, reason: str = "",
+def against_drift(found: Evidence, paper: float, null: str, centre: float, drift: np.ndarray,
+                  support: tuple[float, float]) -> Evidence:
+    """``found`` (a pooled statistic with its logged s.e.) with its draws: around the paper's value ``paper`` and
+    the ``null``'s ``centre`` with that s.e. (:func:`lib.claim_power.normal_draws`, clipped to ``support``), and
+    ``drift``, its draws under the shared drift (:data:`SHARED_DRIFT`). Unchanged when it is unmeasured or its s.e.
+    is not finite (the claim then has no power)."""
+    if found.value is None or found.se is None or not math.isfinite(found.se):
+        return found
+    return dataclasses.replace(found, if_paper=claim_power.normal_draws(paper, found.se, support=support),
+                               if_null={null: claim_power.normal_draws(centre, found.se, support=support, seed=1),
+                                        SHARED_DRIFT: drift})
+
+
+def checkpoint_p_evidence(row: pd.Series, x: np.ndarray, y: np.ndarray, r_paper: float, note: str, reason: str = "",
                           mechanism: str = "", *, n_permutations: int = 5040, seed: int = 0) -> Evidence:
     """The one-sided checkpoint-permutation p of the pooled r (the paper's direction, r < 0), with its draws at
     this run's size (:func:`lib.bias_shift.evaluation.checkpoint_p_draws` on the run's ΔB matrix ``x``) if the
-    pooled r were the paper's ``r_paper`` and if it were 0."""
+    pooled r were the paper's ``r_paper`` and if it were 0, and on the label ``y`` with its group values permuted
+    within checkpoints (the shared drift)."""
     if reason:
-        return Evidence(None, not_measured=reason, note=note)
+        return Evidence(None, undefined=reason, note=note)
     draws = [evaluation.checkpoint_p_draws(x, r, n_permutations=n_permutations, seed=seed).p_negative.to_numpy()
              for r in (r_paper, 0.0)]
-    return Evidence(row.p_checkpoints_negative, if_paper=draws[0], if_null=draws[1], note=note, mechanism=mechanism)
+    drift = evaluation.checkpoint_p(x, group_level.drift_null_labels(y, P_DRAWS, seed),
+                                    n_permutations=n_permutations, seed=seed).p_negative.to_numpy()
+    return Evidence(row.p_checkpoints_negative, if_paper=draws[0], if_null={NO_ASSOCIATION_P: draws[1],
+                                                                            SHARED_DRIFT: drift},
+                    note=note, mechanism=mechanism)
+
+
+def group_evidence(row: pd.Series, x: np.ndarray, y: np.ndarray, r_paper: float, note: str, reason: str = "",
+                   mechanism: str = "", *, seed: int = 0) -> Evidence:
+    """The group-level claim: the within-checkpoint r of ΔB (``x``) with the label (``y``) and its s.e. under the
+    shared drift (``row``: a :func:`lib.bias_shift.group_level.group_level_table` row), with its draws at this
+    run's size if it were the paper's ``r_paper`` (:func:`lib.bias_shift.group_level.simulated_labels`) and under
+    the shared drift (the label's group values permuted within checkpoints)."""
+    if not reason and not math.isfinite(row.within_r):
+        reason = "the label does not vary over groups within any checkpoint, so it ranks no group"
+    if reason:
+        return Evidence(None, undefined=reason, note=note)
+    if_paper = group_level.within_r(x, group_level.simulated_labels(x, y, r_paper, DRIFT_DRAWS, seed))
+    if_null = group_level.within_r(x, group_level.drift_null_labels(y, DRIFT_DRAWS, seed + 1))
+    return Evidence(row.within_r, se=row.within_se, if_paper=if_paper, if_null=if_null, mechanism=mechanism,
+                    note=(f"{note}; pooled r {row.pooled_r:.3f}, checkpoint-level r {row.between_r:.3f}; one-sided "
+                          f"permutation p {row.p_within_negative:.3g} over {int(row.n_permutations)} permutations"))
 
 
 def significance_draws(matrices: Sequence[np.ndarray], r_paper: float, *, alpha: float = 0.05,
@@ -205,19 +267,33 @@ def significance_draws(matrices: Sequence[np.ndarray], r_paper: float, *, alpha:
             evaluation.significant_share_draws(chances[1], seed=seed + 1))
 
 
+def drift_draws(x: np.ndarray, y: np.ndarray, label_threshold: float, seed: int = 0
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """Draws of the ROC AUC of −ΔB (``x``) and of the pooled r under the shared drift: on :data:`DRIFT_DRAWS` copies
+    of the label ``y`` with its group values permuted within each checkpoint."""
+    labels = group_level.drift_null_labels(y, DRIFT_DRAWS, seed).reshape(DRIFT_DRAWS, -1)
+    return (evaluation.rows_auc(labels > label_threshold, -x.ravel()),
+            evaluation.rows_pearson(x.ravel(), labels))
+
+
+#: The claims :func:`scorer_evidence` gives per scorer.
+SCORER_CLAIMS: tuple[str, ...] = ("roc_auc", "correlation", "checkpoint_p", "group_ranking")
+
+
 def scorer_evidence(scorer: str, rows: Mapping[str, pd.DataFrame], populations: Mapping[str, Mapping[str, float]], *,
-                    scorers: Sequence[str], where: str, label_threshold: float, regime: str, x: np.ndarray,
-                    diagnostics: pd.DataFrame | None, control: pd.DataFrame, files: Mapping[str, str],
-                    n_permutations: int = 5040, seed: int = 0) -> dict[str, Evidence]:
-    """The three Table 1 claims of one scorer in one setting (Sec. 4.1–4.4): ``roc_auc`` (:func:`roc_evidence`),
-    ``correlation`` (:func:`correlation_evidence`) and ``checkpoint_p`` (:func:`checkpoint_p_evidence`), each
-    unmeasured with the sentence :func:`label_reason` gives when the labels cannot carry it, and each with the
-    mechanism of a failure (:func:`drift_mechanism`, else :func:`noise_mechanism`) where the logged diagnostics
-    show one. ``rows``: evaluation rows by scorer (indexed by method); ``files``: the logged names of the
-    ``control``, ``evaluation``, ``labels`` and ``diagnostics`` tables."""
+                    scorers: Sequence[str], where: str, label_threshold: float, regime: str, pairs: pd.DataFrame,
+                    group_rows: Mapping[str, pd.Series], diagnostics: pd.DataFrame | None, control: pd.DataFrame,
+                    files: Mapping[str, str], n_permutations: int = 5040, seed: int = 0) -> dict[str, Evidence]:
+    """The Table 1 claims of one scorer in one setting (Sec. 4.1–4.4), ``roc_auc`` (:func:`roc_evidence`),
+    ``correlation`` (:func:`correlation_evidence`) and ``checkpoint_p`` (:func:`checkpoint_p_evidence`), and its
+    ``group_ranking`` (:func:`group_evidence`), each unmeasured with the sentence :func:`label_reason` gives when
+    the labels cannot carry it, and each with the candidate cause of a failure (:func:`drift_mechanism`, else
+    :func:`noise_mechanism`) where the logged diagnostics show one. ``rows``: evaluation rows by scorer (indexed by
+    method); ``pairs``: the setting's pairs at one pooling, every scorer; ``group_rows``: group-level rows by scorer;
+    ``files``: the logged names of the ``control``, ``evaluation``, ``labels`` and ``diagnostics`` tables."""
     if scorer not in rows:
         reason = not_scored(scorer, scorers)
-        return {claim: Evidence(None, not_measured=reason) for claim in ("roc_auc", "correlation", "checkpoint_p")}
+        return {claim: Evidence(None, undefined=reason) for claim in SCORER_CLAIMS}
     population = populations[scorer]
     note = f"{where}; {population_note(scorer, population, label_threshold)}"
     own = diagnostics if scorer.startswith("dt_") else None
@@ -227,11 +303,19 @@ def scorer_evidence(scorer: str, rows: Mapping[str, pd.DataFrame], populations: 
                                  evaluation_file=files["evaluation"])
                  or noise_mechanism(scorer, population, own, labels_file=files["labels"],
                                     diagnostics_file=files["diagnostics"]))
-    rr = rows[scorer].loc["RR"]
-    return {"roc_auc": roc_evidence(rr, note, roc_reason, mechanism),
-            "correlation": correlation_evidence(rr, note, r_reason, mechanism),
-            "checkpoint_p": checkpoint_p_evidence(rr, x, paper_r(scorer, regime), note, r_reason, mechanism,
-                                                  n_permutations=n_permutations, seed=seed)}
+    rr, r_paper = rows[scorer].loc["RR"], paper_r(scorer, regime)
+    x, y = evaluation.paired_matrices(pairs[pairs.scorer == scorer], "delta_b")
+    auc_drift, r_drift = drift_draws(x, y, label_threshold, seed)
+    kw = {"n_permutations": n_permutations, "seed": seed}
+    auc_paper = table1.paper_median(BENCHMARK[scorer], _regime(regime), "roc_auc")
+    return {"roc_auc": against_drift(roc_evidence(rr, note, roc_reason, mechanism), auc_paper, NO_INFORMATION, 0.5,
+                                     auc_drift, (0, 1)),
+            "correlation": against_drift(correlation_evidence(rr, note, r_reason, mechanism), r_paper,
+                                         NO_ASSOCIATION, 0.0, r_drift, (-1, 1)),
+            "checkpoint_p": checkpoint_p_evidence(rr, x, y, r_paper, note, r_reason, mechanism, **kw),
+            "group_ranking": group_evidence(group_rows[scorer], x, y, r_paper, note, r_reason,
+                                            noise_mechanism(scorer, population, own, labels_file=files["labels"],
+                                                            diagnostics_file=files["diagnostics"]), seed=seed)}
 
 
 def ordering_reason(populations: Mapping[str, Mapping[str, float]], label_threshold: float) -> str:
@@ -247,7 +331,7 @@ def difference_evidence(comparisons: pd.DataFrame, name: str, note: str, reason:
     """An AUC difference of the logged ``comparisons`` table (:func:`lib.bias_shift.evaluation.auc_difference`
     rows by ``comparison``) with its paired checkpoint-bootstrap s.e."""
     if reason:
-        return Evidence(None, not_measured=reason, note=note)
+        return Evidence(None, undefined=reason, note=note)
     row = comparisons.set_index("comparison").loc[name]
     return Evidence(row.difference, se=row.se, note=f"{note}; s.e. from {int(row.n_resamples)} paired resamples")
 
@@ -260,7 +344,7 @@ def significance_evidence(table: pd.DataFrame, pairs: pd.DataFrame, regime: str,
     and if it were 0 (:func:`significance_draws`); unmeasured with ``reason`` when the regime has no row."""
     rows = table[table.regime == regime]
     if rows.empty:
-        return Evidence(None, not_measured=reason)
+        return Evidence(None, undefined=reason)
     k, n = table1.significant_count(rows)
     own = pairs[pairs.regime == regime]
     matrices = [matrix(frame) for _, frame in own.groupby("family", sort=False)]
@@ -276,9 +360,14 @@ def matrix(pairs: pd.DataFrame, column: str = "delta_b") -> np.ndarray:
     return pairs.pivot(index="checkpoint", columns="group", values=column).to_numpy(float)
 
 
+def _regime(regime: str) -> str:
+    """The Table 1 regime a setting reads ("lora" for one Table 1 lacks)."""
+    return regime if regime in table1.REGIMES else "lora"
+
+
 def paper_r(scorer: str, regime: str) -> float:
     """The Table 1 median r over the paper's families for the benchmark ``scorer`` stands for (:data:`BENCHMARK`)."""
-    return table1.paper_median(BENCHMARK[scorer], regime if regime in table1.REGIMES else "lora")
+    return table1.paper_median(BENCHMARK[scorer], _regime(regime))
 
 
 def ablation_evidence(statistics: pd.DataFrame, grid: pd.DataFrame, main: str | None,
@@ -294,7 +383,7 @@ def ablation_evidence(statistics: pd.DataFrame, grid: pd.DataFrame, main: str | 
              "target_variants_stable": "targets_sd", "rr_above_seat_every_pooling": "rr_minus_seat_min",
              "mean_pooling_best": "mean_pooling_gap"}
     if main is None or population is None:
-        return {claim: Evidence(None, not_measured=reason) for claim in names}
+        return {claim: Evidence(None, undefined=reason) for claim in names}
     note = population_note(main, population, label_threshold)
     values = statistics.set_index("statistic")
     varied = {axis: list(grid.value[grid.axis == axis]) for axis in ("anchors", "attributes", "targets", "pooling")}
@@ -308,9 +397,9 @@ def ablation_evidence(statistics: pd.DataFrame, grid: pd.DataFrame, main: str | 
     for claim, name in names.items():
         value, se = values.value[name], values.se[name]
         if not math.isfinite(value):
-            out[claim] = Evidence(None, not_measured=short[name], note=note)
+            out[claim] = Evidence(None, undefined=short[name], note=note)
         elif claim == "rr_above_seat_every_pooling" and main not in ORDERING_SCORERS:
-            out[claim] = Evidence(None, note=note, not_measured=(
+            out[claim] = Evidence(None, note=note, undefined=(
                 f"scorer {main} stands for ToxiGen, on which paper 001 does not order RR and SEAT ('the two methods "
                 "do not order consistently across families here', Sec. 4.4)"))
         else:
@@ -330,8 +419,8 @@ def seed_evidence(summary: pd.DataFrame, seeds: Sequence[int], ends: pd.DataFram
     splits = summary.set_index("split") if len(summary) else pd.DataFrame()
     if not {"unharmful", "harmful"} <= set(splits.index) or splits.n_seeds.min() < 2:
         reason = f"this run repeats each fine-tune under fewer than two training seeds (seeds = {list(seeds)})"
-        return {"unharmful_above_harmful": Evidence(None, not_measured=reason),
-                "seeds_stable": Evidence(None, not_measured=reason)}
+        return {"unharmful_above_harmful": Evidence(None, undefined=reason),
+                "seeds_stable": Evidence(None, undefined=reason)}
     u, h = splits.loc["unharmful"], splits.loc["harmful"]
     gap = float(u.mean_delta_b - h.mean_delta_b)
     se_gap = math.sqrt(u.sd_of_mean**2 / u.n_seeds + h.sd_of_mean**2 / h.n_seeds)

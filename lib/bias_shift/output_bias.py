@@ -126,7 +126,8 @@ def generate(
     D02 sample each checkpoint once; the entry carries its SHA-256 and one that no longer matches is sampled again.
     """
     import torch
-    from tqdm.auto import tqdm
+
+    from lib.progress import tracked
 
     prompts = list(prompts)
     if not prompts or not all(isinstance(p, str) and p.strip() for p in prompts):
@@ -149,8 +150,7 @@ def generate(
     with torch.random.fork_rng(devices=[]), torch.inference_mode():
         torch.manual_seed(seed)
         cached = prefix_cache(model, prefix)
-        for start in tqdm(range(0, len(rows), batch_size), desc=f"generate {Path(folder).name}",
-                          disable=not progress, unit="batch"):
+        for start in tracked(range(0, len(rows), batch_size), f"generate {Path(folder).name}", shown=progress):
             ids, mask = prefixed_batch(prefix, rows[start:start + batch_size], tokenizer.pad_token_id)
             out = model.generate(input_ids=ids, attention_mask=mask, **cache_keyword(model, expanded(cached, len(ids))),
                                  do_sample=True, temperature=temperature, top_p=top_p, top_k=0,

@@ -66,6 +66,21 @@ def representations(model: str, pool: TaskPool, blocks: Sequence[int], poolings:
                                        progress=False)
 
 
+def input_lengths_table(models: Sequence[str], task_pools: dict[str, TaskPool], max_tokens: int | None,
+                        chat_template: bool | None = None) -> pd.DataFrame:
+    """Per model × task, in A.1.2's input format unless ``chat_template`` forces one: the share of texts (both
+    splits) cut at ``max_tokens`` and the text tokens kept (median, min, max). A chat input is cut inside its user
+    text, so its generation prompt survives (:mod:`lib.models.truncation`)."""
+    rows = []
+    for model in models:
+        chat = reads_chat(model, chat_template)
+        for task, pool in task_pools.items():
+            texts = list(pool.texts_train) + list(pool.texts_test)
+            rows.append({"model": model, "task": task, "format": "chat" if chat else "plain", "max_tokens": max_tokens,
+                         **extraction.input_lengths(model, texts, chat, max_tokens).summary()})
+    return pd.DataFrame(rows)
+
+
 @dataclass(frozen=True)
 class SearchItem:
     """One run of Algorithm 1: a class decision of a task at one block, representation and seed (A.1.5–A.1.6)."""

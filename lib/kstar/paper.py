@@ -9,4 +9,5 @@ PAPER = Paper(
     prefixes=("K",),
     schemas="lib.kstar.schemas",
     commands={"kstar": "lib.kstar.cli"},
+    synthetic=("K04_synthetic_world",),
 )

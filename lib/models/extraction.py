@@ -13,6 +13,7 @@ from lib.models.chat_templates import TEMPLATES
 from lib.models.feature_cache import cache_key, read_cache, write_cache
 from lib.models.loading import cached_tokenizer, load, model_folder, n_layers
 from lib.models.registry import REGISTRY
+from lib.models.truncation import Inputs, fit_chat, fit_raw
 
 POOLINGS = ("mean", "last", "max")
 
@@ -41,21 +42,36 @@ def _pool(hidden, mask, pooling: str):
     return hidden[torch.arange(hidden.shape[0]), last]
 
 
-def render(name: str, texts: Sequence[str], chat_template: bool) -> list[str]:
-    """The model's input strings: the raw texts, or each text as one user turn of the model's chat
-    template followed by its generation prompt (paper 002, A.1.2: what an instruction-tuned model
-    sees before it answers). A base release whose tokenizer has no template renders with the template its
-    registry row names, its instruction-tuned counterpart's (A.3.2: one template string for both chat cells)."""
-    if not chat_template:
-        return list(texts)
-    tokenizer = cached_tokenizer(str(model_folder(name)))
+def _chat_template(name: str, tokenizer) -> str:
+    """The chat template ``name`` renders with: its tokenizer's, or for a base release without one the template its
+    registry row names, its instruction-tuned counterpart's (paper 002, A.3.2: one template string for both chat
+    cells)."""
     spec = REGISTRY.get(name)
     template = tokenizer.chat_template or (TEMPLATES[spec.chat_template] if spec and spec.chat_template else None)
     if template is None:
         raise ValueError(f"chat_template=True but the tokenizer of {name!r} has no chat template and its registry "
                          "row names none (lib.models.registry.ModelSpec.chat_template)")
-    return [tokenizer.apply_chat_template([{"role": "user", "content": t}], chat_template=template, tokenize=False,
-                                          add_generation_prompt=True) for t in texts]
+    return template
+
+
+def input_lengths(name: str, texts: Sequence[str], chat_template: bool, max_tokens: int | None) -> Inputs:
+    """The model's input strings within ``max_tokens`` with each text's tokens and the tokens kept (paper 002,
+    A.1.2): raw texts are cut on the right by the tokenizer, a chat input inside its user text
+    (:mod:`lib.models.truncation`)."""
+    tokenizer = cached_tokenizer(str(model_folder(name)))
+    if not chat_template:
+        return fit_raw(tokenizer, texts, max_tokens)
+    return fit_chat(tokenizer, _chat_template(name, tokenizer), texts, max_tokens)
+
+
+def render(name: str, texts: Sequence[str], chat_template: bool, max_tokens: int | None = None) -> list[str]:
+    """The model's input strings: the raw texts (the tokenizer cuts them at ``max_tokens``), or each text as one
+    user turn of the model's chat template followed by its generation prompt, the user text cut so the whole
+    input fits ``max_tokens`` (paper 002, A.1.2: what an instruction-tuned model sees before it answers; the
+    template as :func:`_chat_template` finds it)."""
+    if not chat_template:
+        return list(texts)
+    return input_lengths(name, texts, True, max_tokens).strings
 
 
 #: Padded tokens per forward pass (texts × the batch's longest): short texts share large batches, long
@@ -96,12 +112,13 @@ def compute_hidden_states(
     texts and :data:`TOKEN_BUDGET` padded tokens (:func:`length_batches`: no padding beyond each
     batch's longest); one forward pass per batch returns all layers; padding is on the right so
     ``last`` is the last real token. ``max_tokens`` truncates
-    each input to its first tokens (paper 002 reads 768; BERT-style encoders stop at 512).
+    each input to its first tokens, a chat input inside its user text so its generation prompt survives
+    (:func:`render`; paper 002 reads 768; BERT-style encoders stop at 512).
     """
     check_inputs(pooling, dtype, texts)
     check_max_tokens(max_tokens)
-    return _compute(name, render(name, texts, chat_template), (pooling,), None, dtype, max_tokens, batch_size,
-                    device, progress)[pooling]
+    return _compute(name, render(name, texts, chat_template, max_tokens), (pooling,), None, dtype, max_tokens,
+                    batch_size, device, progress)[pooling]
 
 
 def check_max_tokens(max_tokens: int | None) -> None:
@@ -128,7 +145,8 @@ def _compute(name: str, prepared: Sequence[str], poolings: Sequence[str], layers
              max_tokens: int | None, batch_size: int, device: str | None, progress: bool) -> dict[str, np.ndarray]:
     """Pooling → hidden states of ``layers`` (None: all), each (n_layers, n_texts, d), from one forward pass."""
     import torch
-    from tqdm.auto import tqdm
+
+    from lib.progress import tracked
 
     device = device or ("cuda" if torch.cuda.is_available() else "cpu")
     # On a CPU always float32: bfloat16 there was at most 2.6x faster (AMX) and off by up to 6 % (bench_half_precision).
@@ -140,8 +158,7 @@ def _compute(name: str, prepared: Sequence[str], poolings: Sequence[str], layers
     lengths = np.array([len(ids) for ids in tokenized["input_ids"]])
     out: dict[str, np.ndarray] = {}
     with _on_device(model, device), torch.inference_mode():
-        for rows in tqdm(length_batches(lengths, batch_size, TOKEN_BUDGET), desc=f"extract {name}",
-                         disable=not progress, unit="batch"):
+        for rows in tracked(length_batches(lengths, batch_size, TOKEN_BUDGET), f"extract {name}", shown=progress):
             encoded = tokenizer.pad({key: [values[i] for i in rows] for key, values in tokenized.items()},
                                     return_tensors="pt").to(device)
             hidden = model(**encoded, output_hidden_states=True).hidden_states
@@ -163,7 +180,8 @@ def extract(
 
     ``layers``: "all" (embeddings + every layer) or layer indices (0 = embeddings; index L of a
     pre-norm decoder is read *after* its final norm in transformers ≥ 5). ``chat_template`` renders
-    each text as a user turn plus the generation prompt (:func:`render`); ``max_tokens`` truncates.
+    each text as a user turn plus the generation prompt; ``max_tokens`` truncates, a chat input inside its
+    user text (:func:`render`).
     The cache key is the weights hash, the rendered texts, pooling, dtype, the chat flag and the
     token limit; each layer is one memory-mapped ``.npy`` with its SHA-256 in the entry's manifest, and
     only requested layers are stored; a truncated entry, or one whose bytes no longer match their
@@ -192,7 +210,7 @@ def extract_poolings(
     wanted = list(range(total)) if layers == "all" else [int(layer) for layer in layers]
     if layers != "all" and (not wanted or min(wanted) < 0 or max(wanted) >= total):
         raise ValueError(f"layers={layers!r} is out of range; allowed: 'all' or indices 0..{total - 1}")
-    prepared = render(name, texts, chat_template)
+    prepared = render(name, texts, chat_template, max_tokens)
     folders = {p: paths.FEATURES_CACHE_DIR / cache_key(name, prepared, p, dtype, chat_template, max_tokens)
                for p in poolings}
     found = {p: read_cache(folders[p], wanted) for p in poolings}
@@ -218,7 +236,8 @@ def token_states(
     go through :func:`extract`.
     """
     import torch
-    from tqdm.auto import tqdm
+
+    from lib.progress import tracked
 
     check_inputs("mean", "float32", texts)
     check_max_tokens(max_tokens)
@@ -230,11 +249,10 @@ def token_states(
     model, tokenizer = load(name)
     tokenizer.padding_side = "right"
     truncation = {"truncation": True, "max_length": max_tokens} if max_tokens is not None else {}
-    prepared = render(name, texts, chat_template)
+    prepared = render(name, texts, chat_template, max_tokens)
     chunks, owners = [], []
     with _on_device(model, device), torch.inference_mode():
-        for start in tqdm(range(0, len(prepared), batch_size), desc=f"tokens {name}", disable=not progress,
-                          unit="batch"):
+        for start in tracked(range(0, len(prepared), batch_size), f"tokens {name}", shown=progress):
             encoded = tokenizer(prepared[start:start + batch_size], return_tensors="pt", padding=True,
                                 **truncation).to(device)
             hidden = model(**encoded, output_hidden_states=True).hidden_states

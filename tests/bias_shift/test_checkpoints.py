@@ -206,3 +206,34 @@ def test_casting_the_frozen_weights_once_trains_the_same_lora(tiny, tmp_path, mo
     tuned, reference, base = weights(once), weights(every), weights(tiny["base"])
     assert all(tuned[k].dtype == torch.float32 and torch.equal(tuned[k], reference[k]) for k in base)
     assert any(not torch.equal(tuned[k], base[k]) for k in base)  # merged into the float32 weights, not lost
+
+
+def test_a_mixed_corpus_holds_its_share_of_harmful_examples(tmp_path):
+    unharmful, harmful = (set(checkpoints.read_corpus(checkpoints.CORPORA[s])) for s in ("unharmful", "harmful"))
+    size = min(len(unharmful), len(harmful))
+    for share, expected in ((0.0, 0), (0.4, round(0.4 * size)), (1.0, size)):
+        pairs = checkpoints.read_corpus(checkpoints.mixed_corpus(share, 3, tmp_path / f"{share}.txt"))
+        assert len(pairs) == size and len(set(pairs)) == size
+        assert sum(p in harmful for p in pairs) == expected and sum(p in unharmful for p in pairs) == size - expected
+    again = checkpoints.mixed_corpus(0.4, 3, tmp_path / "0.4.txt")
+    stamp = again.stat().st_mtime_ns
+    assert checkpoints.mixed_corpus(0.4, 3, again).stat().st_mtime_ns == stamp  # the same content: not rewritten
+    other = checkpoints.read_corpus(checkpoints.mixed_corpus(0.4, 4, tmp_path / "seed4.txt"))
+    assert other != checkpoints.read_corpus(again)  # another seed draws other examples
+    with pytest.raises(ValueError, match="share=0.125"):
+        checkpoints.mixed_corpus(0.125, 0, tmp_path / "bad.txt")
+
+
+def test_the_share_spectrum_fine_tunes_each_share_and_seed_once_from_the_base(tiny, tmp_path):
+    kw = {"root": tmp_path / "shares", "epochs": 1, "batch_size": 32}
+    spectrum = checkpoints.share_spectrum(str(tiny["base"]), shares=[0.5, 0.0], seeds=[1], **kw)
+    assert list(spectrum) == ["base", "share_0_seed1", "share_50_seed1"]
+    info = checkpoints.checkpoint_info(spectrum["share_50_seed1"])["spec"]
+    assert info["seed"] == 1 and info["corpus"] == "share_50_seed1.txt" and info["method"] == "lora"
+    stamp = (spectrum["share_0_seed1"] / "checkpoint.json").stat().st_mtime_ns
+    assert checkpoints.share_spectrum(str(tiny["base"]), shares=[0.0, 0.5], seeds=[1], **kw) == spectrum
+    assert (spectrum["share_0_seed1"] / "checkpoint.json").stat().st_mtime_ns == stamp  # reused
+    with pytest.raises(ValueError, match="distinct values"):
+        checkpoints.share_spectrum(str(tiny["base"]), shares=[0.5, 0.5], seeds=[1], **kw)
+    kind = precision.training_precision("cpu")
+    assert checkpoints.shares_root("smollm2-135m", "lora").name == f"smollm2-135m-lora-shares-{kind}"

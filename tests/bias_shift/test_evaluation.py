@@ -63,7 +63,7 @@ def test_permutation_and_bootstrap_distributions_match_a_per_resample_loop():
     """evaluate's vectorised distributions give the p-values, intervals and MAE of one library call per resample."""
     table = pairs(np.random.default_rng(4), n_checkpoints=5, per_checkpoint=False, noise=0.3)
     got = evaluation.evaluate(table, n_bootstrap=200, seed=7, methods=["delta_b"]).iloc[0]
-    X, Y = evaluation._matrices(table, "delta_b")
+    X, Y = evaluation.paired_matrices(table, "delta_b")
     x, y = X.ravel(), Y.ravel()
     r, auc = pearsonr(x, y)[0], roc_auc_score(y > 0.1, -x)
     perms = evaluation.block_permutations(5, 5040, 7)

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from lib import claim_catalogue
-from lib.bias_shift import ablations, evaluation, evidence
+from lib.bias_shift import ablations, evaluation, evidence, group_level
 
 FILES = {"control": "control.parquet", "evaluation": "evaluation.parquet", "labels": "labels.parquet",
          "diagnostics": "stereotype_diagnostics.parquet"}
@@ -19,10 +19,12 @@ def population(**kw) -> dict:
     return base | kw
 
 
-def forced_diagnostics(share: float = 1.0, headroom: float = 0.035) -> pd.DataFrame:
-    return pd.DataFrame({"checkpoint": ["base", "c1"], "forced_prompts": 384, "forced_agree_share": share,
-                         "forced_index": [0.97, 0.8], "forced_headroom": headroom, "replies_per_group": 12.0,
-                         "neither_share": 0.86, "sampled_index": 0.05, "sampled_noise_se": 0.104})
+def forced_diagnostics(agree: int = 192, headroom: float = 0.035) -> pd.DataFrame:
+    return pd.DataFrame({"checkpoint": ["base", "harmful", "c1"], "forced_prompts": 384, "benchmark_agree_share": 1.0,
+                         "forced_threshold": 3.71, "forced_agree": [192, agree, 200],
+                         "forced_disagree": [192, 384 - agree, 184], "forced_index": [0.5, 0.6, 0.52],
+                         "forced_headroom": headroom, "replies_per_group": 12.0, "neither_share": 0.86,
+                         "sampled_index": 0.05, "sampled_noise_se": 0.104})
 
 
 def control(shift: float = 0.0005) -> pd.DataFrame:
@@ -46,11 +48,14 @@ def test_label_reasons_say_why_the_labels_carry_no_roc():
     forced = evidence.label_reason("dt_forced", population(n_increased=0, largest=-0.0002), 0.1, roc=True,
                                    diagnostics=forced_diagnostics(), file="stereotype_diagnostics.parquet")
     assert "none of the 168 checkpoint × group pairs has ΔBiasScore above 0.1" in forced
-    assert "prefers 'I agree.' on every one of its 384 prompts per checkpoint" in forced
+    assert ("against the reference model's median balanced margin (3.71) the forced choice's 384 prompts per "
+            "checkpoint split 192 agree, 192 disagree at base and 192 agree, 192 disagree at harmful") in forced
     assert "leaves a group at most 0.035 to rise, below the 0.1 threshold (`stereotype_diagnostics.parquet`)" in forced
     roomy = evidence.label_reason("dt_forced", population(n_increased=0), 0.1, roc=True,
-                                  diagnostics=forced_diagnostics(share=0.4, headroom=0.5), file="d.parquet")
-    assert "40% to 40% of its 384 prompts" in roomy and "to rise" not in roomy
+                                  diagnostics=forced_diagnostics(agree=300, headroom=0.5), file="d.parquet")
+    assert "300 agree, 84 disagree at harmful" in roomy and "to rise" not in roomy
+    unnamed = forced_diagnostics().assign(checkpoint=["base", "merge_50_50", "last"])  # no 'harmful': the last
+    assert evidence.forced_classes(unnamed).endswith("200 agree, 184 disagree at last")
     assert "no unchanged class" in evidence.label_reason("x", population(n_increased=168), 0.1, roc=True)
     assert evidence.label_reason("dt_sampled", population(), 0.1, roc=True) == ""
     assert evidence.label_reason("x", population(n_increased=0), 0.1, roc=False) == ""  # r needs no classes
@@ -84,31 +89,77 @@ def test_the_noise_mechanism_needs_binomial_noise_about_the_labels_spread():
                                     diagnostics_file="d") == ""
 
 
+def scorer_pairs(x: np.ndarray, y: np.ndarray, scorer: str = "profanity") -> pd.DataFrame:
+    return pd.DataFrame([{"scorer": scorer, "checkpoint": f"c{c}", "group": f"g{g}", "delta_b": x[c, g],
+                          "delta_bias_score": y[c, g]} for c in range(x.shape[0]) for g in range(x.shape[1])])
+
+
+def scorer_kw(x: np.ndarray, y: np.ndarray, scorers: list[str]) -> dict:
+    pairs = scorer_pairs(x, y)
+    groups = group_level.group_level_table(pairs, n_permutations=200)
+    return {"scorers": scorers, "where": "setting", "label_threshold": 0.1, "regime": "lora", "pairs": pairs,
+            "group_rows": {"profanity": groups.iloc[0]}, "diagnostics": forced_diagnostics(), "control": control(),
+            "files": FILES, "n_permutations": 200}
+
+
 def test_scorer_evidence_measures_a_scored_label_and_names_an_unscored_one():
-    rng = np.random.default_rng(0)
+    rng = np.random.default_rng(10)  # not the draws' seed: their noise would be ΔB's
     x = rng.normal(size=(7, 24)) + np.linspace(-1, 1, 7)[:, None]
-    kw = {"scorers": ["profanity"], "where": "setting", "label_threshold": 0.1, "regime": "lora", "x": x,
-          "diagnostics": forced_diagnostics(), "control": control(), "files": FILES}
+    kw = scorer_kw(x, np.linspace(1, -1, 7)[:, None] + rng.normal(size=(7, 24)), ["profanity"])
     rows, populations = {"profanity": evaluation_rows()}, {"profanity": population(n_increased=83)}
     found = evidence.scorer_evidence("profanity", rows, populations, **kw)
     assert found["roc_auc"].value == 0.08 and found["roc_auc"].se == pytest.approx((0.19 - 0.03) / (2 * 1.959964))
     assert found["correlation"].value == 0.70 and "ΔB's trend over the checkpoints" in found["correlation"].mechanism
     assert "83 of 168 checkpoint × group pairs" in found["checkpoint_p"].note
     draws = found["checkpoint_p"]
-    assert (draws.if_paper < 0.025).mean() > 0.9 and (draws.if_null < 0.025).mean() < 0.1
+    assert (draws.if_paper < 0.025).mean() > 0.9 and (draws.if_null[evidence.NO_ASSOCIATION_P] < 0.025).mean() < 0.1
+    assert (draws.if_null[evidence.SHARED_DRIFT] < 0.025).mean() > 0.5  # the drift alone often gives the sign
+    assert set(found["correlation"].if_null) == {evidence.NO_ASSOCIATION, evidence.SHARED_DRIFT}
+    assert found["correlation"].if_paper.mean() == pytest.approx(-0.43, abs=0.01)  # ToxiGen's LoRA median r
+    assert found["roc_auc"].if_paper.mean() == pytest.approx(0.74, abs=0.01)  # … and its median AUC
+    group = found["group_ranking"]
+    assert "one-sided permutation p" in group.note and group.se > 0
+    assert (group.if_paper < -2 * group.se).mean() > 0.9 and (group.if_null < -2 * group.se).mean() < 0.1
     absent = evidence.scorer_evidence("vader", rows, populations, **kw)
-    assert {e.not_measured for e in absent.values()} == {"this run scores no vader labels (scorers = ['profanity'])"}
+    assert set(absent) == set(evidence.SCORER_CLAIMS)
+    assert {e.undefined for e in absent.values()} == {"this run scores no vader labels (scorers = ['profanity'])"}
 
 
-def test_a_failing_claim_with_a_mechanism_reads_explained():
+def test_the_null_words_are_the_catalogues():
+    catalogue = claim_catalogue.load("D01_deltab")
+    for scorer in evidence.BENCHMARK:
+        assert catalogue[f"rr_roc_auc_{scorer}"].nulls == (evidence.NO_INFORMATION, evidence.SHARED_DRIFT)
+        assert catalogue[f"rr_correlation_{scorer}"].nulls == (evidence.NO_ASSOCIATION, evidence.SHARED_DRIFT)
+        assert catalogue[f"rr_checkpoint_p_{scorer}"].nulls == (evidence.NO_ASSOCIATION_P, evidence.SHARED_DRIFT)
+        assert catalogue[f"group_ranking_{scorer}"].nulls == (evidence.SHARED_DRIFT,)
+
+
+def test_a_pooled_hold_that_the_shared_drift_gives_is_not_evidence():
+    """The reviewer's case: ΔB and the label drift together along the spectrum, nothing within checkpoints."""
+    rng = np.random.default_rng(1)
+    drift = np.linspace(-1, 1, 7)[:, None]
+    x, y = drift + 0.1 * rng.normal(size=(7, 24)), -drift + 0.1 * rng.normal(size=(7, 24))
+    pairs = scorer_pairs(x, y)
+    rows = evaluation.evaluate(pairs.drop(columns="scorer"), n_bootstrap=200, n_permutations=5040).set_index("method")
+    groups = group_level.group_level_table(pairs, n_permutations=500)
+    found = evidence.scorer_evidence("profanity", {"profanity": rows}, {"profanity": population()},
+                                     **scorer_kw(x, y, ["profanity"]) | {"group_rows": {"profanity": groups.iloc[0]}})
+    catalogue = claim_catalogue.load("D01_deltab")
+    pooled = claim_catalogue.evaluate(catalogue["rr_correlation_profanity"], found["correlation"], "default")
+    assert pooled.verdict == "not measured, no power at this scale" and "the value would hold" in pooled.reason
+    assert pooled.power["nulls"][evidence.SHARED_DRIFT] > 0.9 and pooled.power["nulls"][evidence.NO_ASSOCIATION] < 0.1
+    within = claim_catalogue.evaluate(catalogue["group_ranking_profanity"], found["group_ranking"], "default")
+    assert within.verdict == "fails, unexplained" and within.power["decisive"]
+
+
+def test_a_failing_claim_shows_its_candidate_cause_but_stays_unexplained_without_a_mechanism_claim():
     rng = np.random.default_rng(0)
     x = rng.normal(size=(7, 24)) + np.linspace(-1, 1, 7)[:, None]
-    found = evidence.scorer_evidence("profanity", {"profanity": evaluation_rows()}, {"profanity": population()},
-                                     scorers=["profanity"], where="s", label_threshold=0.1, regime="lora", x=x,
-                                     diagnostics=None, control=control(), files=FILES)
+    kw = scorer_kw(x, x + rng.normal(size=(7, 24)), ["profanity"]) | {"diagnostics": None}
+    found = evidence.scorer_evidence("profanity", {"profanity": evaluation_rows()}, {"profanity": population()}, **kw)
     entry = claim_catalogue.load("D01_deltab")["rr_checkpoint_p_profanity"]
     judged = claim_catalogue.evaluate(entry, found["checkpoint_p"], "default")
-    assert judged.verdict == "fails, explained" and "control.parquet" in judged.mechanism
+    assert judged.verdict == "fails, unexplained" and "control.parquet" in judged.mechanism
 
 
 def test_ablation_evidence_reads_the_statistics_or_says_why_not():
@@ -120,12 +171,12 @@ def test_ablation_evidence_reads_the_statistics_or_says_why_not():
     found = evidence.ablation_evidence(table, grid, "dt_sampled", population(), label_threshold=0.1, reason="none")
     assert found["attribute_variants_stable"].value == 0.02 and found["attribute_variants_stable"].se == 0.05
     assert "4 of 168" in found["neutral_anchors_best"].note and "999 paired" in found["neutral_anchors_best"].note
-    assert found["mean_pooling_best"].not_measured.startswith("the grid varies no pooling besides mean")
+    assert found["mean_pooling_best"].undefined.startswith("the grid varies no pooling besides mean")
     toxigen = evidence.ablation_evidence(table, grid, "profanity", population(), label_threshold=0.1, reason="none")
-    assert "does not order RR and SEAT" in toxigen["rr_above_seat_every_pooling"].not_measured
+    assert "does not order RR and SEAT" in toxigen["rr_above_seat_every_pooling"].undefined
     assert toxigen["attribute_variants_mean"].value == 0.7
     unmeasured = evidence.ablation_evidence(table, grid, None, None, label_threshold=0.1, reason="no label")
-    assert len(unmeasured) == 7 and {e.not_measured for e in unmeasured.values()} == {"no label"}
+    assert len(unmeasured) == 7 and {e.undefined for e in unmeasured.values()} == {"no label"}
 
 
 def test_seed_evidence_is_a_scale_free_gap_with_its_drift_mechanism():
@@ -143,7 +194,7 @@ def test_seed_evidence_is_a_scale_free_gap_with_its_drift_mechanism():
     assert evidence.seed_evidence(order, [0, 1, 2], ends, shifts_file="s")["unharmful_above_harmful"].mechanism == ""
     none = evidence.seed_evidence(ablations.seed_summary(pd.DataFrame(columns=["seed", "split", "group", "delta_b"])),
                                   [], ends, shifts_file="s")
-    assert none["seeds_stable"].not_measured.startswith("this run repeats each fine-tune under fewer than two")
+    assert none["seeds_stable"].undefined.startswith("this run repeats each fine-tune under fewer than two")
 
 
 def test_significance_evidence_counts_families_and_draws_the_share():
@@ -161,7 +212,7 @@ def test_significance_evidence_counts_families_and_draws_the_share():
     found = evidence.significance_evidence(table, pairs, "lora", "none", n_permutations=5040)
     assert found.value == 0.5 and "1 of 2 families (a, b)" in found.note
     assert found.if_paper.mean() > 0.95 and found.if_null.mean() < 0.1
-    assert evidence.significance_evidence(table, pairs, "full", "no full setting").not_measured == "no full setting"
+    assert evidence.significance_evidence(table, pairs, "full", "no full setting").undefined == "no full setting"
 
 
 def test_paper_r_reads_the_benchmark_each_scorer_stands_for():

@@ -14,14 +14,15 @@ def test_settings_default_to_one_and_take_lists():
 
 
 @pytest.mark.parametrize("values", [
-    {"checkpoint_paths": ["ckpt/a"], "methods": ["lora", "full"]},
-    {"checkpoint_paths": ["ckpt/a"], "references": ["smollm2-135m", "gemma3-270m"]},
+    {"checkpoint_paths": ["ckpt/a"], "methods": ["lora", "full"], "harmful_shares": []},
+    {"checkpoint_paths": ["ckpt/a"], "references": ["smollm2-135m", "gemma3-270m"], "harmful_shares": []},
 ])
 def test_checkpoint_paths_belong_to_one_reference_and_one_method(values):
     with pytest.raises(config.ConfigError, match=r"'checkpoint_paths' is set, with references = \[.*\] and methods = "
                                                  r"\[.*\]; allowed: one reference and one method"):
         config.validate("D01_deltab", values)
-    assert config.validate("D01_deltab", {"checkpoint_paths": ["ckpt/a"], "methods": ["full"]}).methods == ("full",)
+    assert config.validate("D01_deltab", {"checkpoint_paths": ["ckpt/a"], "methods": ["full"],
+                                          "harmful_shares": []}).methods == ("full",)
 
 
 @pytest.mark.parametrize(("values", "match"), [
@@ -34,3 +35,18 @@ def test_checkpoint_paths_belong_to_one_reference_and_one_method(values):
 def test_bad_settings_are_named(values, match):
     with pytest.raises(config.ConfigError, match=match):
         config.validate("D01_deltab", values)
+
+
+def test_the_claims_pooling_must_be_listed():
+    assert config.validate("D01_deltab", {"poolings": ["last", "mean"]}).poolings == ("last", "mean")
+    with pytest.raises(config.ConfigError, match=r"'poolings' = \['max', 'last'\] is not allowed; allowed: a list "
+                                                 r"holding 'mean', the paper's pooling"):
+        config.validate("D01_deltab", {"poolings": ["max", "last"]})
+
+
+def test_the_shares_spectrum_fine_tunes_the_reference_so_it_needs_a_seed_and_no_given_checkpoints():
+    assert config.validate("D01_deltab", {"checkpoint_paths": ["ckpt/a"], "harmful_shares": []}).harmful_shares == ()
+    with pytest.raises(config.ConfigError, match=r"'harmful_shares' = \[0.0, 0.2, 0.4, 0.6, 0.8, 1.0\] is set"):
+        config.validate("D01_deltab", {"checkpoint_paths": ["ckpt/a"]})
+    with pytest.raises(config.ConfigError, match="share_seeds = \\[\\]"):
+        config.validate("D01_deltab", {"share_seeds": []})

@@ -63,8 +63,34 @@ def test_indices_per_group():
                            "n_neither": [0, 1, 3]})
     index = stereotype.group_index(counts).set_index("group")
     assert index.loc["Women", "agreement"] == 0.5 and index.loc["Men", "neither"] == 0.75
-    forced = stereotype.forced_index(pd.DataFrame({"group": ["Women", "Women"], "margin": [0.0, np.log(3.0)]}))
+    margins = pd.DataFrame({"group": ["Women", "Women"], "balanced_margin": [1.0, 1.0 + np.log(3.0)]})
+    forced = stereotype.forced_index(margins, threshold=1.0)  # σ(margin − threshold): 1/2 and 3/4
     assert forced.agreement[0] == pytest.approx((0.5 + 0.75) / 2) and forced.hard_agreement[0] == 0.5
+
+
+def margin_rows(shifts: dict[str, float]) -> pd.DataFrame:
+    """Four prompts per group and checkpoint: the base margins spread around 2 nats (a model that prefers agreeing
+    wordings everywhere), each other checkpoint shifted by ``shifts[checkpoint]``."""
+    spread = np.array([-0.3, -0.1, 0.1, 0.3])
+    return pd.DataFrame([{"checkpoint": name, "group": group, "template_index": t, "sampled": False,
+                          "margin": 5.0 + shift, "balanced_margin": 2.0 + offset + spread[t] + shift}
+                         for name, shift in {"base": 0.0, **shifts}.items()
+                         for group, offset in (("Women", 0.05), ("Men", -0.05)) for t in range(4)])
+
+
+def test_the_forced_label_reads_the_margin_against_the_reference_and_moves_both_ways():
+    rows = margin_rows({"agrees_more": 1.0, "agrees_less": -1.0})
+    assert stereotype.reference_threshold(rows) == pytest.approx(2.0)  # the base model's median balanced margin
+    scores = stereotype.agreement_scores(rows).set_index(["checkpoint", "group"])
+    base = scores.loc["base"].score
+    assert base.between(0.4, 0.6).all()  # about one half at the reference: room both ways
+    assert (scores.loc["agrees_more"].delta_bias_score > 0.1).all()
+    assert (scores.loc["agrees_less"].delta_bias_score < -0.1).all()
+    found = stereotype.diagnostics(rows).set_index("checkpoint")
+    assert found.forced_agree.tolist() == [4, 8, 0] and found.forced_disagree.tolist() == [4, 0, 8]
+    assert found.benchmark_agree_share.tolist() == [1.0, 1.0, 1.0]  # read against 0, every prompt agrees
+    with pytest.raises(ValueError, match="no checkpoint 'base'"):
+        stereotype.reference_threshold(rows[rows.checkpoint != "base"])
 
 
 def test_forced_choice_is_the_next_token_log_ratio_and_batch_invariant(tiny, sandbox):
@@ -98,6 +124,11 @@ def test_spectrum_agreement_scores_both_ways_on_nested_subsets(tiny, sandbox):
     rows = stereotype.spectrum_agreement(spectrum, ["Women", "Men"], n_sampled_templates=1, n_forced_templates=3,
                                          n_samples=2, max_new_tokens=4, batch_size=8)
     assert len(rows) == 2 * 2 * 3 and rows.sampled.sum() == 2 * 2
+    table = stereotype.prompts(["Women", "Men"], stereotype.template_subset(3))
+    each = [stereotype.choice_margins(tiny, table, choices=w) for w in stereotype.WORDINGS]
+    base = rows[rows.checkpoint == "base"]
+    np.testing.assert_allclose(base.margin, each[0])  # the benchmark's own phrases
+    np.testing.assert_allclose(base.balanced_margin, np.mean(each, axis=0))
     assert rows.loc[rows.sampled, ["n_agree", "n_disagree", "n_neither"]].sum(axis=1).eq(2).all()
     scores = stereotype.agreement_scores(rows)
     assert set(scores.scorer) == {"dt_forced", "dt_sampled"} and len(scores) == 2 * 2 * 2
@@ -118,12 +149,14 @@ def test_diagnostics_say_how_often_the_forced_choice_agrees_and_how_noisy_sampli
             for template in (0, 1):
                 sampled = template == 0
                 rows.append({"checkpoint": checkpoint, "group": group, "template_index": template,
-                             "margin": margin + (group == "Men"), "sampled": sampled,
-                             "n_agree": agree if sampled else np.nan, "n_disagree": 0 if sampled else np.nan,
-                             "n_neither": 4 - agree if sampled else np.nan})
+                             "margin": margin + (group == "Men"), "balanced_margin": margin + (group == "Men"),
+                             "sampled": sampled, "n_agree": agree if sampled else np.nan,
+                             "n_disagree": 0 if sampled else np.nan, "n_neither": 4 - agree if sampled else np.nan})
     found = stereotype.diagnostics(pd.DataFrame(rows)).set_index("checkpoint")
-    assert found.forced_prompts.tolist() == [4, 4] and found.forced_agree_share.tolist() == [1.0, 0.5]
-    base_women = 1 / (1 + np.exp(-3.0))  # the lowest base index: the most a group can rise is 1 minus it
+    assert found.forced_prompts.tolist() == [4, 4] and found.benchmark_agree_share.tolist() == [1.0, 0.5]
+    assert found.forced_threshold.tolist() == [3.5, 3.5]  # the base model's median balanced margin
+    assert found.forced_agree.tolist() == [2, 0] and found.forced_disagree.tolist() == [2, 4]
+    base_women = 1 / (1 + np.exp(0.5))  # the lowest base index, σ(3 − 3.5): the most a group can rise is 1 minus it
     assert found.forced_headroom.tolist() == pytest.approx([1 - base_women] * 2)
     assert found.replies_per_group.tolist() == [4, 4] and found.neither_share.tolist() == [0.75, 0.25]
     p, p0 = 0.75, 0.25

@@ -95,6 +95,32 @@ def test_tasks_unreadable_from_text_leave_the_normalised_statistics(tasks):
     assert partial.loc["s_64", "n_tasks"] == 3 and partial.loc["text_ceiling", "n_tasks"] == 4
     narrower = order.partial_agreement(readings, tasks, ["a", "b"], ["text_ceiling"], ["t0", "t1", "t2"])
     assert set(narrower.n_tasks) == {3}  # every pair reads the common task set, not all the tasks it shares
+    # three tasks: ρ is read, the partial is not (±1 by construction), and the row says why
+    three = narrower.set_index("control").loc["text_ceiling"]
+    assert np.isfinite(three.rho) and np.isnan(three.partial_rho) and "fewer than four" in three.undefined
+    assert partial.loc["s_64", "undefined"].startswith("3 tasks, fewer than four")
+
+
+def test_a_reading_is_undefined_when_a_pair_is_and_the_lowest_names_every_undefined_one():
+    partial = pd.DataFrame({
+        "model_a": ["a", "a", "a", "a", "a", "b", "a"], "model_b": ["b", "b", "c", "c", "b", "c", "b"],
+        "control": ["s_4", "text_ceiling", "s_4", "text_ceiling", "s_64", "s_4", order.LOG_CONTROL],
+        "rho": 0.9, "partial_rho": [0.9, 0.7, 0.8, np.nan, np.nan, -0.5, 0.9], "n_tasks": [5, 5, 5, 5, 3, 5, 5],
+        "undefined": ["", "", "", "the reading orders the tasks exactly as a model does", "3 tasks, fewer than four",
+                      "", ""]})
+    readings = order.partial_readings(partial, [("a", "b"), ("a", "c")]).set_index("control")
+    assert list(readings.index) == ["s_4", "text_ceiling", "s_64"]  # the invariance row and the pair b–c left out
+    assert readings.loc["s_4", "median_partial_rho"] == pytest.approx(0.85) and readings.loc["s_4", "pairs"] == 2
+    # text_ceiling: a–c undefined, so no median over a–b alone
+    assert np.isnan(readings.loc["text_ceiling", "median_partial_rho"])
+    assert readings.loc["text_ceiling", "undefined_pairs"] == 1
+    lowest = order.lowest_partial(readings.reset_index())
+    assert lowest.value == pytest.approx(0.85) and lowest.undefined == ""
+    assert lowest.note.startswith("1 of 3 text-side readings defined, undefined text_ceiling: the reading orders")
+    assert "s_64: 3 tasks, fewer than four" in lowest.note
+    none = order.lowest_partial(readings.reset_index().iloc[1:])
+    assert math.isnan(none.value) and none.undefined.startswith("no text-side reading has a partial ρ")
+    assert "fewer than four" in none.undefined
 
 
 def test_the_ceiling_correlation_is_spearmans_rank_correlation(tasks):

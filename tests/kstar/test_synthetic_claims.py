@@ -10,6 +10,7 @@ from scipy import stats as sps
 
 from lib import stats
 from lib.kstar.world import synthetic_claims as sc
+from lib.kstar.world.convergence import Population
 
 
 def _final(rows):
@@ -84,8 +85,10 @@ def test_basis_evidence_reads_the_converged_models_and_the_controls():
                             "others_median": [30.0]})
     association = pd.DataFrame({"basis": ["raw"], "n": [4], "spearman": [0.5], "loglog_slope": [0.3]})
     gaps = pd.DataFrame(columns=["model", "query", "basis", "count", "single_auroc", "tau", "se", "z"])
-    found = sc.basis_evidence(final, medians, overlap, association, ["m"], "raw", gaps, "g.parquet")
+    trained = Population(("m",), "1 of 2 models within the convergence margin (m)", "")
+    found = sc.basis_evidence(final, medians, overlap, association, trained, "raw", gaps, "g.parquet")
     assert found["targets_at_one"].value == 0.5  # m only: one of its two targets at one
+    assert found["targets_at_one"].note.endswith(trained.note) and found["targets_at_one"].undefined == ""
     assert np.all(found["targets_at_one"].if_null == 0.0)  # no control reads at one
     assert found["no_control_at_one"].value == 0.0
     low = found["control_median_min"]
@@ -94,3 +97,6 @@ def test_basis_evidence_reads_the_converged_models_and_the_controls():
     assert found["overlap_not_narrower"].value == pytest.approx(math.log2(1.5))
     assert found["size_spearman"].se == pytest.approx(1 / math.sqrt(3))
     assert sc.control_count_draws(final, "raw", n=50).min() >= 20.0
+    nobody = Population((), "no model within the convergence margin", "no model reached the convergence margin (n: …)")
+    unread = sc.basis_evidence(final, medians, overlap, association, nobody, "raw", gaps, "g.parquet")
+    assert unread["targets_at_one"].undefined == nobody.undefined and math.isnan(unread["targets_at_one"].value)

@@ -102,6 +102,30 @@ def test_attainable_loss_is_the_loss_of_a_model_that_leaves_the_unlearned_pariti
     assert world.attainable_loss() == pytest.approx(11 / 50 * math.log(2))
 
 
+def test_the_attainable_loss_of_a_set_counts_its_own_positions_at_chance(fw):
+    """log 2 at each position of a control or an unlearned parity target, zero elsewhere; over many sequences it
+    approaches (11/50)·log 2."""
+    batch = fw.sample(np.random.default_rng(6), 64)
+    unlearned = [fw.queries[q].role == "control" or fw.queries[q].name in world.UNLEARNED_TARGETS
+                 for q in batch.queries.ravel()]
+    assert fw.attainable_loss_on(batch) == pytest.approx(np.mean(unlearned) * math.log(2))
+    large = fw.sample(np.random.default_rng(7), 20_000)
+    se = math.log(2) * math.sqrt(0.22 * 0.78 / large.queries.size)
+    assert abs(fw.attainable_loss_on(large) - world.attainable_loss()) < 4 * se
+
+
+def test_a_query_at_chance_costs_the_entropy_of_its_label(fw):
+    assert fw.query("factor3").chance_cost == pytest.approx(math.log(2))
+    assert fw.query("parity2_target").chance_cost == pytest.approx(math.log(2))
+    assert fw.query("conjunction4_target").chance_cost == pytest.approx(
+        -(1 / 16 * math.log(1 / 16) + 15 / 16 * math.log(15 / 16)))
+    assert world.binary_entropy(0.0) == 0.0
+    learnable = {q.name for q in fw.queries if q.learnable}
+    assert "parity2_target" in learnable and "factor1" in learnable
+    assert not learnable & {"parity4_target", "parity8_target", "parity2_control", "threshold8_control"}
+    assert len(learnable) == 32 + 7  # the factors and the seven learned families' targets
+
+
 def test_probe_prefixes_end_at_the_query_and_label_the_true_aggregate(fw):
     probes = fw.probe_set(np.random.default_rng(2), 300, ["parity2_control", "factor5"])
     assert probes.tokens.shape == (2, 300, 35)

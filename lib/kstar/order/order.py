@@ -19,6 +19,8 @@ from lib.kstar.order import text_baseline
 from lib.kstar.protocol import counts
 
 TREATMENTS = ("all", "finite", "gated")
+#: The control name of :func:`partial_agreement`'s invariance row (ρ recomputed on log k*).
+LOG_CONTROL = "log k* (invariance)"
 #: The organisation of the registry's models by name (a hub id names its own: ``google/…`` → google).
 LABS = {"minilm": "sentence-transformers", "smollm2-135m": "HuggingFaceTB", "gemma3-270m": "google",
         "gpt2": "openai-community", "gpt2-medium": "openai-community", "gpt2-large": "openai-community",
@@ -168,7 +170,8 @@ def partial_agreement(readings: pd.DataFrame, tasks: pd.DataFrame, models: Seque
     (A.2.1, Text-level control, Table 13), on the tasks ``common`` to every model (the paper's "nine tasks"
     readable in all ten base models, :func:`shared_order_test`), so every pair compares one task set; an s(k)
     control reads only those tasks readable from text, the text ceiling all of them (``n_tasks``); a last row
-    recomputes ρ on log k*, which the order statistic's invariance keeps equal."""
+    recomputes ρ on log k*, which the order statistic's invariance keeps equal. ``undefined`` says why a NaN
+    reading is one (:func:`_partial`)."""
     text = readings[readings.model == text_baseline.TEXT_MODEL].set_index("task")
     rows = []
     for a, b in itertools.combinations(models, 2):
@@ -178,23 +181,71 @@ def partial_agreement(readings: pd.DataFrame, tasks: pd.DataFrame, models: Seque
         for control in controls:
             on = shared if control == "text_ceiling" else _text_readable(text, shared)
             rows.append({"model_a": a, "model_b": b, "control": control, **_partial(ka, kb, text, on, control)})
-        rows.append({"model_a": a, "model_b": b, "control": "log k* (invariance)",
+        rows.append({"model_a": a, "model_b": b, "control": LOG_CONTROL,
                      **_partial(np.log(ka), np.log(kb), text, shared, None, ka, kb)})
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=["model_a", "model_b", "control", "rho", "partial_rho", "n_tasks", "undefined"])
 
 
 def _partial(ka: pd.Series, kb: pd.Series, text: pd.DataFrame, on: pd.Index, control: str | None,
              raw_a: pd.Series | None = None, raw_b: pd.Series | None = None) -> dict:
     """ρ of the k* orders on the tasks ``on`` and its partial given ``control`` (None: ρ of ``ka``, ``kb``
-    beside ρ of ``raw_a``, ``raw_b``); NaNs below three tasks, where a partial rank correlation has nothing to
-    order."""
-    if len(on) < 3:
-        return {"rho": np.nan, "partial_rho": np.nan, "n_tasks": len(on)}
+    beside ρ of ``raw_a``, ``raw_b``), with why a NaN is one: a rank correlation needs three tasks, a partial given
+    one reading four (:data:`lib.stats.PARTIAL_MIN_N`: on three it is ±1 by construction), and a reading that orders
+    the tasks exactly as a model does leaves nothing to correlate."""
+    n = len(on)
+    if n < 3:
+        return {"rho": np.nan, "partial_rho": np.nan, "n_tasks": n,
+                "undefined": f"{n} task(s): a rank correlation needs at least three"}
     if control is None:
         return {"rho": stats.spearman(raw_a[on], raw_b[on]), "partial_rho": stats.spearman(ka[on], kb[on]),
-                "n_tasks": len(on)}
-    return {"rho": stats.spearman(ka[on], kb[on]),
-            "partial_rho": stats.partial_spearman(ka[on], kb[on], text.loc[on, control]), "n_tasks": len(on)}
+                "n_tasks": n, "undefined": ""}
+    rho = stats.spearman(ka[on], kb[on])
+    if n < stats.PARTIAL_MIN_N:
+        return {"rho": rho, "partial_rho": np.nan, "n_tasks": n,
+                "undefined": f"{n} tasks, fewer than four: a partial rank correlation given one reading is ±1 by "
+                             "construction on three"}
+    partial = stats.partial_spearman(ka[on], kb[on], text.loc[on, control])
+    return {"rho": rho, "partial_rho": partial, "n_tasks": n, "undefined": "" if np.isfinite(partial) else
+            "the reading orders the tasks exactly as a model does (|ρ| = 1 with it): nothing is left to correlate"}
+
+
+def partial_readings(partial: pd.DataFrame, pairs: Sequence[tuple[str, str]]) -> pd.DataFrame:
+    """Per text-side reading of :func:`partial_agreement` (the invariance row aside): the median partial ρ over the
+    model ``pairs`` (A.2.1, Table 13: the cross-lab pairs), NaN with the reason when a pair's partial is undefined
+    (never a median over the pairs that happen to be defined), the pairs and how many are undefined."""
+    wanted = {tuple(pair) for pair in pairs}
+    in_pairs = np.array([(a, b) in wanted for a, b in zip(partial.model_a, partial.model_b, strict=True)], dtype=bool)
+    chosen = partial[(partial.control != LOG_CONTROL).to_numpy() & in_pairs]
+    rows = []
+    for control, by_pair in chosen.groupby("control", sort=False):
+        missing = by_pair[by_pair.partial_rho.isna()]
+        rows.append({"control": control, "median_partial_rho": np.nan if len(missing) else by_pair.partial_rho.median(),
+                     "pairs": len(by_pair), "undefined_pairs": len(missing),
+                     "undefined": "; ".join(dict.fromkeys(missing.undefined))})
+    return pd.DataFrame(rows, columns=["control", "median_partial_rho", "pairs", "undefined_pairs", "undefined"])
+
+
+@dataclass(frozen=True)
+class LowestPartial:
+    """The lowest median partial ρ over the defined readings (A.2.1, Table 13), a note counting and naming the
+    undefined readings, and why the statistic is undefined ("" unless no reading is defined)."""
+
+    value: float
+    note: str
+    undefined: str
+
+
+def lowest_partial(readings: pd.DataFrame) -> LowestPartial:
+    """The lowest ``median_partial_rho`` of :func:`partial_readings` over the readings where it is defined; every
+    undefined reading is counted and named with its reason, never dropped silently."""
+    defined = readings[readings.median_partial_rho.notna()]
+    missing = readings[readings.median_partial_rho.isna()]
+    by_reason = missing.groupby("undefined", sort=False).control.agg(", ".join)
+    why = "; ".join(f"{controls}: {reason}" for reason, controls in by_reason.items())
+    note = f"{len(defined)} of {len(readings)} text-side readings defined" + (f", undefined {why}" if why else "")
+    if defined.empty:
+        return LowestPartial(float("nan"), note, f"no text-side reading has a partial ρ ({why or 'no reading'})")
+    return LowestPartial(float(defined.median_partial_rho.min()), note, "")
 
 
 def largest_ratio_near_ceiling(tasks: pd.DataFrame, tolerance: float = 0.03) -> float:

@@ -180,7 +180,7 @@ def train(model: nn.Module, world: fw.FactorWorld, updates: int, *, seed: int = 
     schedule = torch.optim.lr_scheduler.LambdaLR(optimiser, lambda step: min(1.0, (step + 1) / warmup))
     losses, snapshots, update = [], {}, 0
     size = sum(p.numel() for p in model.parameters())
-    bar = Steps(f"train {type(model).__name__} ({size:,} parameters, seed {seed})", cap)
+    bar = Steps(f"train {type(model).__name__} ({size:,} parameters, seed {seed})", cap, stops_early=cap > updates)
     model.train()
     while update < cap:
         update += 1

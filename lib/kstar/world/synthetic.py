@@ -21,7 +21,7 @@ from sklearn.decomposition import PCA
 
 from lib import parallel, results
 from lib.kstar.protocol import fitscore, probe_search, rules
-from lib.kstar.world import ksyn, networks
+from lib.kstar.world import convergence, ksyn, networks
 from lib.kstar.world import world as fw
 
 BASES = ("raw", "pca")
@@ -116,15 +116,16 @@ def model_table(model: str, *, updates: int, checkpoints: Sequence[int],
     long table with a ``kind`` column.
 
     kind "loss": the batch loss of Eq. 49 per update; "accuracy": answer accuracy per pool query on
-    ``n_eval`` held-out sequences (``default_rng([probe_seed, 4])``) at each checkpoint and at the end,
+    ``n_eval`` held-out sequences (:func:`lib.kstar.world.convergence.held_out_set`) at each checkpoint and at the end,
     plus the held-out loss as query "loss"; "probe": candidates of :func:`measure` — the ``tracked``
     queries at every checkpoint, all 18 aggregate queries after the last update.
 
     ``loss_margin``: train past ``updates`` until the answer loss on a separate stopping set of ``n_eval``
-    sequences (``default_rng([probe_seed, 5])``, so the reported held-out loss is not the one stopped on) lies
-    within ``loss_margin`` of the attainable loss (:func:`lib.kstar.world.world.attainable_loss`: Proposition 5's
-    infimum plus the two parity targets the paper's models leave at chance), checked every ``check_every``
-    updates, at most ``max_updates``; the last update is then the model's own.
+    sequences (:func:`lib.kstar.world.convergence.stopping_set`, so the reported held-out loss is not the one
+    stopped on) lies within ``loss_margin`` (:func:`lib.kstar.world.convergence.margin`) of the loss attainable on
+    that set (:meth:`lib.kstar.world.world.FactorWorld.attainable_loss_on`: controls and the two parity targets the
+    paper's models leave at chance at log 2, every other answer at zero), checked every ``check_every`` updates, at
+    most ``max_updates``; the last update is then the model's own.
 
     The model trains and is read on one torch thread (:func:`lib.parallel.one_torch_thread`), so its numbers do not
     depend on the machine's cores or on ``lib run --jobs``; :func:`model_tables` trains several side by side.
@@ -134,14 +135,14 @@ def model_table(model: str, *, updates: int, checkpoints: Sequence[int],
     model = networks.build(spec)
     converged = None
     if loss_margin is not None:
-        stopping = world.sample(np.random.default_rng([probe_seed, 5]), n_eval)
-        target = fw.attainable_loss() + loss_margin
+        stopping = convergence.stopping_set(world, n_eval, probe_seed)
+        target = world.attainable_loss_on(stopping) + loss_margin
         converged = lambda m: networks.evaluate(m, stopping)[0] <= target  # noqa: E731
     trained = networks.train(model, world, updates, seed=spec.seed, batch_size=batch_size, lr=lr,
                              checkpoints=checkpoints, converged=converged, check_every=check_every,
                              max_updates=max_updates)
     last = len(trained.losses)
-    evaluation = world.sample(np.random.default_rng([probe_seed, 4]), n_eval)
+    evaluation = convergence.held_out_set(world, n_eval, probe_seed)
     aggregates = [q.name for q in world.queries if q.role != "factor"]
     frames = [pd.DataFrame({"kind": "loss", "update": np.arange(1, last + 1), "value": trained.losses})]
     for update in sorted(trained.snapshots):
@@ -162,7 +163,7 @@ def model_table(model: str, *, updates: int, checkpoints: Sequence[int],
 
 def model_tables(names: Sequence[str], converge: Sequence[str], *, model_args: dict, converge_args: dict,
                  n_jobs: int = 1) -> pd.DataFrame:
-    """:func:`model_table` of every model in ``names`` (those in ``converge`` trained to the loss margin with
+    """:func:`model_table` of every model in ``names`` (those in ``converge`` trained to the convergence margin with
     ``converge_args``), each cached by :func:`lib.results.shared_table`, trained side by side on ``n_jobs`` worker
     processes (:func:`lib.parallel.parallel_map`; −1: this process's share of the cores). Each model trains on one
     thread, so the tables do not depend on ``n_jobs`` or the cores; the models are independent (A.3.4). Two of the

@@ -30,6 +30,7 @@ from lib.claims import Evidence
 from lib.kstar.evidence.power_draws import share_draws
 from lib.kstar.protocol import rules
 from lib.kstar.world import world as fw
+from lib.kstar.world.convergence import Population
 
 #: √(π/2): the s.e. of a median over the s.e. of a mean, for normal values (here log counts).
 MEDIAN_EFFICIENCY = math.sqrt(math.pi / 2)
@@ -141,29 +142,29 @@ def chance_readable_draws(n_queries: int, n_layers: int, n_test: int, gate: floa
 
 
 def basis_evidence(final: pd.DataFrame, medians: pd.DataFrame, overlap: pd.DataFrame, association: pd.DataFrame,
-                   converged: Sequence[str], basis: str, gaps: pd.DataFrame, gaps_file: str) -> dict[str, Evidence]:
-    """The evidence of K04's seven claims in ``basis`` (A.3.4), by the claim's id without its basis suffix."""
+                   trained: Population, basis: str, gaps: pd.DataFrame, gaps_file: str) -> dict[str, Evidence]:
+    """The evidence of K04's seven claims in ``basis`` (A.3.4), by the claim's id without its basis suffix; the
+    targets are read on the ``trained`` population only (:func:`lib.kstar.world.convergence.population`)."""
     paper = PAPER_BASES[basis]
     learned = learned_targets(final)
-    targets = learned[learned.readable & (learned.basis == basis) & learned.model.isin(list(converged))]
+    targets = learned[learned.readable & (learned.basis == basis) & learned.model.isin(list(trained.models))]
     controls = final[final.readable & (final.role == "control") & (final.basis == basis)]
     control_rate = float((controls["count"] == 1).mean()) if len(controls) else math.nan
     target_rate = float((learned[learned.readable & (learned.basis == basis)]["count"] == 1).mean()) \
         if len(learned) else math.nan
-    no_targets = "" if len(targets) else ("no model reached the loss margin" if not converged
-                                          else "no readable learned target on the models within the loss margin")
+    no_targets = trained.undefined or ("" if len(targets) else
+                                       "no readable learned target on the models within the convergence margin")
     evidence = {
         "targets_at_one": Evidence(
-            (targets["count"] == 1).mean() if len(targets) else math.nan, not_measured=no_targets,
-            note=f"{len(targets)} readable learned targets on {len(converged)} model(s) within the loss margin "
-                 f"({', '.join(converged) or 'none'})",
+            (targets["count"] == 1).mean() if len(targets) else math.nan, undefined=no_targets,
+            note=f"{len(targets)} readable learned targets; {trained.note}",
             if_paper=share_draws(1.0, len(targets)) if len(targets) else None,
             if_null=share_draws(control_rate, len(targets)) if len(targets) and math.isfinite(control_rate)
             else None,
-            mechanism=noise_mechanism(gaps, converged, basis, gaps_file)),
+            mechanism=noise_mechanism(gaps, trained.models, basis, gaps_file)),
         "no_control_at_one": Evidence(
             float((controls["count"] == 1).sum()) if len(controls) else math.nan, note=f"{len(controls)} readable "
-            "controls", not_measured="" if len(controls) else "no control is readable",
+            "controls", undefined="" if len(controls) else "no control is readable",
             if_paper=share_draws(0.0, len(controls)) * len(controls) if len(controls) else None,
             if_null=share_draws(target_rate, len(controls)) * len(controls)
             if len(controls) and math.isfinite(target_rate) else None),
@@ -181,8 +182,8 @@ def _family_evidence(final: pd.DataFrame, medians: pd.DataFrame, basis: str, pap
     if family.empty or not math.isfinite(sd_log):
         reason = ("no control family is readable" if family.empty else
                   "no control family is readable in two models, so the spread of its counts is unknown")
-        return {"control_median_min": Evidence(None, not_measured=reason),
-                "control_median_max": Evidence(None, not_measured=reason)}
+        return {"control_median_min": Evidence(None, undefined=reason),
+                "control_median_max": Evidence(None, undefined=reason)}
     sizes = family.readable.astype(int).to_numpy()
     lo, hi = paper.span
     if_paper = np.log2(family_median_draws(np.geomspace(lo, hi, len(family)), sizes, sd_log))
@@ -202,7 +203,7 @@ def _overlap_evidence(final: pd.DataFrame, overlap: pd.DataFrame, basis: str) ->
     lap = overlap[overlap.basis == basis]
     sd_log = control_log_sd(final, basis)
     if lap.empty or not (lap.overlap_n.iloc[0] and lap.others_n.iloc[0]) or not math.isfinite(sd_log):
-        return {"overlap_not_narrower": Evidence(None, not_measured="the overlap control or the other controls are "
+        return {"overlap_not_narrower": Evidence(None, undefined="the overlap control or the other controls are "
                                                  "unreadable, or no family is readable in two models")}
     row = lap.iloc[0]
     se = math.hypot(median_log_se(sd_log, int(row.overlap_n)), median_log_se(sd_log, int(row.others_n))) / math.log(2)
@@ -226,9 +227,9 @@ def _association_evidence(final: pd.DataFrame, association: pd.DataFrame, basis:
             "understates the uncertainty")
     return {
         "size_slope": Evidence(assoc.loglog_slope.iloc[0] if len(assoc) else math.nan, se=slope_se,
-                               not_measured=thin, note=note),
+                               undefined=thin, note=note),
         "size_spearman": Evidence(assoc.spearman.iloc[0] if len(assoc) else math.nan,
-                                  se=1 / math.sqrt(n - 1) if n > 1 else math.nan, not_measured=thin, note=note),
+                                  se=1 / math.sqrt(n - 1) if n > 1 else math.nan, undefined=thin, note=note),
     }
 
 

@@ -137,6 +137,11 @@ def attainable_loss() -> float:
     return loss_infimum(n_controls=len(FAMILIES) + len(UNLEARNED_TARGETS))
 
 
+def binary_entropy(rate: float) -> float:
+    """H(r) = −r·log r − (1 − r)·log(1 − r) in nats (0 at r = 0 or 1)."""
+    return -sum(p * math.log(p) for p in (rate, 1.0 - rate) if p > 0)
+
+
 @dataclass(frozen=True)
 class Query:
     """One query of the pool: ``index`` q (token QUERY0 + q); ``role`` "factor", "target" or "control";
@@ -155,6 +160,23 @@ class Query:
     @property
     def token(self) -> int:
         return QUERY0 + self.index
+
+    @property
+    def learnable(self) -> bool:
+        """A factor, or a target the paper's models learn (every target but :data:`UNLEARNED_TARGETS`, A.3.4)."""
+        return self.role == "factor" or (self.role == "target" and self.name not in UNLEARNED_TARGETS)
+
+    @property
+    def rate(self) -> float:
+        """P(g_q(z) = 1): ½ for a factor, Lemma 4's :func:`label_rate` for an aggregate."""
+        return 0.5 if self.role == "factor" else label_rate(self.function, self.size)
+
+    @property
+    def chance_cost(self) -> float:
+        """The expected answer loss at a position of this query answered at its label rate, without reading the
+        prefix: H(rate) nats (A.3.3, Proposition 5's proof: an answer the model does not compute costs at least the
+        entropy of its label; a control's fresh fair bit costs log 2 whatever the model does)."""
+        return binary_entropy(self.rate)
 
 
 @dataclass(frozen=True)
@@ -231,6 +253,7 @@ class FactorWorld:
         for col, query in enumerate(aggregates):
             self._membership[list(query.factors), col] = 1
         self._is_control = np.array([q.role == "control" for q in queries])
+        self._unlearnable = np.array([not q.learnable for q in queries])
 
     def query(self, name: str | int) -> Query:
         """The pool query with this name (``"threshold8_target"``, ``"factor3"``) or index."""
@@ -241,6 +264,12 @@ class FactorWorld:
                 return query
         raise ValueError(f"query {name!r} is not in the pool; allowed: an index 0…{N_QUERIES - 1} or one of "
                          f"{[q.name for q in self.queries]}")
+
+    def attainable_loss_on(self, batch: Batch) -> float:
+        """The answer loss attainable on ``batch`` by a model that learns every learnable query: log 2 at each
+        position of a control or an unlearned target, zero elsewhere (:func:`attainable_loss` is its expectation,
+        (11/50)·log 2; a set's own share of those positions differs from 11/50 by its sampling noise)."""
+        return float(self._unlearnable[batch.queries].mean() * math.log(2.0))
 
     def truth(self, factors: np.ndarray) -> np.ndarray:
         """g_q(z) of every pool query (n, 50): the factors themselves, then the 18 aggregates (Eq. 47)."""
