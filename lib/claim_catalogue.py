@@ -28,6 +28,8 @@ must be cleared by ``se_k`` s.e. (a direction shown beyond noise, a one-sided te
       paper_profile_only: "…"          # optional: why only the paper profile reaches it
       cites: "K01_kstar:counts"        # optional: another notebook's claim owning this measurement
       explains: [other_claim]          # kind mechanism only: the failures this measured prediction explains
+      sources: [seeds, test_texts]     # optional: the sources of noise the value has in this run; the closing cell
+                                       # passes each one's s.e. (Evidence(sources={…})), added in variance
       setting: real                    # optional: real | synthetic, where it differs from the notebook's (the
                                        # paper record's ``synthetic`` notebooks check synthetic or closed forms)
 
@@ -63,7 +65,10 @@ SMOKE_FAILURE = "the smoke profile's tiny random models and toy sizes only exerc
 _TEST_KEYS = {"range": {"range", "se_k"}, "point": {"point", "tol", "reason", "se_k"},
               "bound": {"bound", "value", "reason", "se_k"}}
 _ENTRY_KEYS = {"id", "kind", "section", "paper_says", "measures", "test", "support", "null_hypothesis", "power",
-               "decisive_with", "paper_profile_only", "cites", "explains", "setting"}
+               "decisive_with", "paper_profile_only", "cites", "explains", "setting", "sources"}
+#: The sources of noise a claim's value can have in a run: what its draws resample.
+NOISE_SOURCES = ("seeds", "test_texts", "train_texts", "groups", "tasks", "checkpoints", "replicates", "samples",
+                 "models", "decisions", "pairs", "templates")
 
 
 @dataclass(frozen=True)
@@ -84,6 +89,7 @@ class Entry:
     cites: str = ""
     explains: tuple[str, ...] = ()
     setting: str = ""
+    sources: tuple[str, ...] = ()
     extra: tuple[str, ...] = field(default=(), repr=False)  # unknown keys, reported by problems()
 
     @property
@@ -131,6 +137,10 @@ class Entry:
         if (self.kind == "mechanism") != bool(self.explains):
             found.append("a mechanism claim, and only one, lists the failures it explains (explains: [claim id])")
         found += support_problems(comparison, self.support, widened=self.widened_by_se)
+        if unknown := [s for s in self.sources if s not in NOISE_SOURCES]:
+            found.append(f"sources {unknown} are not sources of noise; allowed: {', '.join(NOISE_SOURCES)}")
+        if self.sources and not (isinstance(self.power, Mapping) and "normal" in self.power):
+            found.append("sources are added in variance into a normal power: power: {normal: …}")
         if self.setting and self.setting not in claims.SETTINGS[:2]:
             found.append(f"setting={self.setting!r} is not one of {', '.join(claims.SETTINGS[:2])}")
         return found
@@ -210,6 +220,7 @@ def _entry(raw: Mapping[str, Any]) -> Entry:
                  decisive_with=str(raw.get("decisive_with", "")), support=support,  # type: ignore[arg-type]
                  paper_profile_only=str(raw.get("paper_profile_only", "")), cites=str(raw.get("cites", "")),
                  explains=tuple(str(i) for i in raw.get("explains") or ()), setting=str(raw.get("setting", "")),
+                 sources=tuple(str(s) for s in raw.get("sources") or ()),
                  extra=tuple(sorted(set(raw) - _ENTRY_KEYS)))
 
 
@@ -312,10 +323,24 @@ def _decisive_with(entry: Entry, found: claims.Evidence, power: claim_power.Powe
     return scale + (f"; {entry.decisive_with}" if entry.decisive_with else "")
 
 
+def _with_sources(entry: Entry, found: claims.Evidence) -> claims.Evidence:
+    """``found`` with its ``se`` the root of the summed squares of the s.e. each catalogued source of noise
+    contributes; the sources passed must be the catalogue's, and an ``se`` passed beside them is refused."""
+    if set(found.sources) != set(entry.sources):
+        raise ValueError(f"claim {entry.id!r}: the catalogue names the sources of noise {list(entry.sources)}, the "
+                         f"closing cell passes {sorted(found.sources)}: pass each one's s.e. (Evidence(sources=…))")
+    if not entry.sources:
+        return found
+    if found.se is not None:
+        raise ValueError(f"claim {entry.id!r}: pass the s.e. of each source of noise, not se=…: the engine adds them")
+    return dataclasses.replace(found, se=math.sqrt(sum(float(se) ** 2 for se in found.sources.values())))
+
+
 def evaluate(entry: Entry, found: claims.Evidence, profile: str, *, explained_by: str = "",
              mechanisms: str = "") -> claims.Claim:
     """The logged claim of ``entry`` on the notebook's ``found`` evidence under ``profile``; ``explained_by`` and
     ``mechanisms`` as :func:`lib.claims.claim` takes them (:func:`evaluate_all` finds them)."""
+    found = _with_sources(entry, found)
     if entry.widened_by_se and found.se is None and found.undefined == "" and found.value is not None:
         raise ValueError(f"claim {entry.id!r}: its test is widened by the measurement's s.e.; pass Evidence(se=…)")
     comparison = entry.comparison(found.se)
@@ -327,6 +352,9 @@ def evaluate(entry: Entry, found: claims.Evidence, profile: str, *, explained_by
         no_power=_no_power(entry), mechanism=found.mechanism, explains=entry.explains, explained_by=explained_by,
         mechanisms=mechanisms, decisive_with=_decisive_with(entry, found, power),
         needs_paper_profile=(entry.paper_profile_only if profile != "paper" else "") or found.needs_data)
+    if found.sources and isinstance(judged.power, Mapping) and found.se:
+        shares = {name: round(float(se) ** 2 / found.se**2, 4) for name, se in found.sources.items()}
+        judged = dataclasses.replace(judged, power={**judged.power, "sources": shares})
     if found.settings and judged.verdict not in (claims.UNDEFINED, claims.NEEDS_PAPER):
         judged = _swept(judged, {label: evaluate(entry, at, profile, explained_by=explained_by, mechanisms=mechanisms)
                                  for label, at in found.settings.items()}, found.unstated)

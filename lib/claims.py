@@ -467,7 +467,9 @@ class Evidence:
     paper's data or models this run lacks, named), ``settings`` (the same statistic at each plausible value of a
     setting the paper does not state, ``unstated`` naming it: "n = 500" → its evidence; the claim holds only if it
     holds at every one, fails only if it fails at every one, and is otherwise undefined here with each outcome
-    listed), and a ``note`` on this run's population appended to the catalogue's statement ("6 tasks, 3 seeds")."""
+    listed), ``sources`` (the s.e. each source of noise the catalogue names contributes, ``{"seeds": 0.01,
+    "test_texts": 0.02}``: the engine adds them in variance into ``se`` and logs each one's share), and a ``note`` on
+    this run's population appended to the catalogue's statement ("6 tasks, 3 seeds")."""
 
     value: float | None
     se: float | None = None
@@ -479,6 +481,7 @@ class Evidence:
     note: str = ""
     settings: Mapping[str, Evidence] = field(default_factory=dict)
     unstated: str = ""
+    sources: Mapping[str, float] = field(default_factory=dict)
 
 
 # --------------------------------------------------------------------------- counting

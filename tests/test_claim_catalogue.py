@@ -3,10 +3,12 @@ the lint that holds catalogue and notebook together."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import textwrap
 
 import pytest
+from scipy import stats
 
 from lib import claim_catalogue, claims
 from lib.claims import Evidence
@@ -212,3 +214,77 @@ def test_a_setting_the_paper_does_not_state_is_swept_and_holds_only_where_every_
     assert none.verdict == "fails, unexplained" and none.reason.endswith("fails, unexplained at n = 2,000 (-0.1)")
     with pytest.raises(ValueError, match="names the setting the paper leaves unstated"):
         claim_catalogue.evaluate(entry, Evidence(-0.1, se=0.02, settings=at), "default")
+
+
+def test_a_test_that_excludes_every_value_the_statistic_can_take_is_refused_as_unable_to_hold():
+    with pytest.raises(ValueError, match=r"claim 'share': the test in \[1.2, 1.5\] fails for every value the "
+                                         r"statistic can take \(support \[0, 1\]\): it cannot hold"):
+        _parse("""
+        - {id: share, kind: extension, section: E8, paper_says: "none", measures: "a share",
+           test: {range: [1.2, 1.5]}, support: [0, 1], null_hypothesis: "chance", power: {exact: "counted"}}
+        """)
+    with pytest.raises(ValueError, match="< 0 by 2 s.e. .* cannot hold"):  # widened bounds only grow stricter
+        _parse("""
+        - {id: sd, kind: paper, section: E8, paper_says: "small", measures: "an s.d.", support: [0, .inf],
+           test: {bound: "<", value: 0, se_k: 2, reason: "r"}, null_hypothesis: "0.1", power: {exact: "counted"}}
+        """)
+
+
+WIDENED = """
+- {id: sd, kind: paper, section: E8, paper_says: "small", measures: "an s.d.", support: [0, .inf],
+   test: {bound: "<", value: 0.039, se_k: 2, reason: "stability"}, null_hypothesis: "0.039",
+   power: {normal: {if_paper: 0.03, if_null: 0.039}}}
+- {id: share, kind: paper, section: E8, paper_says: "0.58", measures: "a share", support: [0, 1],
+   test: {point: 0.58, se_k: 3}, null_hypothesis: "0", power: {normal: {if_paper: 0.58, if_null: 0.0}}}
+"""
+
+
+def test_a_test_widened_by_a_logged_se_is_judged_at_that_se(monkeypatch):
+    catalogue = _parse(WIDENED)
+    monkeypatch.setattr(claim_catalogue, "load", lambda notebook: catalogue)
+    small = [{"id": "sd", "se": 0.005}, {"id": "share", "se": 0.05}]
+    assert claim_catalogue.logged_problems("T00_test", small, "a run") == []  # both can go either way
+    wide = [{"id": "sd", "se": 0.028}, {"id": "share", "se": 0.2}, {"id": "share", "se": None}]
+    found = claim_catalogue.logged_problems("T00_test", wide, "a run")
+    assert len(found) == 2
+    assert found[0].startswith("T00_test: claim 'sd': the test < 0.039 by 2 s.e. (s.e. 0.028) fails for every value")
+    assert found[0].endswith("(support [0, inf] at the s.e. 0.028 logged in a run): it cannot hold")
+    assert "claim 'share': the test within 3 s.e. of 0.58 (s.e. 0.2) holds for every value" in found[1]
+    assert found[1].endswith("it cannot fail")
+
+
+SOURCED = """
+- id: auc
+  kind: paper
+  section: "E1"
+  paper_says: "0.75"
+  measures: "a mean AUC over seeds and test texts"
+  test: {bound: ">=", value: 0.7, reason: "the paper's lower end"}
+  support: [0, 1]
+  null_hypothesis: "chance: 0.5"
+  power: {normal: {if_paper: 0.75, if_null: 0.5}}
+  sources: [seeds, test_texts]
+"""
+
+
+def test_every_source_of_noise_enters_the_power_and_a_missing_one_is_refused():
+    entry = _parse(SOURCED)["auc"]
+    # A toy claim with a known answer: the value's s.e. over seeds is 0.02 and over test texts 0.0447, so its
+    # total s.e. is 0.049 and the test (>= 0.7) holds with probability Φ((0.75 − 0.7)/0.049) = 0.846 if the paper
+    # is right. Draws from the seeds alone would claim Φ(2.5) = 0.994.
+    found = claim_catalogue.evaluate(entry, Evidence(0.74, sources={"seeds": 0.02, "test_texts": 0.0447}),
+                                     "default")
+    assert found.se == pytest.approx(math.hypot(0.02, 0.0447))
+    assert found.power["if_paper"] == pytest.approx(stats.norm.cdf(0.05 / math.hypot(0.02, 0.0447)), abs=0.015)
+    assert found.power["sources"] == {"seeds": pytest.approx(0.167, abs=1e-3),
+                                      "test_texts": pytest.approx(0.833, abs=1e-3)}
+    seeds_only = claim_catalogue.evaluate(dataclasses.replace(entry, sources=()), Evidence(0.74, se=0.02), "default")
+    assert seeds_only.power["if_paper"] > 0.99  # what omitting the test texts would have claimed
+    with pytest.raises(ValueError, match=r"names the sources of noise \['seeds', 'test_texts'\], the closing cell "
+                                         r"passes \['seeds'\]"):
+        claim_catalogue.evaluate(entry, Evidence(0.74, sources={"seeds": 0.02}), "default")
+    with pytest.raises(ValueError, match="pass the s.e. of each source of noise, not se="):
+        claim_catalogue.evaluate(entry, Evidence(0.74, se=0.05, sources={"seeds": 0.02, "test_texts": 0.04}),
+                                 "default")
+    with pytest.raises(ValueError, match=r"sources \['coins'\] are not sources of noise"):
+        _parse(SOURCED.replace("[seeds, test_texts]", "[seeds, coins]"))
