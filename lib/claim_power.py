@@ -11,9 +11,9 @@ the logged standard error (:func:`normal_draws`), from resampling the run's own 
 draws them), or from simulating the statistic at this run's size (:func:`spearman_draws` and
 :func:`independent_spearman_draws` for a rank correlation on a few tasks). Draws passed as a function of the
 number wanted (``f(n) -> draws``) are drawn again, four times as many, while a share lies within two Monte Carlo
-s.e. of a threshold. Draws that are all equal under a hypothesis assert its share rather than estimate it: the
-power is then not estimated (:attr:`Power.constant`). A test with no random element (an identity, a closed form
-evaluated exactly) has :class:`Exact` power: it says why.
+s.e. of a threshold. Draws that are all equal under a hypothesis may assert its share rather than estimate it:
+an outcome that rests on such a share is not decisive (:meth:`Power.asserted`). A test with no random element
+(an identity, a closed form evaluated exactly) has :class:`Exact` power: it says why.
 """
 
 from __future__ import annotations
@@ -75,10 +75,18 @@ class Power:
         """The largest Monte Carlo s.e. of the shares."""
         return max(s.mc_se for s in (self.paper, *self.nulls.values()))
 
+    def asserted(self, side: str) -> tuple[str, ...]:
+        """The hypotheses whose constant draws the outcome ``side`` rests on: a hold on the nulls' shares (a null
+        asserted never to hold would make any hold look decisive), a fail on the paper's (a paper asserted always
+        to hold would make any fail look decisive). A simulation that lands on one value under the other
+        hypothesis (ρ = 1 on a well-separated order, a permutation p at its floor) only sharpens the ratio."""
+        return tuple(h for h in self.constant if (h == PAPER) == (side == verdict.FAIL))
+
     def decision(self, side: str) -> verdict.Decision:
-        """:func:`lib.verdict.decide` for the outcome ``side``; never decisive on asserted (constant) draws."""
+        """:func:`lib.verdict.decide` for the outcome ``side``; never decisive when the shares it rests on are
+        asserted (:meth:`asserted`)."""
         found = verdict.decide(side, self.if_paper, {n: s.value for n, s in self.nulls.items()})
-        return found if not self.constant else verdict.Decision(side, False, found.ratio, found.against)
+        return found if not self.asserted(side) else verdict.Decision(side, False, found.ratio, found.against)
 
     def record(self, side: str | None = None) -> dict[str, Any]:
         """The logged form: ``{"if_paper": p1, "if_null": p0, "null": "<the null in words>", "nulls": {…},

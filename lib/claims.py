@@ -310,9 +310,10 @@ def _no_power(found: claim_power.Power, would: tuple[str, str], decision: verdic
               decisive_with: str) -> str:
     outcome, why = would
     value = f"the value would {'hold' if outcome == HOLDS else 'fail'}" + (f" ({why})" if why else "")
-    if found.constant:
-        shares = (f"its draws under {', '.join(found.constant)} are all equal, so its power is asserted, not "
-                  "estimated (a test with no random element is catalogued exact, saying why)")
+    if found.asserted(decision.side):
+        shares = (f"its draws under {', '.join(found.asserted(decision.side))} are all equal, so the share a "
+                  f"{decision.side} rests on is asserted, not estimated (a test with no random element is catalogued "
+                  "exact, saying why)")
     elif decision.side == verdict.HOLD:
         shares = (f"a hold counts when every null holds ≤ {verdict.DECISIVE_IF_NULL:.0%} and the likelihood ratio "
                   f"p1/p0 ≥ {verdict.DECISIVE_RATIO:g}")

@@ -224,11 +224,19 @@ def test_a_hold_must_beat_every_null_and_its_likelihood_ratio_is_against_the_clo
     assert found.power["lr"] == pytest.approx(0.9 / 0.45, rel=0.01)
 
 
-def test_draws_that_are_all_equal_assert_a_power_and_decide_nothing():
-    found = claim_power.power(Bound(">=", 1, reason="r"), np.ones(500), np.zeros(500), "never readable")
+def test_an_outcome_resting_on_draws_that_are_all_equal_decides_nothing():
+    test = Bound(">=", 1, reason="r")
+    found = claim_power.power(test, np.ones(500), np.zeros(500), "never readable")
     assert found.constant == ("paper", "never readable")
-    judged = claims.claim("t", "A.3", "share", "all", 1.0, Bound(">=", 1, reason="r"), power=found)
-    assert judged.verdict == claims.NO_POWER and "asserted, not estimated" in judged.reason
+    held = claims.claim("t", "A.3", "share", "all", 1.0, test, power=found)  # rests on the null's asserted 0
+    assert held.verdict == claims.NO_POWER and "under never readable are all equal" in held.reason
+    failed = claims.claim("t", "A.3", "share", "all", 0.5, test, power=found)  # rests on the paper's asserted 1
+    assert failed.verdict == claims.NO_POWER and "under paper are all equal" in failed.reason
+    # A simulation that lands on one value under the paper (ρ = 1 on a well-separated order) does not assert the
+    # null's share a hold rests on: the hold counts.
+    spread = claim_power.power(test, np.ones(500), np.random.default_rng(0).uniform(-1, 1, 500), "independent")
+    assert claims.claim("t", "A.3", "ρ", "1", 1.0, test, power=spread).verdict == claims.HOLDS
+    assert claims.claim("t", "A.3", "ρ", "1", 0.5, test, power=spread).verdict == claims.NO_POWER
 
 
 def test_a_value_declared_undefined_is_set_aside_in_its_own_bucket_never_as_no_power():
