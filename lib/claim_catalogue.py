@@ -369,7 +369,7 @@ def _swept(judged: claims.Claim, at: Mapping[str, claims.Claim], unstated: str) 
     is otherwise undefined here, each outcome listed."""
     if not unstated.strip():
         raise ValueError(f"claim {judged.id!r}: a sweep over settings names the setting the paper leaves unstated")
-    listing = "; ".join(f"{c.verdict} at {label}" + (f" ({claims._measured(c.measured)})" if math.isfinite(
+    listing = "; ".join(f"{c.verdict} at {label}" + (f" ({c.measured:.4g})" if math.isfinite(
         c.measured) else "") for label, c in at.items())
     verdicts = {c.verdict for c in at.values()}
     told = f"swept over {unstated}, which the paper does not state: {listing}"
