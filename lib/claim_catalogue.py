@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-import json
 import math
 import sys
 from collections.abc import Callable, Mapping
@@ -58,7 +57,7 @@ import numpy as np
 import pandas as pd
 import yaml
 
-from lib import claim_power, claims, papers, paths
+from lib import claim_power, claims, papers, paths, strict_json
 
 #: What a failure under the smoke profile says beside its arithmetic (it stays unexplained: nothing was diagnosed).
 SMOKE_FAILURE = "the smoke profile's tiny random models and toy sizes only exercise the code paths"
@@ -507,10 +506,9 @@ def check() -> list[str]:
         found += lint(script.stem, script.read_text())
     for notebook, file in logged_runs():
         try:
-            rows = json.loads(file.read_text())
+            rows = strict_json.loads(file.read_text())
         except (OSError, ValueError):
             continue
-        rows = rows.get("claims", []) if isinstance(rows, dict) else rows
         if notebook in {s.stem for s in paths.NOTEBOOKS_DIR.glob("*.py")} and papers.paper_of(notebook):
             found += logged_problems(notebook, rows, paths.display(file))
     return found

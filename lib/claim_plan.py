@@ -27,7 +27,7 @@ from typing import Any
 
 import pandas as pd
 
-from lib import claim_catalogue, claim_power, claims, paths, plotting, published, strict_json, verdict
+from lib import claim_catalogue, claim_power, claims, paths, plotting, published, results, strict_json, verdict
 
 #: Multiples of the run's units the planner tries, smallest first.
 SCALES = claim_power.SCALES
@@ -100,9 +100,11 @@ def _logged(profile: str) -> list[tuple[str, list[Mapping[str, Any]], float | No
     for file in sorted(paths.RESULTS_DIR.joinpath(paths.check_profile(profile)).glob("*/claims.json")):
         if paths.split_run_name(file.parent.name)[1]:
             continue
-        manifest = file.with_name("claims.json.manifest.json")
-        seconds = _seconds(manifest)
-        found.append((file.parent.name, _rows(file), None if seconds is None else seconds / 60))
+        try:
+            manifest = results.read_manifest(file)
+        except results.IncompleteResultError:  # half-written or corrupt: nothing to plan from
+            continue
+        found.append((file.parent.name, results.load_json(file), _minutes(manifest)))
     if found:
         return found
     folder = published.default_folder()
@@ -111,22 +113,14 @@ def _logged(profile: str) -> list[tuple[str, list[Mapping[str, Any]], float | No
         return []
     for file in sorted((folder / published.NOTEBOOKS).glob("*.claims.json")):
         notebook = file.name.removesuffix(".claims.json")
-        seconds = _seconds(published.manifest_file(folder, notebook))
-        found.append((notebook, _rows(file), None if seconds is None else seconds / 60))
+        found.append((notebook, strict_json.loads(file.read_text()), _minutes(published.manifest(folder, notebook))))
     return found
 
 
-def _seconds(manifest: Path) -> float | None:
-    try:
-        seconds = strict_json.loads(manifest.read_text()).get("wall_time_s")
-    except (OSError, ValueError, AttributeError):
-        return None
-    return float(seconds) if isinstance(seconds, int | float) else None
-
-
-def _rows(file: Path) -> list[Mapping[str, Any]]:
-    data = strict_json.loads(file.read_text())
-    return data.get("claims", []) if isinstance(data, dict) else data
+def _minutes(manifest: Mapping[str, Any]) -> float | None:
+    """A run manifest's wall time in minutes, None when it records none."""
+    seconds = manifest.get("wall_time_s")
+    return float(seconds) / 60 if isinstance(seconds, int | float) else None
 
 
 def decided(entry: claim_catalogue.Entry, row: Mapping[str, Any]) -> verdict.Decision | None:
@@ -197,8 +191,6 @@ def markdown(profile: str, rows: list[Row]) -> str:
 
 def write(profile: str) -> tuple[Path, list[Row]]:
     """Write ``CLAIMS_PLAN.md`` atomically; return it with its rows."""
-    from lib import results  # here: lib.results imports the catalogue, which this module imports too
-
     rows = plan(profile)
     return results.atomic_write_text(plan_file(profile), markdown(profile, rows)), rows
 
