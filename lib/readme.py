@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from lib import claims, papers, paths, published, runner, strict_json
+from lib import claims, notebook_names, papers, paths, published, runner, strict_json
 
 BEGIN, END = "<!-- results:begin -->", "<!-- results:end -->"
 NOTHING_YET = "No reference run published yet: run `make reproduce`, then `make publish`."
@@ -39,6 +39,12 @@ def _paper_cell(folder: Path, notebook: str) -> str:
     return "no claims" if count is None else _verdicts(count).replace("not measured, ", "")
 
 
+def _what(title: str, notebook: str) -> str:
+    """A notebook's title for a table cell: without the ``<short id> · `` its row's name already gives."""
+    prefix = f"{notebook_names.short_id(notebook)} · "
+    return title.removeprefix(prefix).replace("|", "\\|")
+
+
 def block(folder: Path, readme_dir: Path) -> str:
     """The text between the markers for the publication in ``folder``, its links relative to ``readme_dir``."""
     record = published.record(folder)
@@ -60,13 +66,12 @@ def block(folder: Path, readme_dir: Path) -> str:
             continue
         total = sum((c for n in members if (c := _paper_count(folder, n))), start=claims.Count())
         lines += [f"**Paper {paper}** — {title}", "", f"Paper claims: {_verdicts(total)}.", "",
-                  "| notebook | what it reproduces | paper claims | published |",
+                  "| executed notebook | what it reproduces | paper claims | figures |",
                   "|---|---|---|---|"]
         for notebook in members:
-            what = published.manifest(folder, notebook).get("title", notebook).replace("|", "\\|")
-            lines.append(f"| {notebook} | {what} | {_paper_cell(folder, notebook)} | "
-                         f"[notebook]({link}/notebooks/{notebook}.ipynb) · "
-                         f"[figures]({link}/report/gallery.html#{notebook}) |")
+            what = _what(published.manifest(folder, notebook).get("title", notebook), notebook)
+            lines.append(f"| [{notebook}]({link}/notebooks/{notebook}.ipynb) | {what} | "
+                         f"{_paper_cell(folder, notebook)} | [figures]({link}/report/gallery.html#{notebook}) |")
         lines.append("")
     left_out = [n for n in runner.discover(record["profile"]) if n not in notebooks]
     if left_out:

@@ -23,9 +23,9 @@ def test_the_block_names_the_notebooks_a_partial_run_left_out(tmp_path):
     (tmp_path / published.RECORD).write_text(json.dumps({
         "profile": "default", "commit": "0" * 40, "dirty": False, "finished": "2026-12-02T00:00:00",
         "notebooks": ["00_theory_checks"]}))
-    (notebooks / "00_theory_checks.manifest.json").write_text(json.dumps({"title": "Theory checks"}))
+    (notebooks / "00_theory_checks.manifest.json").write_text(json.dumps({"title": "00 · Theory checks"}))
     text = readme.block(tmp_path, tmp_path)
-    assert "| 00_theory_checks | Theory checks | no claims |" in text
+    assert "| [00_theory_checks](./notebooks/00_theory_checks.ipynb) | Theory checks | no claims |" in text
     left_out = text.splitlines()[-1]
     assert left_out.startswith("Not in this reference run (profile `default`): ")
     assert "D01_deltab" in left_out and "K01_kstar" in left_out and "00_theory_checks" not in left_out
