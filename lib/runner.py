@@ -220,10 +220,16 @@ def run_order(resolved: Sequence[parameters.NotebookParams]) -> list[parameters.
 
 def expected_seconds(params: parameters.NotebookParams) -> float | None:
     """How long ``params``'s run is expected to take: the seconds its last completion stamp recorded, else the
-    ``published/`` run's wall time for it when that run has the same profile (the canonical run only), else None."""
+    ``published/`` run's wall time for it when that run has the same profile (the canonical run only), else None.
+
+    A time counts only when it was measured with these parameters (the same ``params_hash``): a notebook whose
+    scale changed since (more seeds, more replicates) is unknown, and the scheduler takes unknown as longest,
+    rather than trusting a time its old scale set."""
     variant = config.variant(params)
+    wanted = config.params_hash(params)
     stamp = _stamp(params.profile, params.notebook, variant)
-    if stamp is not None and isinstance(stamp.get("seconds"), int | float):
+    if (stamp is not None and isinstance(stamp.get("seconds"), int | float)
+            and stamp.get("params_hash") == wanted):
         return float(stamp["seconds"])
     if variant:
         return None
@@ -232,10 +238,11 @@ def expected_seconds(params: parameters.NotebookParams) -> float | None:
     if found is None or found.get("profile") != params.profile:
         return None
     try:
-        seconds = published.manifest(folder, params.notebook).get("wall_time_s")
+        entry = published.manifest(folder, params.notebook)
     except (OSError, ValueError):
         return None
-    return float(seconds) if isinstance(seconds, int | float) else None
+    seconds = entry.get("wall_time_s")
+    return float(seconds) if isinstance(seconds, int | float) and entry.get("params_hash") == wanted else None
 
 
 def critical_paths(

@@ -507,15 +507,21 @@ def test_the_expected_time_is_the_last_stamp_else_the_published_run_of_that_prof
     monkeypatch.setattr(paths, "BUILD_DIR", tmp_path / "build")
     monkeypatch.setattr(published, "default_folder", lambda: tmp_path / "published")
     params = config.resolve("E05_orthogonality", "default")
+    same = config.params_hash(params)
     assert runner.expected_seconds(params) is None  # neither a stamp nor a publication
     (tmp_path / "published" / "notebooks").mkdir(parents=True)
     (tmp_path / "published" / "PUBLICATION.json").write_text(json.dumps({"profile": "default"}))
-    published.manifest_file(tmp_path / "published", "E05_orthogonality").write_text(
-        json.dumps({"wall_time_s": 18.5}))
+    manifest = published.manifest_file(tmp_path / "published", "E05_orthogonality")
+    manifest.write_text(json.dumps({"wall_time_s": 18.5, "params_hash": same}))
     assert runner.expected_seconds(params) == 18.5
     assert runner.expected_seconds(config.resolve("E05_orthogonality", "default", {"seed": 1})) is None
+    manifest.write_text(json.dumps({"wall_time_s": 18.5, "params_hash": "another scale"}))
+    assert runner.expected_seconds(params) is None  # measured at another scale: says nothing of this one
+    manifest.write_text(json.dumps({"wall_time_s": 18.5, "params_hash": same}))
     (tmp_path / "published" / "PUBLICATION.json").write_text(json.dumps({"profile": "paper"}))
     assert runner.expected_seconds(params) is None  # another profile's times say nothing of this one's
     paths.run_stamp("default", "E05_orthogonality").parent.mkdir(parents=True)
-    paths.run_stamp("default", "E05_orthogonality").write_text(json.dumps({"seconds": 7.25}))
+    paths.run_stamp("default", "E05_orthogonality").write_text(json.dumps({"seconds": 7.25, "params_hash": same}))
     assert runner.expected_seconds(params) == 7.25
+    paths.run_stamp("default", "E05_orthogonality").write_text(json.dumps({"seconds": 7.25, "params_hash": "old"}))
+    assert runner.expected_seconds(params) is None
