@@ -487,15 +487,16 @@ def logged_problems(notebook: str, rows: list[Mapping[str, Any]], where: str) ->
 
 
 def logged_runs() -> list[tuple[str, Path]]:
-    """(notebook, claims.json) of every profile's logged run in this checkout, and of the published run's
-    notebooks whose parameters are still the profile's (a run at other parameters says nothing of this size)."""
+    """(notebook, claims.json) of every logged run in this checkout but ``smoke``'s (tiny random models at sizes
+    no claim is tested at: its numbers mean nothing), and of the published run's notebooks whose parameters are
+    still the profile's (a run at other parameters says nothing of this size)."""
     from lib import published  # here: lib.published imports the runner, which imports this module
 
     folder = published.default_folder()
     found = [(f.name.removesuffix(".claims.json"), f) for f in sorted((folder / published.NOTEBOOKS).glob(
         "*.claims.json")) if published.parameters_current(folder, f.name.removesuffix(".claims.json"))]
     return found + [(f.parent.name, f) for f in sorted(paths.RESULTS_DIR.glob("*/*/claims.json"))
-                    if paths.split_run_name(f.parent.name)[1] == ""]
+                    if paths.split_run_name(f.parent.name)[1] == "" and f.parent.parent.name != "smoke"]
 
 
 def check() -> list[str]:

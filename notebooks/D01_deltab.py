@@ -26,15 +26,16 @@
 # fine-tunes and merges between them, so anything that drifts along it correlates with ΔB across
 # checkpoints: the group-level test asks whether ΔB ranks which groups moved within each checkpoint
 # (groups permuted within checkpoints), and every pooled claim is weighed against that shared drift. Offline
-# default: SmolLM2-135M-Instruct under LoRA, beside it a spectrum of independent LoRA fine-tunes at six shares
-# of harmful data × two seeds (not in the paper); `extended` profile: SmolLM2 and Gemma-3-270M (a base model,
+# default: SmolLM2-135M-Instruct under LoRA, beside it a spectrum of independent LoRA fine-tunes at three shares
+# of harmful data × four seeds (not in the paper); `extended` profile: SmolLM2 and Gemma-3-270M (a base model,
 # prompted by the plain rendering of `lib.bias_shift.chat`) under LoRA and full fine-tuning; paper
 # profile: your checkpoints and external benchmark scores, and Table 1 from the original pipelines' pairs.
 #
-# Writes: `control` (ΔB, control, group shift, decomposition per checkpoint), `scorers` (sampled vs forced
-# on their shared prompts), `labels` (what each scorer's labels can resolve), `evaluation`, `group_level` (ΔB
-# against each label within checkpoints), `pooling_signs` (table and figure: pooled and within-checkpoint r per
-# label and pooling), `comparisons` (RR against SEAT and CKA drift, paired), `table1` (paper 001's Table 1 per
+# Writes: `fine_tunes` (each fine-tune of the shares spectrum with its harmful share and seed), `control` (ΔB,
+# control, group shift, decomposition per checkpoint), `scorers` (sampled vs forced on their shared prompts),
+# `labels` (what each scorer's labels can resolve), `evaluation`, `group_level` (ΔB against each label within
+# checkpoints), `pooling_signs` (table and figure: pooled and within-checkpoint r per label and pooling),
+# `comparisons` (RR against SEAT and CKA drift, paired), `table1` (paper 001's Table 1 per
 # scorer × family × regime, and `table1_external` from `table1_csv`), `delta_b_vs_bias` (scatter per scorer and
 # method), `roc`, `claims`.
 
@@ -92,8 +93,8 @@ anchor_size = 1000  # neutral anchors (Sec. 4.1)
 n_bootstrap = 1000  # bootstrap resamples (MAE of the linear fit; checkpoint-bootstrap intervals)
 n_permutations = 5040  # checkpoint-block permutations (all of them when fewer: 7! for seven checkpoints), and group permutations within checkpoints
 units = ["group", "topic"]  # evaluate per group and/or per the 9 topics of Appendix B
-harmful_shares = [0.0, 0.2, 0.4, 0.6, 0.8, 1.0]  # harmful share of each independent LoRA fine-tune of the shares spectrum, a setting beside the merges (not in the paper); [] skips it
-share_seeds = [0, 1]  # training seeds of each harmful share (each fine-tune one checkpoint)
+harmful_shares = [0.0, 0.5, 1.0]  # harmful share of each independent LoRA fine-tune of the shares spectrum, a setting beside the merges (not in the paper); 0 and 1 are D02's fine-tunes under the same seed; [] skips it
+share_seeds = [0, 1, 2, 3]  # training seeds of each harmful share (each fine-tune one checkpoint)
 
 # %%
 params = config.load("D01_deltab", globals())
@@ -105,13 +106,16 @@ setting = ["family", "regime"]  # a setting: the reference model (family) and th
 # %% [markdown]
 # ## The spectra; ΔB and the group-free control per setting × checkpoint × group
 #
-# One merge spectrum per reference × method; the default's (SmolLM2, LoRA) reuses the spectrum under
-# `models/spectrum/smollm2-135m-lora-seed0`. Beside it, per reference, the shares spectrum (regime
-# `lora-shares`, not in the paper): independent LoRA fine-tunes of the reference on corpora with graded shares
-# of harmful examples (`harmful_shares`), each under every seed of `share_seeds`. The merges all lie on one
-# line between two fine-tunes; these share only their base, each checkpoint one unit, and at an intermediate
-# share each group draws its own number of harmful examples. Every table and figure below treats it as one
-# more setting; the claims read the first merge spectrum, as the paper.
+# One merge spectrum per reference × method; the default's (SmolLM2, LoRA) is the one D02 built. Beside it, per
+# reference, the shares spectrum (regime `lora-shares`, not in the paper): independent LoRA fine-tunes of the
+# reference on corpora with graded shares of harmful examples (`harmful_shares`), each under every seed of
+# `share_seeds`. At 0 and 100 % the corpus is the unharmful or the harmful one itself, so those fine-tunes are
+# D02's seed fine-tunes under the same seed: every fine-tune sits in a folder keyed by its base weights, corpus
+# and settings (`models/finetunes/`), trained once by whichever notebook asks first (D02, which `lib run` starts
+# before this one). The merges all lie on one line between two fine-tunes; these share only their base, each
+# checkpoint one unit, and at an intermediate share each group draws its own number of harmful examples. Every
+# table and figure below treats it as one more setting; the claims read the first merge spectrum, as the paper.
+# The `fine_tunes` table logs each of its fine-tunes with its harmful share, seed and corpus.
 
 # %%
 built, spectrum_file = run.json("spectrum", lambda: [
@@ -124,6 +128,17 @@ built, spectrum_file = run.json("spectrum", lambda: [
             reference, shares=params.harmful_shares, seeds=params.share_seeds, epochs=params.epochs).items()}}
     for reference in params.references if params.harmful_shares])
 spectra = {(entry["family"], entry["regime"]): entry["checkpoints"] for entry in built}
+fine_tunes, fine_tunes_file = run.table("fine_tunes", lambda: pd.DataFrame([
+    {"family": family, **row} for (family, regime), spectrum in spectra.items() if regime == checkpoints.SHARES_REGIME
+    for row in checkpoints.share_records(spectrum, params.harmful_shares, params.share_seeds)],
+    columns=["family", "checkpoint", "harmful_share", "seed", "n_examples", "n_harmful", "corpus", "corpus_sha256",
+             "folder", "train_seconds"]))
+display(fine_tunes.drop(columns=["corpus_sha256", "folder"]).round(1))
+plotting.save_table(fine_tunes.round(3), "fine_tunes", "The independent fine-tunes of the shares spectrum (not in paper "
+                    "001): per family and checkpoint its harmful share and training seed, its corpus (examples, how "
+                    "many harmful, file and SHA-256), its content-keyed folder and the seconds its training took "
+                    "(at 0 and 100 % D02's seed fine-tunes, read from the cache).", [fine_tunes_file],
+                    empty_reason="this run has no shares spectrum (harmful_shares = [])")
 sets = sentences.load(anchor_size=params.anchor_size, seed=params.seed)
 shifts, shifts_file = run.table("delta_b", lambda: pd.concat([
     audit.audit(spectrum["base"], folder, groups=params.groups, layer=params.layer, pooling=pooling,
@@ -401,10 +416,13 @@ plotting.save_table(comparisons.round(5), "comparisons", "ROC AUC differences be
 # paper's (the other poolings are in `pooling_signs` above), per group, on the scorer each claim names. Each
 # pooled claim (ROC AUC, pooled r, its checkpoint p) must beat the shared drift as well as no association: a hold
 # that the label's drift alone would give is not evidence. Each label's `group_ranking` claim (an extension)
-# tests whether ΔB ranks which groups moved within checkpoints. VADER scores sentiment, not bias: its claims are
-# extensions. A scorer whose labels hold one class gives no ROC, and says why; each note counts the label's
-# positive pairs (ΔBiasScore above the threshold); a `fails` outcome marks a paper statement this small model
-# does not show, with a candidate cause where a logged diagnostic shows one.
+# tests whether ΔB ranks which groups moved within checkpoints, and the mechanism claim
+# `delta_b_moves_with_control` measures whether the drift is what moves ΔB (the share of its movement along the
+# spectrum that the group-free control accounts for): only if it holds decisively does it explain a pooled
+# claim's failure. VADER scores sentiment, not bias: its claims are extensions. A scorer whose labels hold one
+# class gives no ROC, and says why; each note counts the label's positive pairs (ΔBiasScore above the threshold);
+# a `fails` outcome marks a paper statement this small model does not show, with a candidate cause where a logged
+# diagnostic shows one.
 
 # %%
 where = f"family {first_family}, {first_regime}, {main_pooling} pooling (the paper's), per group"
@@ -414,6 +432,8 @@ rows = {s: f.set_index("method") for s, f in table[(table.unit == "group") & (ta
 populations = {s: evaluation.label_population(f, params.label_threshold) for s, f in first.groupby("scorer", sort=False)}
 first_control = control[(control.family == first_family) & (control.regime == first_regime)
                         & (control.pooling == main_pooling)]
+first_shifts = shifts[(shifts.family == first_family) & (shifts.regime == first_regime)
+                      & (shifts.pooling == main_pooling)]
 files = {"control": control_file.name, "evaluation": evaluation_file.name, "labels": labels_file.name,
          "diagnostics": dt_diagnostics_file.name}
 first_groups = {s: f.iloc[0] for s, f in groups_table[(groups_table.family == first_family) & (
@@ -474,6 +494,8 @@ claims_table, claims_file = run.record_claims({
                               se=uncertainty.median_se(first_control.abs_control_over_median_abs_delta_b),
                               note=f"{where}; {len(first_control)} checkpoints",
                               mechanism=evidence.shared_drift_mechanism(first_control, control_file=control_file.name)),
+    "delta_b_moves_with_control": evidence.drift_share_evidence(first_shifts, where, shifts_file=shifts_file.name,
+                                                                seed=params.seed),
     "significant_settings_lora": significance["lora"],
     "significant_settings_full": significance["full"],
 })

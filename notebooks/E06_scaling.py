@@ -209,6 +209,7 @@ auc_drop_z = (flat.probe_auc - curved.probe_auc) / np.hypot(flat.probe_auc_se, c
 gap_ratio, gap_ratio_se = gap_scaling.last_over_first(tradeoff.uniform_deviation, tradeoff.uniform_deviation_se)
 radius_ratio, radius_ratio_se = gap_scaling.last_over_first(geometry.radius, geometry.radius_se)
 bound_if_paper, bound_if_null = gap_scaling.bound_ratio_draws(bound)
+learning_shares = gap_scaling.learning_curve_shares(model_gap)
 # the test AUC's noise: the probes' spread over training samples and the shared test set's (Hanley–McNeil)
 auc_se = np.hypot(tradeoff.probe_auc_se, stats.hanley_mcneil_se(tradeoff.chordal_auc, params.n_test / 2, params.n_test / 2))
 flat_auc = theory.chordal_auc_spread(params.curvature_r, 0.0, params.curvature_sigma_w, params.curvature_tau)
@@ -225,6 +226,13 @@ claims_table, claims_file = run.record_claims({
         mechanism=gap_scaling.interpolation_mechanism(model_gap, bound.d, "model_generalization_gap.parquet"),
         note=f"{len(model_slopes)} model × dimension pools, n = {model_gap.n.min()}…{model_gap.n.max()}, "
              f"{params.model_draws} cell splits per n"),
+    "model_gap_is_learning_curve": Evidence(
+        learning_shares.median(), se=uncertainty.median_se(learning_shares),
+        undefined="" if learning_shares.notna().all() else (
+            "the test learning curve falls at −½ or faster, or is measured at one n, in "
+            f"{int(learning_shares.isna().sum())} pool(s): no departure from −½ for it to account for"),
+        note=f"{len(learning_shares)} pools, shares {learning_shares.min():.2f}…{learning_shares.max():.2f}; train AUC "
+             f"≥ {model_gap.train_auc.min():.3f}"),
     "model_bounded_gap_within_bound": Evidence(
         bound.ratio.max(), if_paper=bound_if_paper, if_null=bound_if_null,
         note=f"{len(bound)} cells; Eq. 2 ≥ {bound.bound.min():.2f} in every cell (`bounded_probe_bound.parquet`)"),

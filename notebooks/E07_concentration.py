@@ -10,8 +10,8 @@
 # the paper states ("larger = more linearly detectable") is read within each model, across its bias
 # dimensions, beside β_B's bootstrap s.e. and the alignment of the direction it reads with the marker's.
 #
-# Writes: `concentration` (figure and table), `manifold_geometry`, `concentration_bootstrap`,
-# `beta_curvature_link`, `claims`.
+# Writes: `concentration` (figure and table), `manifold_geometry`, `concentration_draws`, `concentration_bootstrap`,
+# `alignment_two_cluster`, `beta_curvature_link`, `claims`.
 
 # %%
 from functools import cache, partial
@@ -106,12 +106,25 @@ plotting.save_table(geometry_table.round(4), "manifold_geometry", "Intrinsic dim
 # between the top principal direction β_B reads and the marker's class-mean difference.
 
 # %%
+resamples, resamples_file = run.table(
+    "concentration_draws", lambda: concentration_order.concentration_draws(pools(), params.beta_reps, params.seed),
+)
 bootstrap, bootstrap_file = run.table(
-    "concentration_bootstrap", lambda: concentration_order.concentration_bootstrap(pools(), params.beta_reps, params.seed),
+    "concentration_bootstrap", lambda: concentration_order.concentration_bootstrap(pools(), resamples),
 )
 orders = bootstrap.merge(geometry[["model", "dimension", "s_hat"]], on=["model", "dimension"])
 within = concentration_order.within_model_spearman(orders, "beta", "s_hat")
 display(orders.round(4), within.rename("Spearman ρ(β_B, ŝ) across dimensions"))
+
+# %% [markdown]
+# The same alignment on the model Definition 1's link assumes, two clusters at each pool's ŝ plus isotropic noise in
+# its d dimensions: there β_B's top direction is the marker's.
+
+# %%
+two_cluster, two_cluster_file = run.table(
+    "alignment_two_cluster", lambda: concentration_order.two_cluster_alignment(orders, seed=params.seed),
+)
+display(two_cluster.groupby(["model", "dimension"]).top_alignment.describe()[["min", "mean", "max"]].round(4))
 
 # %% [markdown]
 # ## The β_B–curvature link (Def. 1, Theorem 2; re-derived)
@@ -161,6 +174,11 @@ claims_table, claims_file = run.record_claims({
         undefined="" if per_model.min() >= 3 else (
             f"a model has {per_model.min()} bias dimensions: a rank correlation across fewer than three is a coin"),
         note=f"{len(per_model)} models × {per_model.max()} dimensions"),
+    "beta_reads_context_direction": Evidence(
+        bootstrap.top_alignment.max(), if_paper=concentration_order.largest_alignment(resamples),
+        if_null=concentration_order.largest_alignment(two_cluster),
+        note=f"{len(bootstrap)} pools, |cos| {bootstrap.top_alignment.min():.3f}…{bootstrap.top_alignment.max():.3f}; "
+             f"{params.beta_reps} resamples of pairs, {two_cluster.draw.nunique()} two-cluster samples per pool"),
     "beta_curvature_link": Evidence(
         (link.error / link.beta_se).abs().max(),
         if_paper=cell_draws.max_abs_z_draws(0.0, link.beta_se),
@@ -169,7 +187,7 @@ claims_table, claims_file = run.record_claims({
     "beta_falls_with_curvature": Evidence(link.beta_measured.iloc[-1] - link.beta_measured.iloc[0]),
 })
 plotting.save_table(claims_table, "claims", "E07 concentration index (paper 000, E7): measured values on the offline models.",
-                    [claims_file, bootstrap_file, link_file])
+                    [claims_file, bootstrap_file, resamples_file, two_cluster_file, link_file])
 
 # %%
 show_claims(claims_table, params.profile)

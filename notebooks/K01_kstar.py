@@ -10,10 +10,18 @@
 # the local count is the smallest qualifying candidate, neighbour confirmation keeps the smallest
 # pairwise maximum over consecutive blocks, and the task value is the median over decisions, then seeds.
 #
-# Offline default: MiniLM (6 blocks, 384 wide) and SmolLM2-135M (30 blocks, 576 wide; its final block
-# is read after the final norm in transformers ≥ 5, so the grid stops one block earlier) on seven task
-# pools built from PyPI wheels (`data/tasks/SOURCES.md`), capped at 300 texts per split, inputs cut at
-# 128 tokens. The paper's models, pools and 768-token limit are in `params/paper/K01_kstar.yaml`.
+# Offline default: three models on six task pools built from PyPI wheels (`data/tasks/SOURCES.md`), capped at 300
+# texts per split, inputs cut at 128 tokens. MiniLM (6 blocks, 384 wide; a sentence encoder, on raw text),
+# SmolLM2-135M-Instruct (30 blocks, 576 wide; an instruction-tuned release, so A.1.2 reads each text as one user turn
+# through its chat template plus the generation prompt) and Gemma-3-270M (18 blocks, 640 wide; the base release, so
+# A.1.2 reads it on raw text: "Base models receive the raw text with the tokenizer's default special tokens and no chat
+# template"). Gemma-3-270M is a model of the paper's own population ("The base models are Gemma-3 at 270M, 1B, …",
+# A.1.9), the one base causal LM that ships offline, so K03 can test A.2.1's cross-model claims on base causal LMs; in
+# the two decoders the final block is read after the final norm in transformers ≥ 5, so their grids stop one block
+# earlier. This notebook is the producer of every model's searches: K02, K03 and K05 (whose reference condition,
+# Gemma-3-270M on plain text, is this measurement under one content key) read them from `cache/tables`, and the runner
+# starts them after K01 (their schemas declare `reads`). The paper's models, pools and 768-token limit are in
+# `params/paper/K01_kstar.yaml`.
 #
 # Writes: `inputs` (texts cut at the token limit, A.1.2), `cues` (the surface-cue audit, A.1.3), `decisions`,
 # `candidate_curves` (Fig. 6), `sweep_window_seeds` (Fig. 7), `kstar` (task × model), `precision` (Table 5), `claims`.
@@ -49,7 +57,7 @@ seeds = [1, 2, 3, 4, 5]  # five-seed measurement (A.1.6: seeds 1-5)
 subsample = 0.85  # share of each training class kept per seed (A.1.6)
 frac = 0.95  # threshold factor of Eq. 4: τ is ½ + frac·(C − ½)
 min_positives = 5  # positives per split a decision needs (A.1.3: 5 for core tasks)
-models = ["minilm", "smollm2-135m"]  # registry names, hub ids or local checkpoint folders
+models = ["minilm", "smollm2-135m", "gemma3-270m"]  # registry names, hub ids or local checkpoint folders
 precision_delta = 0.05  # δ of the McDiarmid radius (A.1.8)
 
 # %%

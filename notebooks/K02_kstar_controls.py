@@ -6,8 +6,9 @@
 # 0.975 instead of 0.95, ranking-only and ℓ1-only search, and the best single layer instead of
 # neighbour confirmation; each is compared with the main task order by Spearman's ρ under the three
 # treatments of infinite and low-ceiling cells (all, finite, gated). Lemma 1(ii) is checked on every
-# decision and seed. Three controls fit again: a random rotation of the features on the same window
-# (Proposition 1: only per-coordinate affine maps leave k* unchanged); the other input format, whose own sweep
+# decision and seed. Three controls fit again: a random rotation of the features on the same window, seeds,
+# subsamples and test split, so its factor is read seed by seed (Proposition 1: only per-coordinate affine maps leave
+# k* unchanged); the other input format, whose own sweep
 # locates its own window (A.1.2 reads an instruction-tuned model as a single user turn plus the generation prompt,
 # so its control is plain text, and a base model's is its chat template; A.3.2); and shuffled labels, the whole
 # search on permuted labels (the paper: the search "does not produce high AUROCs from label noise"): its own sweep
@@ -15,7 +16,8 @@
 # compared with the level that the largest of every shuffled fit together, read as independent null AUROCs,
 # would exceed 5 % of the time (this notebook's reading; the paper's Table 7 was lost).
 #
-# Writes: `variants` (task tables per control), `agreement`, `rotated_window`, `rotation`, `format_window`,
+# Writes: `variants` (task tables per control), `agreement`, `rotated_window`, `rotation`, `rotation_pairs` (per
+# seed, the count in both bases and their log ratio), `format_window`,
 # `format`, `format_texts` (words per
 # text of the format tasks), `shuffled_sweep`, `shuffled_window`, `shuffled_counts`, `shuffled` (the search
 # maxima), `split_precision` (per task, the ceiling's s.e. against its gap C − τ), `claims`.
@@ -28,7 +30,7 @@ import numpy as np
 import pandas as pd
 from IPython.display import display
 
-from lib import config, plotting, results, uncertainty
+from lib import claim_catalogue, config, plotting, results, uncertainty
 from lib.claims import Evidence, show_claims
 from lib.kstar import estimator, measure
 from lib.kstar.evidence import claim_notes, seed_draws
@@ -50,7 +52,7 @@ seeds = [1, 2, 3, 4, 5]  # five-seed measurement (A.1.6: seeds 1-5)
 subsample = 0.85  # share of each training class kept per seed (A.1.6)
 frac = 0.95  # threshold factor of Eq. 4: τ is ½ + frac·(C − ½)
 min_positives = 5  # positives per split a decision needs (A.1.3: 5 for core tasks)
-models = ["minilm", "smollm2-135m"]  # registry names, hub ids or local checkpoint folders
+models = ["minilm", "smollm2-135m", "gemma3-270m"]  # registry names, hub ids or local checkpoint folders
 thresholds = [0.9, 0.975]  # alternative threshold factors frac of Eq. 4
 control_model = "smollm2-135m"  # the model rotated and read in its other input format (one of models)
 rotation_seed = 0  # seed of the random orthogonal rotation
@@ -103,10 +105,17 @@ rotated = functools.cache(lambda: estimator.kstar_tables([params.control_model],
 rotated_window, _ = run.table("rotated_window", lambda: rotated().window_fits)
 rotation, rotation_file = run.table("rotation", lambda: counts.compare_tables(
     main[main.model == params.control_model], rotated().counts))
+main_seeds = seed_draws.per_seed_values(window, params.frac)
+rotation_pairs, rotation_pairs_file = run.table("rotation_pairs", lambda: seed_draws.paired_ratios(
+    main_seeds, seed_draws.per_seed_values(rotated_window, params.frac)))
 display(rotation)
 plotting.save_table(rotation.round(4), "rotation", f"k* and ceiling of {params.control_model} in its own basis and "
                     "after a random orthogonal rotation of the residual stream (same window, seeds and pools; paper 002, "
                     "A.1.5 Proposition 1, A.1.11 Table 15); ratio = rotated / main.", [rotation_file])
+plotting.save_table(rotation_pairs.round(4), "rotation_pairs", f"Per task and seed of {params.control_model}: the "
+                    "seed's task value in its own basis and after the rotation, each fitted on the seed's own training "
+                    "subsample against the same test split, and log(rotated / main) (∞/∞ reads 0); the rotation factor "
+                    "is exp(|median over seeds|) (paper 002, A.1.6, Table 15).", [rotation_pairs_file])
 
 # %% [markdown]
 # ## The other input format (A.1.2, A.3.2)
@@ -174,7 +183,6 @@ precision_by_task, _ = run.table("split_precision", lambda: claim_notes.split_pr
 # Power of the order agreements: if the paper is right a control orders the tasks as the main protocol does, so
 # its ρ is drawn as that of the main protocol against a seed-resampled copy of itself; under A.1.11's null the
 # orders are independent (a random permutation of the main task values).
-main_seeds = seed_draws.per_seed_values(window, params.frac)
 self_draws = seed_draws.self_agreement_draws(main_seeds, params.min_shared_tasks)
 null_draws = seed_draws.permuted_agreement_draws(main, params.min_shared_tasks, seed=1)
 self_lowest = seed_draws.self_agreement_draws(main_seeds, params.min_shared_tasks, lowest_of=len(params.thresholds))
@@ -190,9 +198,20 @@ order_note = "; ".join(filter(None, [
     "seeds" + (f"; one swap of two neighbours gives ρ = {uncertainty.one_swap_spearman(most_tasks):.3f}"
                if most_tasks > 1 else ""),
     claim_notes.split_note(precision_by_task)]))
-# The rotation's factors: defined on tasks readable in both bases with finite counts in both (A.1.6, Table 15).
-factors = claim_notes.readable_factors(rotation)
-ratios = seed_draws.noise_ratios(main_seeds, [(params.control_model, t) for t in factors.index])
+# The rotation's factors, read seed by seed (the same subsamples and test split in both bases), on the tasks
+# readable in both bases with finite counts in both (A.1.6, Table 15). Their draws resample both bases' seeds
+# together and each basis's test split; if the paper is right every task's true factor sits at the centre of its
+# range or at either end, whichever the test holds on least often.
+catalogue = claim_catalogue.load(params.notebook)
+readable = claim_notes.readable_factors(rotation).index
+factors = seed_draws.paired_factors(rotation_pairs[rotation_pairs.task.isin(readable)])
+errors = seed_draws.paired_noise_draws(window, rotated_window, [(params.control_model, t) for t in factors.index],
+                                       params.frac)
+placed = {claim: seed_draws.paper_factor_draws(errors, catalogue[claim].comparison(),
+                                               smallest=claim == "rotation_moves_counts")
+          for claim in ("rotation_moves_counts", "rotation_moves_counts_max") if errors is not None}
+placed_note = {claim: f"if the paper is right, drawn with {where}, where the test holds least often"
+               for claim, (where, _) in placed.items()}
 no_factor = "" if len(factors) else (f"no task of {params.control_model} is readable (ceiling above 0.90) with a "
                                      "finite k* in both bases, so no factor between counts is defined")
 rotation_note = "; ".join(filter(None, [", ".join(f"{t}: {f:.3g}" for t, f in factors.items()),
@@ -218,24 +237,24 @@ claims_table, claims_file = run.record_claims({
     "lemma1_monotone": Evidence(monotone),
     "rotation_moves_counts": Evidence(
         factors.min() if len(factors) else np.nan,
-        if_paper=None if ratios is None else seed_draws.factor_draws(ratios, smallest=True,
-                                                                     true_factors=seed_draws.PAPER_FACTORS),
-        if_null=None if ratios is None else seed_draws.factor_draws(ratios, smallest=True),
-        undefined=no_factor, note=f"{params.control_model}; {rotation_note}"),
+        if_paper=placed["rotation_moves_counts"][1] if placed else None,
+        if_null=None if errors is None else seed_draws.factor_draws(errors, smallest=True),
+        undefined=no_factor, note="; ".join(filter(None, [params.control_model, rotation_note,
+                                                         placed_note.get("rotation_moves_counts", "")]))),
     "rotation_moves_counts_max": Evidence(
         factors.max() if len(factors) else np.nan,
-        if_paper=None if ratios is None else seed_draws.factor_draws(ratios, smallest=False,
-                                                                     true_factors=seed_draws.PAPER_FACTORS),
-        if_null=None if ratios is None else seed_draws.factor_draws(ratios, smallest=False),
-        undefined=no_factor, note=f"{params.control_model}; {rotation_note}"),
+        if_paper=placed["rotation_moves_counts_max"][1] if placed else None,
+        if_null=None if errors is None else seed_draws.factor_draws(errors, smallest=False),
+        undefined=no_factor, note="; ".join(filter(None, [params.control_model, rotation_note,
+                                                         placed_note.get("rotation_moves_counts_max", "")]))),
     "rotation_keeps_ceilings": Evidence(
         rotation.ceiling_change.abs().max(), if_paper=seed_draws.ceiling_change_draws(window, rotation_cells),
-        if_null=seed_draws.ceiling_change_draws(window, rotation_cells, shift=seed_draws.NULL_CEILING_MOVE, seed=1),
+        if_null=seed_draws.reshuffled_ceiling_draws(rotation, seed=1),
         note="; ".join(filter(None, [f"{params.control_model}, {len(rotation)} tasks",
                                      claim_notes.split_note(control_precision, rotation.task)]))),
     "format_keeps_ceilings": Evidence(
         formats.ceiling_change.abs().max(), if_paper=seed_draws.ceiling_change_draws(window, format_cells),
-        if_null=seed_draws.ceiling_change_draws(window, format_cells, shift=seed_draws.NULL_CEILING_MOVE, seed=1),
+        if_null=seed_draws.reshuffled_ceiling_draws(formats, seed=1),
         mechanism=claim_notes.ceiling_change_mechanism(formats, format_texts, formats_file.name,
                                                        format_texts_file.name) if len(formats) else "",
         note="; ".join(filter(None, [f"{params.control_model}, {len(formats)} tasks",
@@ -267,7 +286,9 @@ plotting.save_table(claims_table, "claims", "K02 (paper 002, A.1.11, A.2.2): the
 # `not measured, no power at this scale` with its value shown. `split_precision.parquet` logs, per model and
 # task, the ceiling's s.e. against its gap C − τ: where the s.e. is larger, the count moves with the test split,
 # and debate_moderator, whose test split holds 104 texts at any cap, moves most; the notes say where it enters a
-# statistic. A factor between counts is read only on tasks readable in both bases with finite counts in both.
+# statistic. A factor between counts is read only on tasks readable in both bases with finite counts in both, seed by
+# seed: the rotation refits each seed on the main window's own subsample against the same test split, so the noise
+# the two bases share cancels in each seed's ratio, and the factor is the median of those ratios.
 # The format control reads only the short-text tasks (a CPU budget); the paper's format factorial on Gemma-2-9B
 # base and IT is K05.
 

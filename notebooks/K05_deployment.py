@@ -20,14 +20,16 @@
 # registry name or a local checkpoint folder sharing the reference's chat template, e.g. a fine-tune); with it
 # null the weights axis, the deployment ratios and the factorial claims are reported as not measured.
 # `--set model=smollm2-135m` reads the format factor of an instruction-tuned release instead (the paper's
-# R_F(1)). Inputs stop at 128 tokens, so on long texts (BBC articles) truncation removes the end of the chat
-# turn and its generation prompt. The paper's Gemma-2-9B factorial and nine pairs are in
+# R_F(1)). Inputs stop at 128 tokens: a chat input is cut inside its user text, so on long texts (BBC articles) the
+# end of the text goes and the end of the user turn and the generation prompt stay (the `inputs` table counts the
+# texts cut per condition). The paper's Gemma-2-9B factorial and nine pairs are in
 # `params/paper/K05_deployment.yaml`.
 #
-# Writes: `base_sweep`, `base_windows`, `base_window`, `base_kstar` (base conditions: every task) and `other_*`
-# (the other conditions: the tasks passing the base side of the gate), `format_ratios`, `deployment` (per pair, when
-# measured), `factorial` (when measured), `paper_values` (Table 34's contrasts), `shared_layers`, `floor`,
-# `ceilings`, `precision` (each condition's test-split precision against the gap C − τ), `claims`.
+# Writes: `inputs` (per condition, the share of texts cut at `max_tokens`), `base_sweep`, `base_windows`,
+# `base_window`, `base_kstar` (base conditions: every task) and `other_*` (the other conditions: the tasks passing the
+# base side of the gate), `format_ratios`, `deployment` (per pair, when measured), `factorial` (when measured),
+# `paper_values` (Table 34's contrasts), `shared_layers`, `floor`, `ceilings`, `precision` (each condition's
+# test-split precision against the gap C − τ), `claims`.
 
 # %%
 import functools
@@ -129,6 +131,21 @@ kstar = pd.concat([base_kstar, other_kstar], ignore_index=True)
 kstar_files, window_files = [base_kstar_file, other_kstar_file], [base_window_file, other_window_file]
 display(kstar.assign(k=kstar.kstar.map(counts.display_count)).pivot(index="task", columns="condition", values="k"))
 display(windows.pivot(index="task", columns="condition", values="best_block"))
+
+# %% [markdown]
+# ## Inputs within the token limit (A.1.2), per condition
+#
+# A raw text is cut on the right; a chat input is cut inside its user text, so the template's head, the end of the
+# user turn and the generation prompt survive and the last position is where the model would begin its reply.
+
+# %%
+inputs, inputs_file = run.table("inputs", lambda: conditions.input_lengths_table(
+    [*base_conditions, *follower_conditions], protocol))
+display(inputs)
+plotting.save_table(inputs.round(3), "inputs", "Inputs within the token limit (paper 002, A.1.2) per condition and "
+                    "task: the input format, the share of texts (both splits) whose text was cut at max_tokens and the "
+                    "text tokens kept (median, min, max); a chat input is cut inside its user text, so its generation "
+                    "prompt survives.", [inputs_file])
 
 # %% [markdown]
 # ## The format axis: R_F(w) = k_w0 / k_w1 per task (Eq. 42), gated as in A.3.1

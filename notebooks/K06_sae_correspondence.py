@@ -23,7 +23,7 @@
 # which a released suite, not trained here, does not. What the paper lost
 # (its Eq. 21, 31–33, the recovery formula) is reconstructed in `lib.kstar.{sae,correspondence,composition}`.
 #
-# Writes: `decisions`, `residual_sweep`, `sae_quality`, `sae_plateau`, `sae_sweep`, `sae_layers`, `supports`,
+# Writes: `inputs` (the share of texts cut at `max_tokens`), `decisions`, `residual_sweep`, `sae_quality`, `sae_plateau`, `sae_sweep`, `sae_layers`, `supports`,
 # `correspondence`, `pass_rates`, `composition`, `composition_summary`, figures `z_by_support` (Fig. 9)
 # and `composition_recovery`, `claims`.
 
@@ -95,6 +95,22 @@ print("grid blocks:", grids)
 print("SAEs:", {model: released[model].words() if model in released else f"offline TopK, {full_steps} steps"
                 for model in params.models})
 print(estimator.input_formats(params.models))
+
+# %% [markdown]
+# ## Inputs within the token limit (A.1.2)
+#
+# A raw text is cut on the right; a chat input is cut inside its user text, so the template's head, the end of the
+# user turn and the generation prompt survive: the last position, the one the SAEs encode, is where the model would
+# begin its reply. The SAEs' training tokens are read in the same format and under the same limit.
+
+# %%
+inputs, inputs_file = run.table("inputs", lambda: measure.input_lengths_table(params.models, task_pools,
+                                                                              params.max_tokens))
+display(inputs)
+plotting.save_table(inputs.round(3), "inputs", "Inputs within the token limit (paper 002, A.1.2): per model and task, "
+                    "the input format, the share of texts (both splits) whose text was cut at max_tokens and the "
+                    "text tokens kept (median, min, max); a chat input is cut inside its user text, so its generation "
+                    "prompt survives.", [inputs_file])
 
 # %% [markdown]
 # ## Class decisions and the residual sweep (A.1.3, A.1.6)

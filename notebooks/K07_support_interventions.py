@@ -27,9 +27,12 @@
 # decisions are the readable ones with a support. The paper's harmfulness pools and Gemma-2-9B-IT are not
 # offline; a gap to the paper is reported, not tuned away.
 #
-# Writes: `decisions`, `sweep`, `supports`, `ablation_searches`, `ablation` (table), `ablation_ceilings` (figure),
-# `generation_prompts` (one row per prompt and condition), `generation` (table), `generation_change` (figure),
-# `hook_check`, `claims`.
+# Every input keeps A.1.2's rule: a chat input (SmolLM2's, and the generator's question) is cut inside its text so
+# the whole input fits `max_tokens` and ends with the generation prompt, where the model begins its reply.
+#
+# Writes: `inputs` and `generation_inputs` (the share of texts cut), `decisions`, `sweep`, `supports`,
+# `ablation_searches`, `ablation` (table), `ablation_ceilings` (figure), `generation_prompts` (one row per prompt and
+# condition), `generation` (table), `generation_change` (figure), `hook_check`, `claims`.
 
 # %%
 import matplotlib.pyplot as plt
@@ -76,13 +79,28 @@ if params.generator not in params.models:
     raise config.ConfigError(f"generator={params.generator!r} is not one of models={list(params.models)}")
 if params.generation_task not in params.tasks:
     raise config.ConfigError(f"generation_task={params.generation_task!r} is not one of tasks={list(params.tasks)}")
-if "{text}" not in params.instruction or len(params.continuations) != 2:
+if params.instruction.count("{text}") != 1 or len(params.continuations) != 2:
     raise config.ConfigError(f"instruction={params.instruction!r}, continuations={list(params.continuations)!r}; "
-                             "allowed: an instruction with a {text} slot and exactly two continuations")
+                             "allowed: an instruction with one {text} slot and exactly two continuations")
 run = results.start(params)
 plotting.use_style()
 task_pools = measure.pools(params.tasks, cap=params.cap, seed=params.pool_seed, max_classes=params.max_classes)
 print(estimator.input_formats(params.models))
+
+# %% [markdown]
+# ## Inputs within the token limit (A.1.2)
+#
+# A raw text is cut on the right; a chat input is cut inside its user text, so the template's head, the end of the
+# user turn and the generation prompt survive and the last position is where the model would begin its reply.
+
+# %%
+inputs, inputs_file = run.table("inputs", lambda: measure.input_lengths_table(params.models, task_pools,
+                                                                              params.max_tokens))
+display(inputs)
+plotting.save_table(inputs.round(3), "inputs", "Inputs within the token limit (paper 002, A.1.2): per model and task, "
+                    "the input format, the share of texts (both splits) whose text was cut at max_tokens and the "
+                    "text tokens kept (median, min, max); a chat input is cut inside its user text, so its generation "
+                    "prompt survives.", [inputs_file])
 
 # %% [markdown]
 # ## Class decisions, the preliminary sweep and the supports (A.1.3, A.1.6, A.1.10)
@@ -162,15 +180,29 @@ if picked is not None:
     block, support = int(picked.block), [int(j) for j in picked.support]
     X_train = measure.representations(params.generator, pool, [block], ("mean",),
                                       max_tokens=params.max_tokens)["mean"][0][:n_train]
+    prompt_texts = [pool.texts_test[i] for i in prompts]
+    question = params.instruction.replace("{decision}", picked.decision)
     print(f"{params.generator}: {params.generation_task} ({picked.decision}), block {block}, |S| = {len(support)}")
 else:
     print(f"{params.generator} holds no support for {params.generation_task}: nothing is ablated inside the model")
+generation_inputs, generation_inputs_file = run.table("generation_inputs", lambda: pd.DataFrame(
+    columns=["model", "task", "decision", "format", "max_tokens"]) if picked is None else pd.DataFrame([{
+        "model": params.generator, "task": params.generation_task, "decision": picked.decision,
+        "format": "chat, instruction", "max_tokens": params.max_tokens, **interventions.generation_inputs(
+            params.generator, prompt_texts, instruction=question, max_tokens=params.max_tokens).summary()}]))
+display(generation_inputs)
+plotting.save_table(generation_inputs.round(3), "generation_inputs", f"The generator's inputs (paper 002, A.1.2's rule; "
+                    f"A.2.6, reconstructed): each test text in the instruction's text slot as one user turn of "
+                    f"{params.generator}'s chat template plus its generation prompt, the text alone cut so the whole "
+                    "input fits max_tokens: the share of texts cut and the text tokens kept (median, min, max).",
+                    [generation_inputs_file, supports_file],
+                    empty_reason=f"{params.generator} holds no support for {params.generation_task}: no prompt was "
+                    "rendered")
 prompt_rows, prompts_file = run.table("generation_prompts", lambda: pd.DataFrame(
     columns=interventions.PROMPT_COLUMNS) if picked is None else interventions.generation_prompts(
-    params.generator, [pool.texts_test[i] for i in prompts], decision.y_test[prompts].astype(int), block, support,
-    X_train, instruction=params.instruction.replace("{decision}", picked.decision), continuations=params.continuations,
-    random_seeds=params.random_seeds, key=interventions.set_key(params.generator, params.generation_task,
-                                                                picked.decision),
+    params.generator, prompt_texts, decision.y_test[prompts].astype(int), block, support, X_train,
+    instruction=question, continuations=params.continuations, random_seeds=params.random_seeds,
+    key=interventions.set_key(params.generator, params.generation_task, picked.decision),
     max_tokens=params.max_tokens, max_new_tokens=params.max_new_tokens, batch_size=params.batch_size))
 generation, generation_file = run.table("generation", lambda: interventions.generation_table(prompt_rows))
 hook, hook_file = run.json("hook_check", lambda: {} if picked is None else interventions.hook_check(

@@ -109,8 +109,8 @@ def test_readme_block_of_a_publication(publication, smoke_run):
                               "print(readme.block(Path('out'), Path('.')))")
     assert done.returncode == 0, done.stderr
     assert "Reference run: profile `smoke`" in done.stdout
-    assert "| ZZ_tiny | A tiny notebook for runner tests | no claims | [notebook](out/notebooks/ZZ_tiny.ipynb)" \
-        in done.stdout
+    assert ("| [ZZ_tiny](out/notebooks/ZZ_tiny.ipynb) | A tiny notebook for runner tests | no claims | "
+            "[figures](out/report/gallery.html#ZZ_tiny) |") in done.stdout
 
 
 @pytest.mark.xdist_group("publish")

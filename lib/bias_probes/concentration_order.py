@@ -5,7 +5,14 @@ top-eigenvalue share, so its scale depends on the model's feature spectrum: acro
 models' separations while ordering each model's dimensions the other way. The direction is therefore read within
 each model, across its bias dimensions (:func:`within_model_spearman`), against independent orders and against
 the order the re-derived link would give (:func:`order_draws`), each pool's β_B with its bootstrap s.e. over
-counterfactual pairs (:func:`concentration_bootstrap`).
+counterfactual pairs (:func:`concentration_draws`, :func:`concentration_bootstrap`).
+
+Why it may fail: β_B reads the top principal direction of the marked texts. In the two-cluster model that
+Definition 1's link to separation assumes (:func:`lib.bias_probes.estimators.concentration_from_separation`) that
+direction is the class-mean difference; on model features it may be a direction the template contexts set. The
+|cosine| between the two, per bootstrap resample (:func:`concentration_draws`) and on the two-cluster model at each
+pool's ŝ, d and number of marked texts (:func:`two_cluster_alignment`), is the statistic of E7's mechanism claim
+(:func:`largest_alignment`).
 """
 
 from __future__ import annotations
@@ -33,10 +40,20 @@ def _top(Z: np.ndarray) -> tuple[float, np.ndarray]:
     return float(top[0] ** 2 / np.sum(Z**2) - 1.0 / Z.shape[1]), direction[0]
 
 
-def concentration_bootstrap(pools: dict[tuple, purity.Pool], reps: int, seed: int = 0) -> pd.DataFrame:
-    """Per pool: the feature dimension d, β_B of its marked texts (standardised), its bootstrap s.e. over ``reps``
-    resamples of whole counterfactual pairs (pair members travel together, Sec. VI-A), and ``top_alignment``, the
-    |cosine| between the top principal direction β_B reads and the marker's class-mean difference."""
+def _alignment(Z: np.ndarray, group: np.ndarray) -> tuple[float, float]:
+    """(β_B of the standardised ``Z``, the |cosine| between its top principal direction and the class-mean
+    difference of ``group``; NaN when the classes share their mean)."""
+    beta, direction = _top(Z)
+    difference = Z[group == 1].mean(axis=0) - Z[group == 0].mean(axis=0)
+    norm = float(np.linalg.norm(difference))
+    return beta, float(abs(direction @ difference) / norm) if norm > 0 else np.nan
+
+
+def concentration_draws(pools: dict[tuple, purity.Pool], reps: int, seed: int = 0) -> pd.DataFrame:
+    """Per pool and bootstrap resample (``draw`` 0 … reps − 1) of its whole counterfactual pairs (pair members
+    travel together, Sec. VI-A): β_B of the resampled marked texts, standardised (Definition 1, re-derived in
+    :func:`lib.bias_probes.estimators.concentration_index`), and ``top_alignment``, the |cosine| between the top
+    principal direction β_B reads and the resample's class-mean difference."""
     rng = np.random.default_rng(seed)
     rows = []
     for (model, dim), pool in pools.items():
@@ -44,15 +61,59 @@ def concentration_bootstrap(pools: dict[tuple, purity.Pool], reps: int, seed: in
         pairs = pool.pair[marked]
         ids = np.unique(pairs)
         members = {p: marked[pairs == p] for p in ids}
-        Z = _standardise(pool.X[marked])
-        beta, direction = _top(Z)
-        difference = Z[pool.group[marked] == 1].mean(axis=0) - Z[pool.group[marked] == 0].mean(axis=0)
-        resampled = [_top(_standardise(pool.X[np.concatenate([members[p] for p in rng.choice(ids, len(ids))])]))[0]
-                     for _ in range(reps)]
-        rows.append({"model": model, "dimension": dim, "d": pool.X.shape[1], "beta": beta,
-                     "beta_se": float(np.std(resampled, ddof=1)) if reps > 1 else np.nan,
-                     "top_alignment": float(abs(direction @ difference) / np.linalg.norm(difference))})
+        for draw in range(reps):
+            rows_drawn = np.concatenate([members[p] for p in rng.choice(ids, len(ids))])
+            beta, alignment = _alignment(_standardise(pool.X[rows_drawn]), pool.group[rows_drawn])
+            rows.append({"model": model, "dimension": dim, "draw": draw, "beta": beta,
+                         "top_alignment": alignment})
+    return pd.DataFrame(rows, columns=["model", "dimension", "draw", "beta", "top_alignment"])
+
+
+def concentration_bootstrap(pools: dict[tuple, purity.Pool], draws: pd.DataFrame) -> pd.DataFrame:
+    """Per pool: the feature dimension d, its number of marked texts, β_B of them (standardised), its bootstrap
+    s.e. (the s.d. of the pool's β_B over :func:`concentration_draws`' resamples; NaN with fewer than two), and
+    ``top_alignment``, the |cosine| between the top principal direction β_B reads and the marker's class-mean
+    difference."""
+    spread = draws.groupby(["model", "dimension"]).beta.std(ddof=1)
+    rows = []
+    for (model, dim), pool in pools.items():
+        beta, alignment = _alignment(_standardise(pool.X[pool.marked]), pool.group[pool.marked])
+        rows.append({"model": model, "dimension": dim, "d": pool.X.shape[1], "n_marked": int(pool.marked.sum()),
+                     "beta": beta, "beta_se": float(spread.get((model, dim), np.nan)), "top_alignment": alignment})
     return pd.DataFrame(rows)
+
+
+#: Samples per pool of the two-cluster model in :func:`two_cluster_alignment`: a largest |cosine| that never
+#: clears the mechanism's bound in 100 samples reads a Jeffreys share of 0.005.
+TWO_CLUSTER_SAMPLES = 100
+
+
+def two_cluster_alignment(table: pd.DataFrame, samples: int = TWO_CLUSTER_SAMPLES, seed: int = 0) -> pd.DataFrame:
+    """The alignment :func:`concentration_draws` measures, on the model Definition 1's link assumes (two clusters
+    plus isotropic noise, the link re-derived in :func:`lib.bias_probes.estimators.concentration_from_separation`),
+    at each pool's sizes: per row of ``table`` (``model``, ``dimension``, ``s_hat``, ``d``, ``n_marked``) and sample
+    (``draw``), ``n_marked`` texts in two balanced classes at ±Δ/2, ‖Δ‖ = ŝ along a uniformly random direction,
+    N(0, I_d) noise, standardised as the real texts are; ``top_alignment`` as there. Where ŝ²/4 is well above
+    √(d/n) (below it a spike's sample direction is the noise's: Baik–Ben Arous–Péché) the top principal direction is
+    Δ up to its sampling angle."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for row in table.itertuples(index=False):
+        d, n = int(row.d), int(row.n_marked)
+        group = np.arange(n) % 2
+        for draw in range(samples):
+            direction = rng.standard_normal(d)
+            delta = float(row.s_hat) * direction / np.linalg.norm(direction)
+            X = (group - 0.5)[:, None] * delta[None, :] + rng.standard_normal((n, d))
+            rows.append({"model": row.model, "dimension": row.dimension, "draw": draw,
+                         "top_alignment": _alignment(_standardise(X), group)[1]})
+    return pd.DataFrame(rows, columns=["model", "dimension", "draw", "top_alignment"])
+
+
+def largest_alignment(draws: pd.DataFrame) -> np.ndarray:
+    """Per draw, the largest ``top_alignment`` over the pools (:func:`concentration_draws`,
+    :func:`two_cluster_alignment`): draws of the mechanism's statistic, each pool resampled in every draw."""
+    return draws.groupby("draw").top_alignment.max().to_numpy()
 
 
 def within_model_spearman(table: pd.DataFrame, x: str, y: str) -> pd.Series:

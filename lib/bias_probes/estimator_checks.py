@@ -5,13 +5,16 @@ The replicate tables (:func:`dimension_replicates`, :func:`separation_samples`) 
 :mod:`lib.bias_probes.groundtruth` one replicate at a time, so a claim reads a standard error and a spread, not only
 a mean; the summaries give the calibration tables' columns with the s.e. beside them. The mechanism functions turn
 a logged diagnostic into the sentence a failing claim cites (:mod:`lib.claims`); each returns "" when the
-diagnostic does not account for the failure, which then counts as unexplained.
+diagnostic does not account for the failure, which then counts as unexplained. :func:`noise_matched_calibration`
+and :func:`noise_pair` measure the mechanism claim that an unstated ambient noise gives both of the paper's κ̂
+numbers.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -108,6 +111,86 @@ def noise_floor_mechanism(curvature: pd.DataFrame, noise: float, pick: str, boun
     return (f"the noise floor of the normal residual reads as curvature: at σ = {noise:g} the origin fit's {pick} "
             f"|relative error| is {noisy:.3f}, while the floor-corrected fit at the same σ errs {floor:.3f} and the "
             f"origin fit without noise {clean:.3f} ({file})")
+
+
+#: Bisection halvings in :func:`noise_matched_calibration`: σ* to within 1/1024 of the logged bracket.
+NOISE_MATCH_STEPS = 10
+#: Relative step about σ* at which :func:`noise_matched_calibration` calibrates again, for the slope of the largest
+#: |relative error| in the median one.
+NOISE_MATCH_STEP = 0.1
+
+
+def _abs_error(rows: pd.DataFrame, pick: str) -> float:
+    return float(rows.relative_error.abs().agg(pick))
+
+
+def noise_matched_calibration(curvature: pd.DataFrame, target: float, seed: int = 0, n_jobs: int = 1) -> pd.DataFrame:
+    """The origin (sagitta) fit's calibration (:func:`groundtruth.curvature_calibration`) at σ*, the ambient noise at
+    which its median |relative error| over κ is ``target`` (paper 000, Sec. VI, E3-D: "median relative error 0.17
+    (max 0.28)", at a noise level the paper does not state), and at σ*·(1 ± :data:`NOISE_MATCH_STEP`).
+
+    The κ grid, sphere and ambient dimension, n and manifolds per κ are read from ``curvature``, the logged
+    calibration over noise levels (its origin-fit rows); σ* is found by bisection between the largest logged level
+    whose median is below ``target`` and the smallest whose median reaches it, every level drawn from ``seed`` (the
+    same spheres, centres and noise directions, only the noise's scale moving), so the median moves smoothly with σ.
+    Rows: the calibration's, with ``level`` "σ*", "below" or "above". Empty when no logged pair of levels brackets
+    ``target``.
+    """
+    origin = curvature[curvature.fit == "origin"]
+    medians = origin.groupby("noise").apply(lambda rows: _abs_error(rows, "median"), include_groups=False)
+    below, reached = medians[medians < target], medians[medians >= target]
+    if below.empty or reached.empty or not below.index.max() < reached.index.min():
+        return pd.DataFrame()
+    first = origin.iloc[0]
+    settings = {"kappas": sorted(origin.kappa.unique()), "intrinsic_dim": int(first.intrinsic_dim),
+                "ambient_dim": int(first.ambient_dim), "n": int(first.n), "reps": int(first.reps)}
+
+    def calibrate(noise: float) -> pd.DataFrame:
+        return groundtruth.curvature_calibration(noise=noise, seed=seed, n_jobs=n_jobs, fit="origin", **settings)
+
+    low, high = float(below.index.max()), float(reached.index.min())
+    for _ in range(NOISE_MATCH_STEPS):
+        middle = (low + high) / 2
+        low, high = (middle, high) if _abs_error(calibrate(middle), "median") < target else (low, middle)
+    noise = (low + high) / 2
+    return pd.concat([calibrate(noise * (1 + step)).assign(level=level)
+                      for level, step in (("below", -NOISE_MATCH_STEP), ("σ*", 0.0), ("above", NOISE_MATCH_STEP))],
+                     ignore_index=True)
+
+
+@dataclass(frozen=True)
+class NoisePair:
+    """The origin fit at the noise level matched to the paper's median (:func:`noise_pair`)."""
+
+    noise: float
+    median: float
+    value: float
+    se: float
+
+    @property
+    def undefined(self) -> str:
+        """Why the largest error at the matched noise is undefined on this run ("" when it is defined)."""
+        if math.isfinite(self.noise):
+            return ""
+        return ("no two logged ambient noise levels bracket the paper's median |relative error| (the origin fit's "
+                "median over κ stays on one side of it)")
+
+
+def noise_pair(matched: pd.DataFrame) -> NoisePair:
+    """The largest |relative error| over κ of the origin fit at σ* (:func:`noise_matched_calibration`'s table), its
+    median there (the target, to the bisection's resolution) and its s.e.: the largest cell's κ̂ s.e. over manifolds
+    and the median cell's carried through σ* (an error ε in the median moves σ* and with it the largest by
+    slope·ε, the slope Δ largest / Δ median between σ*·(1 ± step)); delta method, NaN with one manifold. NaN
+    throughout when ``matched`` is empty."""
+    if matched.empty:
+        return NoisePair(np.nan, np.nan, np.nan, np.nan)
+    at = {level: rows for level, rows in matched.groupby("level")}
+    star = at["σ*"]
+    slope = ((_abs_error(at["above"], "max") - _abs_error(at["below"], "max"))
+             / (_abs_error(at["above"], "median") - _abs_error(at["below"], "median")))
+    se = math.hypot(claim_cells.relative_kappa_se(star, "relative_error", "max"),
+                    slope * claim_cells.relative_kappa_se(star, "relative_error", "median"))
+    return NoisePair(float(star.noise.iloc[0]), _abs_error(star, "median"), _abs_error(star, "max"), se)
 
 
 # --------------------------------------------------------------------------- separation ŝ

@@ -7,8 +7,10 @@ bound's constant is the extrinsic radius ρ_B, which curvature caps (Sec. IV aft
 
 Here: the norm-bounded probe's ramp-loss gap on model features beside Eq. 2 at its own ‖(w, b)‖ and sample
 radius (:func:`bounded_probe_fits`, :func:`bound_check`, :func:`bound_ratio_draws`); the sphere generator's
-extrinsic radius and the second moments that set the worst-case gap, per κ (:func:`curvature_geometry`); and
-the mechanisms of the E06 failures, each a sentence computed from a logged table.
+extrinsic radius and the second moments that set the worst-case gap, per κ (:func:`curvature_geometry`); the
+share of the paper's probe's departure from Theorem 1's −½ that its test learning curve accounts for
+(:func:`learning_curve_shares`, the statistic of E06's interpolation mechanism claim); and the mechanisms of the
+E06 failures, each a sentence computed from a logged table.
 """
 
 from __future__ import annotations
@@ -152,6 +154,21 @@ def last_over_first(values: pd.Series, ses: pd.Series) -> tuple[float, float]:
 
 def _slope(frame: pd.DataFrame, column: str) -> float:
     return simulate.loglog_slope(frame.n, frame[column].clip(lower=1e-12)) if frame.n.nunique() > 1 else np.nan
+
+
+def learning_curve_shares(gap: pd.DataFrame) -> pd.Series:
+    """Per (model, dimension) pool of :func:`lib.bias_probes.model_audit.generalization_gap`'s table, the share of
+    the paper's probe's departure from Theorem 1's n^−½ (Sec. I (1), E6) that its test learning curve accounts
+    for: (slope of the train − test AUC gap + ½) / (slope of 1 − test AUC + ½), log–log over n.
+
+    A probe that interpolates (train AUC 1 at every n) has gap = 1 − test AUC, so its gap's slope is the learning
+    curve's and the share is 1; a gap that falls at the worst case's −½ whatever the learning curve gives 0. NaN
+    for a pool whose learning curve falls at −½ or faster (no departure to account for) or that has one n."""
+    def share(rows: pd.DataFrame) -> float:
+        learning = _slope(rows.assign(loss=1 - rows.test_auc), "loss")
+        return float((_slope(rows, "auc_gap") + 0.5) / (learning + 0.5)) if learning > -0.5 else np.nan
+
+    return gap.groupby(["model", "dimension"]).apply(share, include_groups=False).rename("learning_curve_share")
 
 
 def plateau_mechanism(gap: pd.DataFrame, dim: int, file: str) -> str:

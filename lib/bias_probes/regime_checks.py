@@ -1,4 +1,4 @@
-"""Diagnostics and power draws behind paper 000's real-model regime claims (E1, E4, E5).
+"""Diagnostics and power draws behind paper 000's real-model regime claims (E1, E2, E4, E5).
 
 - :func:`probe_shortfall`: the paper's probe on the purity mixture (:func:`lib.bias_probes.synth.purity_mixture`,
   isotropic noise) at each real cell's own ŝ, α, n and feature dimension d, with the neutral texts at the midpoint
@@ -7,6 +7,8 @@
   texts in hundreds of dimensions falls short of it, and this says by how much at the run's own sizes.
 - :func:`probe_shortfall_mechanism`: that shortfall as the sentence explaining a failed prediction, or nothing
   when it does not explain it.
+- :func:`shortfall_share`: the measured shortfall below Eq. 8 as a share of that synthetic shortfall, the statistic
+  of the mechanism claims that test it (E1 at α = 0.3, E2 at the purity where the curves miss Eq. 8 most).
 - :func:`best_linear_offset_auc`: the best AUC of any linear score in the E5 stress generator, where the neutral
   texts sit off the midpoint at an angle to Δ (Corollary 2 at b_w is the AUC of the Δ direction, not this best).
 - :func:`held_out_layer_shortfall`: E4's mid-depth shortfall against a layer chosen on the other dimensions.
@@ -136,6 +138,51 @@ def probe_shortfall_mechanism(diagnostics: pd.DataFrame, law: str, source: str, 
             f"the same probe reaches {synthetic:.3f} on average (s.e. {se:.3f}) where {name} gives {predicted:.3f}: "
             f"a fitted probe falls {predicted - synthetic:.3f} short of the law at these sizes even where the law "
             f"holds, and the measured mean {measured:.3f} falls {predicted - measured:.3f} short ({source})")
+
+
+@dataclass(frozen=True)
+class ShortfallShare:
+    """The measured shortfall below Eq. 8 as a share of the same probe's shortfall on isotropic synthetic data
+    (:func:`shortfall_share`), with the s.e. each source of noise contributes to the share."""
+
+    value: float
+    measured: float
+    simulated: float
+    measured_se: float
+    simulated_se: float
+
+    @property
+    def undefined(self) -> str:
+        """Why the share is undefined on this run ("" when it is defined)."""
+        if self.simulated > 0:
+            return ""
+        return (f"the same probe on isotropic synthetic data does not fall short of Eq. 8 on average (shortfall "
+                f"{self.simulated:+.3f}): there is no finite-sample shortfall to take a share of")
+
+
+def shortfall_share(measured: ArrayLike, measured_se: ArrayLike, simulated: ArrayLike,
+                    simulated_se: ArrayLike) -> ShortfallShare:
+    """Mean measured shortfall below Eq. 8 over the mean synthetic one (paper 000, Theorem 3: Eq. 8 is the best AUC
+    any score reaches at ŝ and α, so a fitted probe falls short of it by its finite-sample error).
+
+    ``measured`` holds Eq. 8 − the measured AUC of each real cell, ``simulated`` Eq. 8 − the same probe's AUC on
+    the purity mixture at that cell's ŝ, α, n and d (:func:`probe_shortfall`, :func:`lib.bias_probes.curve_power.
+    synthetic_shortfall`), each with its s.e. The share is 1 when the measured shortfall is the finite-sample
+    shortfall of the probe, 0 when the probe attains Eq. 8 on the real features. Its s.e. by the delta method, kept
+    apart by source: ``measured_se`` (the real cells' sampling noise, 1/b times the mean's s.e.) and
+    ``simulated_se`` (the synthetic audits' Monte Carlo noise, a/b² times the mean's), a and b the two mean
+    shortfalls; the share is NaN when b ≤ 0."""
+    measured, measured_se, simulated, simulated_se = (
+        np.asarray(v, dtype=float).ravel() for v in (measured, measured_se, simulated, simulated_se))
+    if not (len(measured) == len(measured_se) > 0 and len(simulated) == len(simulated_se) > 0):
+        raise ValueError(f"need one s.e. per shortfall and at least one cell; got {len(measured)} measured with "
+                         f"{len(measured_se)} s.e., {len(simulated)} simulated with {len(simulated_se)} s.e.")
+    a, b = float(measured.mean()), float(simulated.mean())
+    se_a = float(np.sqrt((measured_se**2).sum())) / len(measured)
+    se_b = float(np.sqrt((simulated_se**2).sum())) / len(simulated)
+    if not b > 0:
+        return ShortfallShare(np.nan, a, b, np.nan, np.nan)
+    return ShortfallShare(a / b, a, b, se_a / b, abs(a) * se_b / b**2)
 
 
 def best_linear_offset_auc(s: float, alpha: float, shift: float, angle_deg: ArrayLike) -> np.ndarray:

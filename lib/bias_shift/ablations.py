@@ -280,15 +280,34 @@ def spectrum_shifts(spectrum: Mapping[str, str], grid: pd.DataFrame, groups: Seq
 
 def seed_shifts(reference: str, groups: Sequence[str], seeds: Sequence[int], *, method: str, epochs: int,
                 sentence_seed: int, layer: int | str = "last") -> pd.DataFrame:
-    """ΔB per group of the unharmful and the harmful fine-tune repeated under each training seed
-    (Appendix E.5, Figure 5): columns group, delta_b, seed, split."""
+    """ΔB per group (mean pooling, the base setting's sentences) of the unharmful and the harmful fine-tune repeated
+    under each training seed (Appendix E.5, Figure 5), beside the group-free control's ΔB: columns group, delta_b,
+    control_delta_b, seed, split. The fine-tunes are :func:`lib.bias_shift.checkpoints.finetuned_pair`'s,
+    content-keyed: D01's shares spectrum at 0 and 100 % harmful data under the same seed reads the same ones."""
     sets = sentences.load(seed=sentence_seed)
     frames = []
     for run_seed in seeds:
         pair = checkpoints.finetuned_pair(reference, method=method, seed=run_seed, epochs=epochs)
         for split, folder in pair.items():
             shifts = audit.audit(reference, str(folder), groups=groups, layer=layer, sets=sets)
-            frames.append(shifts[["group", "delta_b"]].assign(seed=run_seed, split=split))
+            frames.append(shifts[["group", "delta_b", "control_delta_b"]].assign(seed=run_seed, split=split))
     if not frames:
-        return pd.DataFrame(columns=["group", "delta_b", "seed", "split"])
+        return pd.DataFrame(columns=["group", "delta_b", "control_delta_b", "seed", "split"])
     return pd.concat(frames, ignore_index=True)
+
+
+def seed_gaps(seed_shifts: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """The unharmful − harmful gap of each training seed (Appendix E.5) from :func:`seed_shifts`: ΔB's per group
+    (seeds × groups) and the group-free control's (per seed)."""
+    wide = seed_shifts.pivot_table(index=["seed", "group"], columns="split", values=["delta_b", "control_delta_b"])
+    gap = (wide.xs("unharmful", axis=1, level="split") - wide.xs("harmful", axis=1, level="split")).unstack("group")
+    return gap["delta_b"].to_numpy(float), gap["control_delta_b"].mean(axis=1).to_numpy(float)
+
+
+def gap_share(delta_gaps: np.ndarray, control_gaps: np.ndarray) -> np.ndarray:
+    """The group-free control's share of the unharmful − harmful gap in mean ΔB (Appendix E.5's two fine-tunes, ΔB of
+    Eq. 7; not in the paper): its mean gap over seeds over ΔB's mean gap over seeds and groups (``delta_gaps`` …,
+    seeds × groups; ``control_gaps`` …, seeds: a leading axis gives one share per draw). 1 when the two fine-tunes
+    move the sentences naming no group as they move the groups', 0 when the gap is the groups' own."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.asarray(control_gaps, float).mean(axis=-1) / np.asarray(delta_gaps, float).mean(axis=(-2, -1))

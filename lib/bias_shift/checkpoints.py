@@ -15,7 +15,14 @@ Every checkpoint is a plain transformers folder (config, tokenizer, ``model.safe
 to a hidden temp folder and renamed into place, with ``checkpoint.json`` (settings, timing) inside:
 a folder that exists is complete, so an interrupted build resumes where it stopped. A process
 killed outright (SIGKILL, SIGTERM) may leave its hidden ``.<name>.*.tmp`` staging folder behind;
-it is never read and can be deleted.
+it is never read and can be deleted. While a checkpoint is built its process holds an OS lock
+(``.<name>.lock`` beside it): a second process asking for the same checkpoint waits, then reuses it.
+
+Fine-tunes are keyed by content (:func:`finetune_folder`): the base model's weights, the corpus's SHA-256 and
+every training setting name one folder under ``models/finetunes/``, whoever asks. So the ends of the merge
+spectrum, the fine-tunes that D02's seed check repeats under other seeds (Appendix E.5) and the fine-tunes of the
+shares spectrum at 0 and 100 % harmful data (:func:`share_corpus`: those read the unharmful and the harmful corpus
+themselves) are one fine-tune per seed, trained once.
 
 Beside the merge spectrum, not in the paper: a spectrum of independent fine-tunes at graded shares of harmful
 data (:func:`share_spectrum`). The merges all lie on one line between two fine-tunes, so anything that drifts
@@ -25,6 +32,8 @@ intermediate share each group draws its own number of harmful examples.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import json
 import math
@@ -34,7 +43,7 @@ import shutil
 import tempfile
 import time
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +64,8 @@ DEFAULT_RATIOS: tuple[float, ...] = (0.9, 0.7, 0.5, 0.3, 0.1)
 MARKER = "checkpoint.json"
 FINETUNE_DIR: Path = paths.DATA_DIR / "deltab" / "finetune"
 CORPORA: dict[str, Path] = {"unharmful": FINETUNE_DIR / "unharmful.txt", "harmful": FINETUNE_DIR / "harmful.txt"}
+#: Characters of a content key kept in a folder name (48 bits: no two settings of one project meet).
+KEY_CHARS = 12
 
 
 # --------------------------------------------------------------------------- folders
@@ -73,8 +84,24 @@ def checkpoint_info(folder: str | Path) -> dict[str, Any]:
     return json.loads(marker.read_text())
 
 
+@contextlib.contextmanager
+def building(out_folder: Path) -> Iterator[None]:
+    """Hold the OS lock of ``out_folder`` (``.<name>.lock`` beside it, an ``flock`` the OS releases when its process
+    ends) while a checkpoint is checked and built: a second process asking for the same folder says so in one line,
+    waits, and then finds it finished. The empty lock file stays behind."""
+    out_folder.parent.mkdir(parents=True, exist_ok=True)
+    with open(out_folder.parent / f".{out_folder.name}.lock", "a") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            print(f"waiting for another process building {out_folder}", flush=True)
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+
+
 def _write_checkpoint(out_folder: Path, spec: dict[str, Any], write: Callable[[Path], dict[str, Any]]) -> Path:
-    """Build a checkpoint through ``write(staging)`` into a temp folder, then rename it to ``out_folder``.
+    """Build a checkpoint through ``write(staging)`` into a temp folder, then rename it to ``out_folder``, holding
+    its lock (:func:`building`) throughout.
 
     A finished ``out_folder`` is reused when its recorded ``spec`` matches and refused when it does
     not; a folder without the marker is refused (it was not written here). Every file is listed with
@@ -84,6 +111,12 @@ def _write_checkpoint(out_folder: Path, spec: dict[str, Any], write: Callable[[P
     (timings, losses) for ``checkpoint.json``.
     """
     out_folder = Path(out_folder)
+    with building(out_folder):
+        return _build(out_folder, spec, write)
+
+
+def _build(out_folder: Path, spec: dict[str, Any], write: Callable[[Path], dict[str, Any]]) -> Path:
+    """:func:`_write_checkpoint` under its lock."""
     intact = folder_sums_match(out_folder) if is_complete(out_folder) else None
     if intact is False:
         report_corrupt(out_folder, "checkpoint")
@@ -101,7 +134,6 @@ def _write_checkpoint(out_folder: Path, spec: dict[str, Any], write: Callable[[P
     if out_folder.exists():
         raise ValueError(f"out_folder={str(out_folder)!r} exists but is not a finished checkpoint (no {MARKER}); "
                          f"remove it or choose another out_folder")
-    out_folder.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(dir=out_folder.parent, prefix=f".{out_folder.name}.", suffix=".tmp"))
     try:
         start = time.perf_counter()
@@ -219,9 +251,44 @@ def _batch_loss(model, batch: list[tuple[list[int], int]], pad_id: int):
                            ignore_index=-100)
 
 
+def finetune_spec(
+    base_folder: str | Path, corpus_path: str | Path, *, method: str = "lora", seed: int = 0, epochs: int = 3,
+    lr: float | None = None, r: int = 16, alpha: float = 32, dropout: float = 0.05, batch_size: int = 8,
+    max_length: int = 64,
+) -> dict[str, Any]:
+    """Every setting a fine-tune of :func:`finetune` depends on (Appendix C), checked before any compute: the base
+    (its folder's name and the SHA-256 of its weights), the corpus (its file's name and SHA-256), the method, the
+    seed, the recipe and the precision this machine trains in. ``lr=None`` takes the paper's rate for the method."""
+    lr = PAPER_LR.get(method, 0.0) if lr is None else float(lr)
+    _check_finetune(method, epochs, lr, r, alpha, dropout, batch_size, max_length)
+    if not Path(corpus_path).is_file():
+        raise ValueError(f"corpus_path={str(corpus_path)!r} is not a file")
+    base_folder = loading.model_folder(str(base_folder))
+    spec = {"kind": "finetune", "base": Path(base_folder).name, "base_sha256": loading.weights_hash(str(base_folder)),
+            "corpus": Path(corpus_path).name, "corpus_sha256": _sha256(Path(corpus_path)), "method": method,
+            "seed": seed, "epochs": epochs, "lr": lr, "batch_size": batch_size, "max_length": max_length,
+            "warmup_ratio": WARMUP_RATIO, "precision": precision.training_precision("cpu")}
+    if method == "lora":
+        spec |= {"r": r, "alpha": alpha, "dropout": dropout, "target_modules": list(TARGET_MODULES)}
+    return spec
+
+
+def content_key(spec: dict[str, Any]) -> str:
+    """The first :data:`KEY_CHARS` hex digits of the SHA-256 of ``spec`` as sorted JSON."""
+    return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:KEY_CHARS]
+
+
+def finetune_folder(spec: dict[str, Any]) -> Path:
+    """Where the fine-tune of ``spec`` (:func:`finetune_spec`) lives: ``models/finetunes/<base>-<method>-<corpus>-
+    seed<seed>-<key>``, the key :func:`content_key` of the whole spec, so two callers asking for the same fine-tune
+    (the same base weights, corpus content and settings) read one folder, and any other setting names another."""
+    label = f"{spec['base']}-{spec['method']}-{Path(spec['corpus']).stem}-seed{spec['seed']}"
+    return paths.MODELS_DIR / "finetunes" / f"{label}-{content_key(spec)}"
+
+
 def finetune(
-    base_folder: str | Path, corpus_path: str | Path, out_folder: str | Path, *, method: str = "lora", seed: int = 0,
-    epochs: int = 3, lr: float | None = None, r: int = 16, alpha: float = 32, dropout: float = 0.05,
+    base_folder: str | Path, corpus_path: str | Path, out_folder: str | Path | None = None, *, method: str = "lora",
+    seed: int = 0, epochs: int = 3, lr: float | None = None, r: int = 16, alpha: float = 32, dropout: float = 0.05,
     batch_size: int = 8, max_length: int = 64,
 ) -> Path:
     """Fine-tune the causal LM in ``base_folder`` on a corpus and save a plain checkpoint (Appendix C).
@@ -234,24 +301,19 @@ def finetune(
     rendering of :mod:`lib.bias_shift.chat` for a base model without one) with the loss on the
     assistant tokens only. In the paper's bfloat16 (autocast, trainable weights and optimiser in float32) where
     the machine has bfloat16 units, else float32 (:func:`lib.models.precision.training_precision`); deterministic
-    under ``seed`` on one machine. Reuses a finished
-    ``out_folder`` built with the same settings. Returns ``out_folder``.
+    under ``seed`` on one machine. Saved in ``out_folder``, by default the content-keyed
+    :func:`finetune_folder`; a finished folder built with the same settings (:func:`finetune_spec`) is reused.
+    Returns the folder.
     """
-    lr = PAPER_LR.get(method, 0.0) if lr is None else float(lr)
-    _check_finetune(method, epochs, lr, r, alpha, dropout, batch_size, max_length)
-    base_folder = loading.model_folder(str(base_folder))
+    spec = finetune_spec(base_folder, corpus_path, method=method, seed=seed, epochs=epochs, lr=lr, r=r, alpha=alpha,
+                         dropout=dropout, batch_size=batch_size, max_length=max_length)
     pairs = read_corpus(corpus_path)
-    spec = {"kind": "finetune", "base": Path(base_folder).name, "corpus": Path(corpus_path).name,
-            "corpus_sha256": _sha256(Path(corpus_path)), "method": method, "seed": seed, "epochs": epochs, "lr": lr,
-            "batch_size": batch_size, "max_length": max_length, "warmup_ratio": WARMUP_RATIO,
-            "precision": precision.training_precision("cpu")}
-    if method == "lora":
-        spec |= {"r": r, "alpha": alpha, "dropout": dropout, "target_modules": list(TARGET_MODULES)}
+    base = loading.model_folder(str(base_folder))
 
     def write(staging: Path) -> dict[str, Any]:
-        return _train(base_folder, pairs, staging, spec)
+        return _train(base, pairs, staging, spec)
 
-    return _write_checkpoint(Path(out_folder), spec, write)
+    return _write_checkpoint(Path(out_folder) if out_folder is not None else finetune_folder(spec), spec, write)
 
 
 def _train(base_folder: Path, pairs: list[tuple[str, str]], staging: Path, spec: dict[str, Any]) -> dict[str, Any]:
@@ -379,32 +441,23 @@ def merge_name(weight_unharmful: float) -> str:
     return f"merge_{round(percent)}_{100 - round(percent)}"
 
 
-def _spectrum_root(base: str, kind: str) -> Path:
-    label = Path(base).name if Path(base).is_dir() else base.replace("/", "--")
-    return paths.MODELS_DIR / "spectrum" / f"{label}-{kind}-{precision.training_precision('cpu')}"
-
-
-def default_root(base: str, method: str, seed: int) -> Path:
-    """``models/spectrum/<base>-<method>-seed<seed>-<precision>`` (a folder base gives its name, a hub id '/' →
-    '--'; the precision this machine trains in, :func:`lib.models.precision.training_precision`): a spectrum built
-    in another precision keeps its own folder instead of being refused as built with other settings."""
-    return _spectrum_root(base, f"{method}-seed{seed}")
-
-
-def shares_root(base: str, method: str) -> Path:
-    """``models/spectrum/<base>-<method>-shares-<precision>``: the folder of :func:`share_spectrum`, named as
-    :func:`default_root`."""
-    return _spectrum_root(base, f"{method}-shares")
+def merges_root(unharmful: Path, harmful: Path) -> Path:
+    """``models/spectrum/<base>-<method>-seed<seed>-<key>``: the merges of one pair of fine-tunes (named by the
+    unharmful one's settings), keyed by :func:`content_key` of the two fine-tunes' folder names, themselves content
+    keys (:func:`finetune_folder`), so the merges of other fine-tunes never meet these."""
+    spec = checkpoint_info(unharmful)["spec"]
+    key = content_key({"unharmful": Path(unharmful).name, "harmful": Path(harmful).name})
+    return paths.MODELS_DIR / "spectrum" / f"{spec['base']}-{spec['method']}-seed{spec['seed']}-{key}"
 
 
 def finetuned_pair(
-    base: str = "smollm2-135m", *, method: str = "lora", seed: int = 0, root: str | Path | None = None,
-    corpora: dict[str, str | Path] | None = None, **finetune_kw: Any,
+    base: str = "smollm2-135m", *, method: str = "lora", seed: int = 0, corpora: dict[str, str | Path] | None = None,
+    **finetune_kw: Any,
 ) -> dict[str, Path]:
-    """The two fine-tunes of ``base`` (``unharmful``, ``harmful``) under ``root`` (default: :func:`default_root`).
-
-    The ends of the spectrum, and what the seed-stability check repeats (Appendix E.5); the same
-    folders :func:`build_spectrum` uses, so either reuses what the other built.
+    """The two fine-tunes of ``base`` (``unharmful``, ``harmful``) under ``seed``, each in its content-keyed folder
+    (:func:`finetune_folder`): the ends of the spectrum, what the seed-stability check repeats (Appendix E.5) and
+    the shares spectrum's fine-tunes at 0 and 100 % harmful data (:func:`share_corpus`), so each reuses what
+    another built. ``corpora`` overrides :data:`CORPORA`; ``finetune_kw`` goes to :func:`finetune`.
     """
     if method not in METHODS:
         raise ValueError(f"method={method!r} is not supported; allowed: {', '.join(METHODS)}")
@@ -413,9 +466,7 @@ def finetuned_pair(
     if unknown:
         raise ValueError(f"corpora has unknown keys {unknown}; allowed: {', '.join(CORPORA)}")
     base_folder = loading.model_folder(base)
-    root = Path(root) if root is not None else default_root(base, method, seed)
-    return {split: finetune(base_folder, corpora[split], root / split, method=method, seed=seed, **finetune_kw)
-            for split in CORPORA}
+    return {split: finetune(base_folder, corpora[split], method=method, seed=seed, **finetune_kw) for split in CORPORA}
 
 
 def spectrum_folders(reference: str, *, checkpoint_paths: Sequence[str] = (), **build_kw: Any) -> dict[str, str]:
@@ -440,10 +491,10 @@ def build_spectrum(
     """The graded spectrum of Sec. 4.1: base, unharmful, merges (safe → harmful), harmful.
 
     Fine-tunes ``base`` (registry name, hub id or folder) on the unharmful and the harmful corpus
-    (``corpora`` overrides ``CORPORA``) and merges them at ``ratios`` (weight of the unharmful
-    model). Returns an ordered mapping: ``base`` (the reference, the untouched base folder) first,
-    then the seven checkpoints ``unharmful``, ``merge_90_10``, …, ``merge_10_90``, ``harmful``.
-    Finished checkpoints under ``root`` are reused, so an interrupted build resumes.
+    (:func:`finetuned_pair`; ``corpora`` overrides ``CORPORA``) and merges them at ``ratios`` (weight of the
+    unharmful model) into ``root`` (default: :func:`merges_root`). Returns an ordered mapping: ``base`` (the
+    reference, the untouched base folder) first, then the seven checkpoints ``unharmful``, ``merge_90_10``, …,
+    ``merge_10_90``, ``harmful``. Finished checkpoints are reused, so an interrupted build resumes.
     ``finetune_kw`` goes to :func:`finetune` (epochs, lr, batch_size, …).
     """
     if method not in METHODS:
@@ -451,8 +502,8 @@ def build_spectrum(
     names = [merge_name(float(w)) for w in ratios]
     if not names or len(set(names)) != len(names):
         raise ValueError(f"ratios={tuple(ratios)!r} is not allowed; allowed: distinct whole percents in (0, 1)")
-    root = Path(root) if root is not None else default_root(base, method, seed)
-    tuned = finetuned_pair(base, method=method, seed=seed, root=root, corpora=corpora, **finetune_kw)
+    tuned = finetuned_pair(base, method=method, seed=seed, corpora=corpora, **finetune_kw)
+    root = Path(root) if root is not None else merges_root(tuned["unharmful"], tuned["harmful"])
     spectrum: dict[str, Path] = {"base": loading.model_folder(base), "unharmful": tuned["unharmful"]}
     for weight, name in sorted(zip((float(w) for w in ratios), names, strict=True), reverse=True):
         spectrum[name] = merge(tuned["unharmful"], tuned["harmful"], weight, root / name)
@@ -478,10 +529,14 @@ def share_name(share: float, seed: int) -> str:
 
 
 def mixed_corpus(share: float, seed: int, out: str | Path) -> Path:
-    """Write a fine-tuning corpus of ``share`` harmful examples to ``out`` and return it: as many examples as the
-    smaller of :data:`CORPORA` holds, round(share × that) of them drawn from the harmful corpus and the rest from
-    the unharmful one, drawn and ordered by ``seed``. Rewritten only when its content would change."""
+    """Write a fine-tuning corpus of an intermediate ``share`` (0 < share < 1) of harmful examples to ``out`` and
+    return it: as many examples as the smaller of :data:`CORPORA` holds, round(share × that) of them drawn from the
+    harmful corpus and the rest from the unharmful one, drawn and ordered by ``seed``. Rewritten only when its
+    content would change."""
     share_name(share, seed)
+    if share in (0.0, 1.0):
+        raise ValueError(f"share={share!r} is not allowed; allowed: 0 < share < 1 (at 0 and 1 the corpus is the "
+                         "unharmful or the harmful one itself: share_corpus)")
     pairs = {split: read_corpus(path) for split, path in CORPORA.items()}
     size = min(len(p) for p in pairs.values())
     harmful = round(share * size)
@@ -495,23 +550,57 @@ def mixed_corpus(share: float, seed: int, out: str | Path) -> Path:
     return out
 
 
-def share_spectrum(base: str = "smollm2-135m", *, shares: Sequence[float], seeds: Sequence[int],
-                   method: str = "lora", root: str | Path | None = None, **finetune_kw: Any) -> dict[str, Path]:
-    """Independent fine-tunes of ``base`` at graded shares of harmful data, a spectrum beside the merges (not in
-    the paper): ``base`` (the reference) first, then for each share (safe → harmful) and each of ``seeds`` one
-    checkpoint (:func:`share_name`) fine-tuned from the base on :func:`mixed_corpus` of that share and seed, the
-    seed also the training seed. No two checkpoints share a fine-tune, so each is one unit. Under ``root``
-    (default :func:`shares_root`), finished checkpoints reused; ``finetune_kw`` goes to :func:`finetune`."""
-    if method not in METHODS:
-        raise ValueError(f"method={method!r} is not supported; allowed: {', '.join(METHODS)}")
-    names = {(share, seed): share_name(float(share), seed) for share in shares for seed in seeds}
-    if not names or len(set(names.values())) != len(list(shares)) * len(list(seeds)):
+def share_corpus(share: float, seed: int) -> Path:
+    """The fine-tuning corpus of the shares spectrum at ``share`` harmful and ``seed``: at 0 and 1 the unharmful and
+    the harmful corpus themselves (:data:`CORPORA`, 199 and 200 examples), so that fine-tune is the one
+    :func:`finetuned_pair` trains under the same seed; in between :func:`mixed_corpus` (199 examples) under
+    ``models/finetunes/corpora/``."""
+    name = share_name(share, seed)
+    if share in (0.0, 1.0):
+        return CORPORA["harmful" if share == 1.0 else "unharmful"]
+    return mixed_corpus(share, seed, paths.MODELS_DIR / "finetunes" / "corpora" / f"{name}.txt")
+
+
+def share_plan(shares: Sequence[float], seeds: Sequence[int]) -> dict[str, tuple[float, int]]:
+    """Checkpoint name (:func:`share_name`) → (harmful share, seed) of every share × seed, safe → harmful, each seed
+    in turn; raises unless both lists are non-empty and hold distinct values."""
+    plan = {share_name(float(share), seed): (float(share), seed) for share in sorted(shares) for seed in seeds}
+    if not plan or len(plan) != len(list(shares)) * len(list(seeds)):
         raise ValueError(f"shares={list(shares)!r}, seeds={list(seeds)!r}; allowed: non-empty lists of distinct "
                          "values")
-    root = Path(root) if root is not None else shares_root(base, method)
+    return plan
+
+
+def share_spectrum(base: str = "smollm2-135m", *, shares: Sequence[float], seeds: Sequence[int],
+                   method: str = "lora", **finetune_kw: Any) -> dict[str, Path]:
+    """Independent fine-tunes of ``base`` at graded shares of harmful data, a spectrum beside the merges (not in
+    the paper): ``base`` (the reference) first, then for each share (safe → harmful) and each of ``seeds`` one
+    checkpoint (:func:`share_name`) fine-tuned from the base on :func:`share_corpus` of that share and seed, the
+    seed also the training seed. No two checkpoints share a fine-tune, so each is one unit; each sits in its
+    content-keyed folder (:func:`finetune_folder`), so those at 0 and 100 % are :func:`finetuned_pair`'s under the
+    same seed. ``finetune_kw`` goes to :func:`finetune`."""
+    if method not in METHODS:
+        raise ValueError(f"method={method!r} is not supported; allowed: {', '.join(METHODS)}")
+    plan = share_plan(shares, seeds)
     base_folder = loading.model_folder(base)
     spectrum: dict[str, Path] = {"base": base_folder}
-    for (share, seed), name in sorted(names.items()):
-        corpus = mixed_corpus(float(share), seed, root / "corpora" / f"{name}.txt")
-        spectrum[name] = finetune(base_folder, corpus, root / name, method=method, seed=seed, **finetune_kw)
+    for name, (share, seed) in plan.items():
+        spectrum[name] = finetune(base_folder, share_corpus(share, seed), method=method, seed=seed, **finetune_kw)
     return spectrum
+
+
+def share_records(folders: dict[str, str | Path], shares: Sequence[float], seeds: Sequence[int]) -> list[dict]:
+    """One row per fine-tune of a shares spectrum (``folders``: :func:`share_spectrum`'s, name → folder): its
+    checkpoint name, harmful share and seed, the examples of its corpus and how many of them are harmful, the
+    corpus and its SHA-256, its folder and the seconds its training took (``checkpoint.json``)."""
+    harmful = set(read_corpus(CORPORA["harmful"]))
+    rows = []
+    for name, (share, seed) in share_plan(shares, seeds).items():
+        corpus = share_corpus(share, seed)
+        pairs = read_corpus(corpus)
+        info = checkpoint_info(folders[name])
+        rows.append({"checkpoint": name, "harmful_share": share, "seed": seed, "n_examples": len(pairs),
+                     "n_harmful": sum(p in harmful for p in pairs), "corpus": corpus.name,
+                     "corpus_sha256": info["spec"]["corpus_sha256"], "folder": paths.display(folders[name]),
+                     "train_seconds": info["seconds"]})
+    return rows

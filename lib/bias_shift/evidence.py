@@ -16,6 +16,8 @@ association and against the shared drift of the merge spectrum (:data:`SHARED_DR
 label with its group values permuted within each checkpoint (:func:`lib.bias_shift.group_level.drift_null_labels`),
 which keeps everything the checkpoints share. The group-level claims test what is left, ΔB's association with the
 label within checkpoints (:func:`group_evidence`). The null words are the catalogue's, by which the draws are keyed.
+Whether the shared drift is what moves ΔB is the mechanism claim's measurement (:func:`drift_share_evidence`): the
+share of ΔB's variation along the spectrum that the group-free control accounts for.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from lib import claim_power, uncertainty
-from lib.bias_shift import evaluation, group_level, table1
+from lib.bias_shift import ablations, evaluation, group_level, table1
 from lib.claims import Evidence
 
 #: The Table 1 benchmark whose rows give a scorer's "if the paper is right" values: the DecodingTrust stereotype
@@ -58,6 +60,8 @@ SHARED_DRIFT = ("shared drift: the label's group values permuted within each che
                 "so ΔB and the label share only their drift along the merge path")
 #: Draws of a statistic under the shared-drift null and at the paper's value (of a permutation p: fewer).
 DRIFT_DRAWS, P_DRAWS = 1000, 200
+#: Resamples of the groups behind the s.e. of the drift share (:func:`drift_share_evidence`).
+GROUP_RESAMPLES = 1000
 
 
 def population_note(scorer: str, population: Mapping[str, float], label_threshold: float) -> str:
@@ -157,6 +161,24 @@ def shared_drift_mechanism(control: pd.DataFrame, *, control_file: str) -> str:
         return ""
     return (f"the fine-tune moves the group-free sentences as far as the group sentences: ΔB's checkpoint means span "
             f"{drift[1]:.2g} and differ from the group-free control's ΔB by at most {drift[0]:.2g} (`{control_file}`)")
+
+
+def drift_share_evidence(shifts: pd.DataFrame, note: str, *, shifts_file: str, seed: int = 0) -> Evidence:
+    """The share of ΔB's variation along the spectrum that the group-free control's ΔB accounts for
+    (:func:`lib.bias_shift.group_level.drift_share`) in one setting and pooling's ``shifts`` rows (checkpoint, group,
+    delta_b, control_delta_b; logged as ``shifts_file``), with its s.e. over :data:`GROUP_RESAMPLES` resamples of the
+    groups as the noise of its ``groups`` source; undefined with fewer than two checkpoints."""
+    x = matrix(shifts)
+    if x.shape[0] < 2:
+        return Evidence(None, undefined=f"{x.shape[0]} checkpoint: no variation along a spectrum to share", note=note,
+                        sources={"groups": float("nan")})
+    control = matrix(shifts, "control_delta_b").mean(axis=1)
+    share = float(group_level.drift_share(x, control))
+    se = float(np.std(group_level.drift_share_draws(x, control, GROUP_RESAMPLES, seed), ddof=1))
+    return Evidence(share, sources={"groups": se}, note=(
+        f"{note}; {x.shape[0]} checkpoints × {x.shape[1]} groups; each group's ΔB spans "
+        f"{float(np.ptp(x, axis=0).mean()):.3g} on average over the checkpoints, the control's "
+        f"{float(np.ptp(control)):.3g} (`{shifts_file}`)"))
 
 
 def checkpoint_label_mechanism(scorer: str, population: Mapping[str, float], control: pd.DataFrame, *,
@@ -434,6 +456,30 @@ def seed_evidence(summary: pd.DataFrame, seeds: Sequence[int], ends: pd.DataFram
     return {"unharmful_above_harmful": Evidence(float(z), se=1.0, note=note,
                                                 mechanism=ends_mechanism(ends, gap, shifts_file=shifts_file)),
             "seeds_stable": Evidence(float(ratio), se=float(ratio_se), note=note)}
+
+
+def gap_share_evidence(seed_shifts: pd.DataFrame, seeds: Sequence[int], *, seeds_file: str, seed: int = 0
+                       ) -> Evidence:
+    """The group-free control's share of the unharmful − harmful gap in mean ΔB across training seeds
+    (:func:`lib.bias_shift.ablations.gap_share` of :func:`~lib.bias_shift.ablations.seed_gaps`; ``seed_shifts``
+    logged as ``seeds_file``), the mechanism of ``unharmful_above_harmful``'s failure, with the s.e. of its two
+    sources of noise: the seeds and the groups, each over :data:`GROUP_RESAMPLES` resamples (drawn with
+    replacement, the other kept); undefined with fewer than two seeds."""
+    noise = {"seeds": float("nan"), "groups": float("nan")}
+    if seed_shifts.empty or seed_shifts.seed.nunique() < 2:
+        return Evidence(None, sources=noise, undefined=f"this run repeats each fine-tune under fewer than two training "
+                                                       f"seeds (seeds = {list(seeds)})")
+    delta, control = ablations.seed_gaps(seed_shifts)
+    rng = np.random.default_rng(seed)
+    rows = rng.integers(0, delta.shape[0], (GROUP_RESAMPLES, delta.shape[0]))
+    columns = rng.integers(0, delta.shape[1], (GROUP_RESAMPLES, delta.shape[1]))
+    noise = {"seeds": float(np.std(ablations.gap_share(delta[rows], control[rows]), ddof=1)),
+             "groups": float(np.std(ablations.gap_share(delta[:, columns].transpose(1, 0, 2),
+                                                        np.broadcast_to(control, (GROUP_RESAMPLES, len(control)))),
+                                    ddof=1))}
+    return Evidence(float(ablations.gap_share(delta, control)), sources=noise, note=(
+        f"seeds {list(seeds)}: mean unharmful − harmful gap {float(delta.mean()):.4g} in ΔB, "
+        f"{float(control.mean()):.4g} in the control's ΔB (`{seeds_file}`)"))
 
 
 def ends_mechanism(ends: pd.DataFrame, gap: float, *, shifts_file: str) -> str:

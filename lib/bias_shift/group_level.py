@@ -9,6 +9,11 @@ checkpoint, each checkpoint's mean kept (:func:`association`: the permutation p,
 as the within r's standard error under that null). Labels permuted that way are also the shared-drift
 null of the pooled statistics (:func:`drift_null_labels`): the label keeps its drift along the spectrum and loses
 any group-specific tie to ΔB. Not in the paper: a control on its reading of ΔB per group.
+
+Whether ΔB's movement along the spectrum is that shared drift is measured against the group-free control (the same
+templates about "people", the control ΔB of :func:`lib.bias_shift.deltab.control_delta_b`): :func:`drift_share`,
+the share of each group's variation over checkpoints that the control's ΔB accounts for, with its s.e. over
+resampled groups (:func:`drift_share_draws`).
 """
 
 from __future__ import annotations
@@ -111,6 +116,33 @@ def simulated_labels(x: np.ndarray, y: np.ndarray, r: float, n_draws: int, seed:
     deviations = centred(r * z + np.sqrt(1 - r * r) * noise)
     scale = yw.std() / deviations.std(axis=(1, 2), keepdims=True)
     return np.asarray(y, float).mean(axis=1, keepdims=True) + scale * deviations
+
+
+def drift_share(x: np.ndarray, control: np.ndarray) -> np.ndarray:
+    """The share of ΔB's variation along the spectrum (ΔB per group, paper 001 Sec. 3.4, Eq. 7; not in the paper)
+    that the group-free control's ΔB accounts for:
+    1 − Σ_cg (e_cg − ē_g)² / Σ_cg (x_cg − x̄_g)², with ``x`` ΔB (…, checkpoints × groups), ``control`` the control's
+    ΔB per checkpoint (…, checkpoints), e = x − control the group-specific shift and each bar a group's mean over
+    checkpoints (its level, which no drift moves). 1 when every group moves exactly as the group-free sentences do;
+    0 when the control accounts for none of it; below 0 when it moves apart from the groups. A leading axis of
+    ``x`` and ``control`` gives one share per draw."""
+    x, control = np.asarray(x, float), np.asarray(control, float)
+    moved = x - x.mean(axis=-2, keepdims=True)
+    own = moved - (control - control.mean(axis=-1, keepdims=True))[..., None]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return 1.0 - (own**2).sum(axis=(-2, -1)) / (moved**2).sum(axis=(-2, -1))
+
+
+def drift_share_draws(x: np.ndarray, control: np.ndarray, n_draws: int, seed: int = 0) -> np.ndarray:
+    """:func:`drift_share` on ``n_draws`` resamples of the groups (columns of ``x``, drawn with replacement, the
+    same for every checkpoint; the control, one value per checkpoint, kept): the share's spread over which groups
+    were audited."""
+    x = np.asarray(x, float)
+    if x.ndim != 2 or np.shape(control) != (x.shape[0],):
+        raise ValueError(f"x has shape {x.shape}, control {np.shape(control)}; allowed: checkpoints × groups and one "
+                         "control value per checkpoint")
+    columns = np.random.default_rng(seed).integers(0, x.shape[1], (n_draws, x.shape[1]))
+    return drift_share(x[:, columns].transpose(1, 0, 2), np.broadcast_to(control, (n_draws, x.shape[0])))
 
 
 def group_level_table(pairs: pd.DataFrame, *, n_permutations: int = 5040, seed: int = 0,

@@ -64,6 +64,11 @@ class DeltaB(DeltaBSpectrumParams):
     """
 
     docs: ClassVar[dict[str, str]] = {"seed": "training, generation, template-subset and bootstrap seed"}
+    #: D02 builds the merge spectrum and, under each of its seeds, the unharmful and the harmful fine-tune, which are
+    #: this notebook's shares spectrum at 0 and 100 % harmful data under the same seed: one content-keyed folder each
+    #: (lib.bias_shift.checkpoints.finetune_folder). Declared so that ``lib run`` starts D01 once D02 has ended: two
+    #: lanes never train one fine-tune at once, and D01 finds D02's fine-tunes (and their embeddings) in the caches.
+    reads: ClassVar[tuple[str, ...]] = ("D02_deltab_ablations",)
 
     references: tuple[str, ...] = model_param(("smollm2-135m",), doc="base models, one family each: registry "
                                               "names, hub ids or local folders")
@@ -82,12 +87,16 @@ class DeltaB(DeltaBSpectrumParams):
                                     "and group permutations within checkpoints")
     units: tuple[str, ...] = param(("group", "topic"), choices=UNITS,
                                    doc="evaluate per group and/or per the 9 topics of Appendix B")
-    harmful_shares: tuple[float, ...] = param((0.0, 0.2, 0.4, 0.6, 0.8, 1.0), ge=0, le=1,
+    # Three shares × four seeds: twelve independent fine-tunes, eight of them D02's seed fine-tunes (its unharmful
+    # and harmful fine-tune under seeds 0-3, read from the content-keyed cache), so only the four at 50 % are
+    # trained here; 50 % is the share at which the groups' counts of harmful examples vary most
+    # (docs/CLAIM_CHANGES.md, docs/TIMINGS.md).
+    harmful_shares: tuple[float, ...] = param((0.0, 0.5, 1.0), ge=0, le=1,
                                               doc="harmful share of each independent LoRA fine-tune of the shares "
-                                                  "spectrum, a setting beside the merges (not in the paper); [] skips "
-                                                  "it")
-    share_seeds: tuple[int, ...] = param((0, 1), ge=0, doc="training seeds of each harmful share (each fine-tune one "
-                                                          "checkpoint)")
+                                                  "spectrum, a setting beside the merges (not in the paper); 0 and 1 "
+                                                  "are D02's fine-tunes under the same seed; [] skips it")
+    share_seeds: tuple[int, ...] = param((0, 1, 2, 3), ge=0, doc="training seeds of each harmful share (each "
+                                                                "fine-tune one checkpoint)")
 
     def __post_init__(self) -> None:
         if "mean" not in self.poolings:
@@ -134,6 +143,7 @@ class DeltaBAblations(DeltaBSpectrumParams):
                                       doc="token pooling (Appendix E.4)")
     # Eight seeds: with two, seeds_stable's s.d. ratio could not hold (its s.e. 0.09 against the 0.1 it must
     # clear); eight bring the s.e. of an s.d. to about a quarter of the ratio's (docs/CLAIM_CHANGES.md). Each seed
-    # costs two fine-tunes (about 11 min).
+    # but 0 (the spectrum's own pair) costs two fine-tunes and their audits (about 9 lane-min); seeds 0-3 are D01's
+    # shares spectrum at 0 and 100 % harmful data too (the same content-keyed fine-tunes, trained once, here).
     seeds: tuple[int, ...] = param((0, 1, 2, 3, 4, 5, 6, 7), ge=0,
                                    doc="fine-tuning seeds of the stability check (Appendix E.5); [] skips it")

@@ -51,7 +51,7 @@ from lib import stats
 from lib.kstar import measure
 from lib.kstar.protocol import counts, fitscore, probe_search, rules, splits
 from lib.kstar.sae import sae_measure
-from lib.models import extraction, loading
+from lib.models import extraction, loading, truncation
 
 MODES = ("zero", "mean")  #: ablation values: 0, or the training-split mean of each coordinate
 RANDOM_SEEDS = (0, 1, 2, 3, 4)  #: equal-size random coordinate sets per support (a choice: A.2.6's seeds were lost)
@@ -400,22 +400,32 @@ def _tokenizer(folder):
     return tokenizer
 
 
+def generation_inputs(name: str, texts: Sequence[str], *, instruction: str, max_tokens: int | None
+                      ) -> truncation.Inputs:
+    """The generator's inputs (A.2.6, reconstructed; A.1.2's rule): each text in ``instruction``'s ``{text}`` slot as
+    one user turn of the model's chat template followed by its generation prompt, the text alone cut so the whole
+    input fits ``max_tokens`` (:func:`lib.models.extraction.chat_inputs`): the instruction and the generation prompt
+    always survive, and the last position is the one at which the model begins its reply. The strings with each
+    text's tokens and the tokens kept (:meth:`lib.models.truncation.Inputs.summary` for the notebook's log)."""
+    return extraction.chat_inputs(name, texts, max_tokens, frame=instruction)
+
+
 def generation_prompts(name: str, texts: Sequence[str], labels, block: int, support, X_train, *, instruction: str,
                        continuations: Sequence[str], random_seeds: Sequence[int] = RANDOM_SEEDS, key: str = "",
                        max_tokens: int | None = None, max_new_tokens: int = 12, batch_size: int = 16) -> pd.DataFrame:
     """The behavioural half of A.2.6 (reconstructed) on one causal LM: one row per condition, mode and prompt.
 
-    Each text (cut to ``max_tokens`` tokens) fills ``instruction``'s ``{text}`` as one user turn of the
-    model's chat template. Conditions: none; the support S ablated at ``block`` (zero, mean); each equal-size
-    random set (the sets of :func:`ablation_searches` for the same ``key``) ablated (zero, mean). Mean values:
+    Each text fills ``instruction``'s ``{text}`` as one user turn of the model's chat template plus the generation
+    prompt, the text cut so the whole input fits ``max_tokens`` (:func:`generation_inputs`). Conditions: none; the
+    support S ablated at ``block`` (zero, mean); each equal-size random set (the sets of :func:`ablation_searches`
+    for the same ``key``) ablated (zero, mean). Mean values:
     the column means of ``X_train`` (the block's mean-pooled training states). Columns: condition, set_seed,
     mode, set_size, edit_norm (mean over ``X_train``'s rows of ‖x_S − v_S‖), prompt (its position in ``texts``),
     label, margin (log p(c₊) − log p(c₋) of the first tokens of the two ``continuations`` at the first reply
     position), margin_change (|Δ margin| from none) and reply_changed (whether the greedy reply differs from the
     unablated one). :func:`generation_table` summarises them per condition and mode.
     """
-    if "{text}" not in instruction:
-        raise ValueError(f"instruction={instruction!r} has no '{{text}}' placeholder")
+    truncation.check_frame(instruction, "instruction")
     if len(continuations) != 2 or not all(isinstance(c, str) and c for c in continuations) or \
             continuations[0] == continuations[1]:
         raise ValueError(f"continuations={list(continuations)!r}; allowed: two distinct non-empty strings "
@@ -433,10 +443,8 @@ def generation_prompts(name: str, texts: Sequence[str], labels, block: int, supp
         raise ValueError(f"X_train has shape {X_train.shape}; allowed: (texts, {d}) states of {name!r}")
     chosen = check_coords(support, d, "support")
     tokenizer = _tokenizer(folder)
-    cut = [tokenizer.decode(tokenizer(t, add_special_tokens=False)["input_ids"][:max_tokens]) if max_tokens else t
-           for t in texts]
-    rendered = extraction.render(str(folder), [instruction.format(text=t) for t in cut], chat_template=True)
-    prompts = [tokenizer(r, add_special_tokens=False)["input_ids"] for r in rendered]
+    rendered = generation_inputs(name, texts, instruction=instruction, max_tokens=max_tokens).strings
+    prompts = [tokenizer(r)["input_ids"] for r in rendered]  # as the forward pass reads them (default special tokens)
     answers = [tokenizer(c, add_special_tokens=False)["input_ids"][0] for c in continuations]
     if answers[0] == answers[1]:
         raise ValueError(f"continuations={list(continuations)!r} start with the same token; allowed: different first "

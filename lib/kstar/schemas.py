@@ -1,7 +1,8 @@
 """Parameter schemas of paper 002's notebooks (K01–K08), registered by notebook name.
 
-Each field's default is the ``default`` profile's value (offline: two small models that ship on
-PyPI, capped task pools, a short token limit); ``params/paper/`` holds the paper's settings.
+Each field's default is the ``default`` profile's value (offline: small models that ship on PyPI, two of them, and
+Gemma-3-270M beside them in K01–K03 and K05; capped task pools, a short token limit); ``params/paper/`` holds the
+paper's settings.
 """
 
 from __future__ import annotations
@@ -16,6 +17,9 @@ from lib.models import loading
 from lib.parameters import DistributedParams, ParallelParams, model_param, n_jobs_param, param, register
 
 _OFFLINE_MODELS = ("minilm", "smollm2-135m")
+#: K01–K03's panel: the two offline models beside Gemma-3-270M, the one base causal LM that ships offline (a model of
+#: the paper's population, A.2.1: "the ten base models of Table 6"), read on raw text as A.1.2 reads a base model.
+_PANEL_MODELS = (*_OFFLINE_MODELS, "gemma3-270m")
 
 
 def _layers(default: str, doc: str) -> Any:
@@ -97,9 +101,16 @@ class ReferenceKstarParams(KstarProtocolParams):
         return (self.model,)
 
 
+@dataclass(frozen=True)
+class PanelKstarParams(KstarParams):
+    """A k* notebook of the cross-model panel (K01–K03), whose measurement K05's reference condition shares."""
+
+    models: tuple[str, ...] = model_param(_PANEL_MODELS, doc="registry names, hub ids or local checkpoint folders")
+
+
 @register("K01_kstar")
 @dataclass(frozen=True)
-class Kstar(KstarParams):
+class Kstar(PanelKstarParams):
     """K01: the preliminary sweep and the five-seed window, every task × model (A.1.4–A.1.8)."""
 
     precision_delta: float = param(0.05, gt=0, lt=1, doc="δ of the McDiarmid radius (A.1.8)")
@@ -107,8 +118,10 @@ class Kstar(KstarParams):
 
 @register("K02_kstar_controls")
 @dataclass(frozen=True)
-class KstarControls(KstarParams):
+class KstarControls(PanelKstarParams):
     """K02: estimator and representation controls of the count (A.1.11, A.2.2)."""
+
+    reads: ClassVar[tuple[str, ...]] = ("K01_kstar",)  # K01's searches, from cache/tables: one lane computes them
 
     thresholds: tuple[float, ...] = param((0.90, 0.975), gt=0, le=1, doc="alternative threshold factors frac of Eq. 4")
     control_model: str = model_param("smollm2-135m", layered=False,
@@ -123,8 +136,10 @@ class KstarControls(KstarParams):
 
 @register("K03_task_order")
 @dataclass(frozen=True)
-class TaskOrder(KstarParams):
+class TaskOrder(PanelKstarParams):
     """K03: the cross-model task order, its permutation test and the TF-IDF text baseline (A.2.1, A.2.3)."""
+
+    reads: ClassVar[tuple[str, ...]] = ("K01_kstar",)  # K01's searches, from cache/tables: one lane computes them
 
     n_permutations: int = param(100_000, ge=100, doc="task-label shuffles within each model (A.2.1)")
     permutation_seed: int = param(0, ge=0, doc="seed of the permutation test (the paper's: 0)")
@@ -188,6 +203,9 @@ class SyntheticWorld(ParallelParams):
 class Deployment(ReferenceKstarParams):
     """K05: deployment ratios and the weights × format factorial (A.3.1–A.3.2); the protocol of K01."""
 
+    # The reference's plain condition is K01's measurement of that model (one content key in cache/tables, K01 the
+    # producer): K05 starts after K01, so two lanes never compute it twice.
+    reads: ClassVar[tuple[str, ...]] = ("K01_kstar",)
     docs: ClassVar[dict[str, str]] = {"readable_ceiling": "the gate: both ceilings above this (A.3.1)"}
 
     model: str = model_param("gemma3-270m", doc="the reference model (weights 0, the base release; its chat condition "

@@ -13,7 +13,7 @@ from lib.models.chat_templates import TEMPLATES
 from lib.models.feature_cache import cache_key, read_cache, write_cache
 from lib.models.loading import cached_tokenizer, load, model_folder, n_layers
 from lib.models.registry import REGISTRY
-from lib.models.truncation import Inputs, fit_chat, fit_raw
+from lib.models.truncation import TEXT_SLOT, Inputs, fit_chat, fit_raw
 
 POOLINGS = ("mean", "last", "max")
 
@@ -58,10 +58,19 @@ def input_lengths(name: str, texts: Sequence[str], chat_template: bool, max_toke
     """The model's input strings within ``max_tokens`` with each text's tokens and the tokens kept (paper 002,
     A.1.2): raw texts are cut on the right by the tokenizer, a chat input inside its user text
     (:mod:`lib.models.truncation`)."""
-    tokenizer = cached_tokenizer(str(model_folder(name)))
     if not chat_template:
-        return fit_raw(tokenizer, texts, max_tokens)
-    return fit_chat(tokenizer, _chat_template(name, tokenizer), texts, max_tokens)
+        return fit_raw(cached_tokenizer(str(model_folder(name))), texts, max_tokens)
+    return chat_inputs(name, texts, max_tokens)
+
+
+def chat_inputs(name: str, texts: Sequence[str], max_tokens: int | None, frame: str = TEXT_SLOT) -> Inputs:
+    """Each text in ``frame``'s ``{text}`` slot as one user turn of the model's chat template (as
+    :func:`_chat_template` finds it) followed by its generation prompt, the text cut so the whole input fits
+    ``max_tokens``, with each text's tokens and the tokens kept (paper 002, A.1.2;
+    :func:`lib.models.truncation.fit_chat`). Every chat input of paper 002's notebooks is rendered here, so each ends
+    where the model's reply begins."""
+    tokenizer = cached_tokenizer(str(model_folder(name)))
+    return fit_chat(tokenizer, _chat_template(name, tokenizer), texts, max_tokens, frame)
 
 
 def render(name: str, texts: Sequence[str], chat_template: bool, max_tokens: int | None = None) -> list[str]:

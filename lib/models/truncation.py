@@ -3,8 +3,10 @@
 A raw text is cut on the right by the tokenizer (its special tokens kept). A chat input is cut inside its user
 text: the text's tokens are shortened until the rendered conversation fits, so the template's head (a default
 system prompt included), the end of the user turn and the generation prompt always survive and the last position
-is the one at which the model would begin its reply. Every length counts the rendered string tokenized with the
-tokenizer's default special tokens, as the forward pass reads it (:mod:`lib.models.extraction`).
+is the one at which the model would begin its reply. A user turn may wrap the text in a frame, an instruction with a
+``{text}`` slot (K07's question to the generator, A.2.6): the text alone is cut, the frame kept whole. Every length
+counts the rendered string tokenized with the tokenizer's default special tokens, as the forward pass reads it
+(:mod:`lib.models.extraction`).
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+
+TEXT_SLOT = "{text}"  #: where a frame takes its text; the frame of a bare user turn is the slot alone
 
 
 @dataclass(frozen=True)
@@ -41,16 +45,23 @@ def _length(tokenizer, string: str) -> int:
     return len(tokenizer(string, add_special_tokens=True, verbose=False)["input_ids"])
 
 
-def render_chat(tokenizer, template: str | None, text: str) -> str:
-    """``text`` as one user turn of ``template`` (None: the tokenizer's own) followed by the generation prompt."""
-    return tokenizer.apply_chat_template([{"role": "user", "content": text}], chat_template=template, tokenize=False,
-                                         add_generation_prompt=True)
+def check_frame(frame: str, name: str = "frame") -> None:
+    """ValueError naming the parameter ``name`` unless ``frame`` holds exactly one ``{text}`` slot."""
+    if frame.count(TEXT_SLOT) != 1:
+        raise ValueError(f"{name}={frame!r} holds {frame.count(TEXT_SLOT)} {TEXT_SLOT} slots; allowed: exactly one")
 
 
-def chat_overhead(tokenizer, template: str | None) -> int:
-    """Tokens the chat format adds around an empty user text (system prompt, turn markers, generation prompt,
-    special tokens)."""
-    return _length(tokenizer, render_chat(tokenizer, template, ""))
+def render_chat(tokenizer, template: str | None, text: str, frame: str = TEXT_SLOT) -> str:
+    """``text`` in ``frame``'s slot as one user turn of ``template`` (None: the tokenizer's own) followed by the
+    generation prompt."""
+    return tokenizer.apply_chat_template([{"role": "user", "content": frame.replace(TEXT_SLOT, text)}],
+                                         chat_template=template, tokenize=False, add_generation_prompt=True)
+
+
+def chat_overhead(tokenizer, template: str | None, frame: str = TEXT_SLOT) -> int:
+    """Tokens the chat format and ``frame`` add around an empty text (system prompt, turn markers, the frame's
+    words, generation prompt, special tokens)."""
+    return _length(tokenizer, render_chat(tokenizer, template, "", frame))
 
 
 def _check_chat_limit(max_tokens: int, overhead: int) -> None:
@@ -60,18 +71,19 @@ def _check_chat_limit(max_tokens: int, overhead: int) -> None:
                          f"allowed: at least {overhead + 1}")
 
 
-def _fit_chat_text(tokenizer, template: str | None, text: str, max_tokens: int, overhead: int) -> tuple[str, int, int]:
+def _fit_chat_text(tokenizer, template: str | None, text: str, max_tokens: int, overhead: int,
+                   frame: str) -> tuple[str, int, int]:
     """(rendered input, text tokens, text tokens kept): the longest prefix of ``text``, cut at a token boundary of
-    the text alone, whose rendering fits ``max_tokens``; shortened again by the excess when tokens merge across
-    the template's boundary."""
+    the text alone, whose rendering in ``frame`` fits ``max_tokens``; shortened again by the excess when tokens
+    merge across the template's or the frame's boundary."""
     encoding = tokenizer(text, add_special_tokens=False, return_offsets_mapping=True, verbose=False)
     n_tokens = len(encoding["input_ids"])
-    rendered = render_chat(tokenizer, template, text)
+    rendered = render_chat(tokenizer, template, text, frame)
     if _length(tokenizer, rendered) <= max_tokens:
         return rendered, n_tokens, n_tokens
     kept = min(n_tokens, max_tokens - overhead)
     while kept >= 1:
-        rendered = render_chat(tokenizer, template, text[:encoding["offset_mapping"][kept - 1][1]])
+        rendered = render_chat(tokenizer, template, text[:encoding["offset_mapping"][kept - 1][1]], frame)
         excess = _length(tokenizer, rendered) - max_tokens
         if excess <= 0:
             return rendered, n_tokens, kept
@@ -80,18 +92,20 @@ def _fit_chat_text(tokenizer, template: str | None, text: str, max_tokens: int, 
                      f"allowed: a larger max_tokens")
 
 
-def fit_chat(tokenizer, template: str | None, texts: Sequence[str], max_tokens: int | None) -> Inputs:
-    """Each text as one user turn plus the generation prompt, its user text cut so the whole input fits
-    ``max_tokens`` (None: no limit) (A.1.2)."""
+def fit_chat(tokenizer, template: str | None, texts: Sequence[str], max_tokens: int | None,
+             frame: str = TEXT_SLOT) -> Inputs:
+    """Each text in ``frame``'s slot as one user turn plus the generation prompt, the text cut so the whole input
+    fits ``max_tokens`` (None: no limit) (A.1.2)."""
+    check_frame(frame)
     if max_tokens is None:
         lengths = _text_lengths(tokenizer, texts)
-        return Inputs([render_chat(tokenizer, template, t) for t in texts], lengths, lengths)
+        return Inputs([render_chat(tokenizer, template, t, frame) for t in texts], lengths, lengths)
     if not tokenizer.is_fast:
         raise ValueError(f"tokenizer {type(tokenizer).__name__} has no token offsets; allowed: a fast tokenizer, "
                          "which cutting a chat input inside its user text needs")
-    overhead = chat_overhead(tokenizer, template)
+    overhead = chat_overhead(tokenizer, template, frame)
     _check_chat_limit(max_tokens, overhead)
-    fitted = [_fit_chat_text(tokenizer, template, t, max_tokens, overhead) for t in texts]
+    fitted = [_fit_chat_text(tokenizer, template, t, max_tokens, overhead, frame) for t in texts]
     return Inputs([f[0] for f in fitted], np.array([f[1] for f in fitted]), np.array([f[2] for f in fitted]))
 
 

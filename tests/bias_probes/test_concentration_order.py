@@ -23,15 +23,35 @@ ALONG, ACROSS = 3.0 * np.r_[np.ones(4), np.zeros(4)] / 2, 3.0 * np.eye(8)[7]
 
 def test_bootstrap_beta_and_the_alignment_of_its_direction():
     pools = {("m", "along"): _pool(ALONG), ("m", "across"): _pool(ACROSS)}
-    table = concentration_order.concentration_bootstrap(pools, 30)
+    draws = concentration_order.concentration_draws(pools, 30)
+    assert len(draws) == 2 * 30 and draws.groupby("dimension").draw.nunique().eq(30).all()
+    table = concentration_order.concentration_bootstrap(pools, draws)
     along, across = table.iloc[0], table.iloc[1]
     marked = pools[("m", "across")].X[pools[("m", "across")].marked]
     z = (marked - marked.mean(0)) / marked.std(0)
     assert across.beta == pytest.approx(estimators.concentration_index(z), rel=1e-6)
+    assert across.n_marked == len(marked) and across.d == 8
     assert along.top_alignment > 0.9 and across.top_alignment < 0.3  # the top direction is the marker's, or not
+    assert across.beta_se == pytest.approx(draws[draws.dimension == "across"].beta.std(ddof=1))
     assert 0 < across.beta_se < 0.1
+    resampled = draws.groupby("dimension").top_alignment
+    assert resampled.min()["along"] > 0.8 and resampled.max()["across"] < 0.5  # resamples keep the direction
+    largest = concentration_order.largest_alignment(draws)
+    assert len(largest) == 30
+    assert np.array_equal(largest, draws.groupby("draw").top_alignment.max().to_numpy())
+    assert np.all(largest > 0.8)  # the largest over pools is the aligned pool's in every draw
     assert "|cos| ≤" in concentration_order.order_mechanism(table.iloc[[1]], "b.parquet")
     assert concentration_order.order_mechanism(table, "b.parquet") == ""  # one pool reads the marker
+
+
+def test_two_cluster_model_aligns_the_top_direction_with_the_marker_at_the_pools_sizes():
+    table = pd.DataFrame({"model": "m", "dimension": ["a", "b"], "s_hat": [8.0, 3.0], "d": [60, 40],
+                          "n_marked": [200, 120]})
+    draws = concentration_order.two_cluster_alignment(table, samples=5, seed=1)
+    assert len(draws) == 10 and set(draws.draw) == set(range(5))
+    assert draws.top_alignment.min() > 0.9  # the variance s²/4 along Δ tops every noise direction's
+    weak = concentration_order.two_cluster_alignment(table.assign(s_hat=0.5), samples=5, seed=1)
+    assert weak.top_alignment.max() < 0.6  # s²/4 below √(d/n): the top direction is noise's
 
 
 def test_within_model_spearman_and_its_draws():

@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lib.bias_probes import estimator_checks, theory
+from lib.bias_probes import estimator_checks, groundtruth, theory
 
 
 def test_dimension_replicates_give_one_row_per_manifold_and_the_summary_its_mean_and_se():
@@ -101,3 +101,41 @@ def test_propagation_mechanism_names_the_noise_scales_or_the_cells():
     assert "σ_w = 1" in near and "0.0050 at the run's σ_w" in near
     far = estimator_checks.propagation_mechanism(table, "ceiling_shift", 0.041, 0.0005, "κ in [0.25, 8]", "p.parquet")
     assert "no noise scale" in far and "κ in [0.25, 8]" in far and "0.0425 and 0.0430" in far
+
+
+def test_noise_matched_calibration_finds_the_noise_of_the_target_median_on_the_same_spheres():
+    settings = {"kappas": [0.5, 1.0, 2.0], "intrinsic_dim": 2, "ambient_dim": 6, "n": 400, "reps": 2, "seed": 4}
+    logged = pd.concat([groundtruth.curvature_calibration(noise=noise, **settings) for noise in (0.0, 0.02)])
+    medians = logged.groupby("noise").relative_error.agg(lambda e: e.abs().median())
+    target = float(medians.mean())  # between the two logged levels
+    matched = estimator_checks.noise_matched_calibration(logged, target, seed=4)
+    assert list(matched.groupby("level", sort=False).size().index) == ["below", "σ*", "above"]
+    star = matched[matched.level == "σ*"]
+    assert 0 < star.noise.iloc[0] < 0.02 and set(star.kappa) == {0.5, 1.0, 2.0}
+    assert star.relative_error.abs().median() == pytest.approx(target, abs=0.02 * target)
+    below, above = (matched[matched.level == level].noise.iloc[0] for level in ("below", "above"))
+    assert below == pytest.approx(0.9 * star.noise.iloc[0]) and above == pytest.approx(1.1 * star.noise.iloc[0])
+    # the same spheres at the found level: recomputing it gives the table's numbers
+    again = groundtruth.curvature_calibration(noise=float(star.noise.iloc[0]), **settings)
+    assert np.allclose(again.kappa_hat, star.kappa_hat)
+    pair = estimator_checks.noise_pair(matched)
+    assert pair.value == pytest.approx(star.relative_error.abs().max()) and pair.median == pytest.approx(
+        star.relative_error.abs().median())
+    assert pair.se > 0 and pair.undefined == ""
+    assert estimator_checks.noise_matched_calibration(logged, 10 * float(medians.max()), seed=4).empty
+    unmatched = estimator_checks.noise_pair(pd.DataFrame())
+    assert np.isnan(unmatched.value) and "bracket" in unmatched.undefined
+
+
+def test_noise_pair_carries_the_median_cells_error_through_the_matched_noise():
+    def level(name: str, noise: float, errors: list[float]) -> pd.DataFrame:
+        kappa = np.array([0.5, 1.0, 2.0])
+        return pd.DataFrame({"level": name, "noise": noise, "kappa": kappa, "reps": 3,
+                             "relative_error": errors, "kappa_hat_se": [0.01, 0.02, 0.08] * kappa})
+
+    matched = pd.concat([level("below", 0.009, [0.08, 0.15, 0.45]), level("σ*", 0.01, [0.1, 0.17, 0.55]),
+                         level("above", 0.011, [0.12, 0.19, 0.65])])
+    pair = estimator_checks.noise_pair(matched)
+    slope = (0.65 - 0.45) / (0.19 - 0.15)  # the largest moves five times as fast as the median
+    assert pair.noise == 0.01 and pair.median == pytest.approx(0.17) and pair.value == pytest.approx(0.55)
+    assert pair.se == pytest.approx(np.hypot(0.08, slope * 0.02))

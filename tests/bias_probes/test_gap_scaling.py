@@ -64,3 +64,20 @@ def test_mechanisms_are_given_only_where_the_logged_numbers_support_them():
                              "signal": [0.56, 0.09]})
     assert "×0.40" in gap_scaling.curvature_mechanism(geometry, 0.9, "geometry.parquet")
     assert gap_scaling.curvature_mechanism(geometry, 0.45, "geometry.parquet") == ""  # the gap tracks the radius
+
+
+def test_learning_curve_shares_read_the_gap_slope_against_the_learning_curve_and_minus_a_half():
+    n = np.array([50, 100, 200, 400])
+    test_auc = 1 - 0.4 * (n / 50.0) ** -0.1  # 1 − test AUC falls at −0.1
+    interpolating = pd.DataFrame({"model": "m", "dimension": "a", "n": n, "test_auc": test_auc,
+                                  "auc_gap": 1 - test_auc})  # train AUC 1: the gap is 1 − test AUC
+    worst_case = pd.DataFrame({"model": "m", "dimension": "b", "n": n, "test_auc": test_auc,
+                               "auc_gap": 0.3 * (n / 50.0) ** -0.5})  # Theorem 1's rate whatever the curve
+    steep = pd.DataFrame({"model": "m", "dimension": "c", "n": n, "test_auc": 1 - 0.4 * (n / 50.0) ** -0.7,
+                          "auc_gap": 0.3 * (n / 50.0) ** -0.7})
+    shares = gap_scaling.learning_curve_shares(pd.concat([interpolating, worst_case, steep]))
+    assert shares[("m", "a")] == pytest.approx(1.0)
+    assert shares[("m", "b")] == pytest.approx(0.0, abs=1e-12)
+    assert np.isnan(shares[("m", "c")])  # the learning curve falls faster than −½: nothing to account for
+    train_below_one = interpolating.assign(auc_gap=interpolating.auc_gap - [0.0, 0.0, 0.005, 0.02])
+    assert gap_scaling.learning_curve_shares(train_below_one)[("m", "a")] < 0.95  # the train AUC's fall shows

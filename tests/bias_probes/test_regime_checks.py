@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from scipy.stats import norm
 
-from lib import stats
+from lib import probes, stats
 from lib.bias_probes import regime_checks, synth, theory
 
 
@@ -102,3 +102,43 @@ def test_shortfall_mechanism_only_when_the_probe_shortfall_covers_the_failure():
     assert "Corollary 2" in regime_checks.probe_shortfall_mechanism(_diagnostics(0.6, 0.5), "cor2", "d.parquet")
     with pytest.raises(ValueError, match="law='eq9'"):
         regime_checks.probe_shortfall_mechanism(_diagnostics(0.6, 0.5), "eq9", "d.parquet")
+
+
+def test_shortfall_share_is_the_ratio_of_the_mean_shortfalls_with_each_source_by_the_delta_method():
+    measured, measured_se = np.array([0.05, 0.08]), np.array([0.03, 0.04])
+    simulated, simulated_se = np.array([0.15, 0.17, 0.16]), np.array([0.006, 0.008, 0.0])
+    share = regime_checks.shortfall_share(measured, measured_se, simulated, simulated_se)
+    a, b = 0.065, 0.16
+    assert share.value == pytest.approx(a / b) and share.measured == pytest.approx(a)
+    assert share.simulated == pytest.approx(b) and share.undefined == ""
+    assert share.measured_se == pytest.approx(0.05 / 2 / b)  # √(0.03² + 0.04²)/2, through 1/b
+    assert share.simulated_se == pytest.approx(a * 0.01 / 3 / b**2)  # √(0.006² + 0.008²)/3, through a/b²
+    # the finite-sample reading: a measured shortfall as large as the simulated one is a share of 1
+    assert regime_checks.shortfall_share(simulated, simulated_se, simulated, simulated_se).value == pytest.approx(1)
+
+
+def test_shortfall_share_is_undefined_without_a_simulated_shortfall_and_refuses_unpaired_errors():
+    share = regime_checks.shortfall_share([0.05], [0.01], [-0.01, 0.0], [0.01, 0.01])
+    assert np.isnan(share.value) and "does not fall short" in share.undefined
+    with pytest.raises(ValueError, match="one s.e. per shortfall"):
+        regime_checks.shortfall_share([0.05, 0.06], [0.01], [0.1], [0.01])
+
+
+def test_shortfall_share_on_a_probe_replayed_against_itself_is_near_one():
+    """The statistic's premise end to end: two independent sets of the paper's probe on the same purity mixture
+    (ŝ, α, n, d) give shortfalls below Eq. 8 whose share is 1 within its s.e."""
+    rng = np.random.default_rng(3)
+    eq8 = float(theory.purity_auc(6.0, 0.3))
+
+    def shortfalls() -> np.ndarray:
+        return np.array([eq8 - _probe_auc(synth.purity_mixture(rng, 120, 6.0, 0.3, 40), rng) for _ in range(6)])
+
+    first, second = shortfalls(), shortfalls()
+    share = regime_checks.shortfall_share(first, np.full(6, first.std(ddof=1)), second,
+                                          np.full(6, second.std(ddof=1)))
+    assert share.simulated > 0.02  # a fitted probe falls short of Eq. 8 at these sizes
+    assert abs(share.value - 1) < 3 * np.hypot(share.measured_se, share.simulated_se)
+
+
+def _probe_auc(sample: synth.LabelledSample, rng: np.random.Generator) -> float:
+    return probes.probe_auc(sample.X, sample.y, sample.groups, n_seeds=1, seed=int(rng.integers(2**31))).auc_mean

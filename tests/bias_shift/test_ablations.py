@@ -215,3 +215,16 @@ def test_base_shifts_are_the_rows_of_the_grids_base_setting():
     base = ablations.base_shifts(shifts, grid)
     assert len(base) == 60 and set(base.anchor_source) == {"neutral"} and set(base.anchor_size) == {1000}
     assert set(base.pooling) == {"mean"} and set(base.attribute_variant) == {"base"}
+
+
+def test_the_gap_share_is_the_controls_part_of_the_gap_between_the_two_fine_tunes():
+    rows = [{"seed": seed, "split": split, "group": group,
+             "delta_b": (0.01 if split == "harmful" else -0.02) + 0.001 * seed + level,
+             "control_delta_b": (0.008 if split == "harmful" else -0.016) + 0.001 * seed}
+            for seed in (0, 1, 2) for split in ("unharmful", "harmful")
+            for group, level in (("Women", 0.0), ("Men", 0.004))]
+    delta, control = ablations.seed_gaps(pd.DataFrame(rows))
+    assert delta.shape == (3, 2) and np.allclose(delta, -0.03) and np.allclose(control, -0.024)
+    assert ablations.gap_share(delta, control) == pytest.approx(0.8)  # the control carries 0.024 of the 0.03 gap
+    assert ablations.gap_share(np.stack([delta, 2 * delta]), np.stack([control, control])).tolist() == pytest.approx(
+        [0.8, 0.4])

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import threading
+import time
 from pathlib import Path
 
 import pytest
 import torch
 from conftest import tiny_causal_lm
-from safetensors.torch import load_file
+from safetensors.torch import load_file, save_file
 
+from lib import config, paths
 from lib.bias_shift import checkpoints
 from lib.models import precision
 
@@ -23,17 +26,29 @@ EXAMPLES = (
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("tiny")
-    corpus = root / "corpus.txt"
+    corpus, other = root / "corpus.txt", root / "other.txt"
     corpus.write_text(EXAMPLES)
+    other.write_text("".join(reversed(EXAMPLES.splitlines(keepends=True))))  # the same examples, another order
     base = tiny_causal_lm(root / "base")
     kw = {"epochs": 1, "batch_size": 2}
-    return {"root": root, "base": base, "corpus": corpus,
+    return {"root": root, "base": base, "corpus": corpus, "other": other,
             "lora": checkpoints.finetune(base, corpus, root / "lora", seed=0, **kw),
             "full": checkpoints.finetune(base, corpus, root / "full", method="full", seed=0, lr=1e-3, **kw)}
 
 
+@pytest.fixture
+def models_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """``models/`` (where content-keyed fine-tunes, merges and mixed corpora go) inside ``tmp_path``."""
+    monkeypatch.setattr(paths, "MODELS_DIR", tmp_path / "models")
+    return tmp_path / "models"
+
+
 def weights(folder: Path) -> dict[str, torch.Tensor]:
     return load_file(folder / "model.safetensors")
+
+
+def stamp(folder: Path) -> int:
+    return (folder / "checkpoint.json").stat().st_mtime_ns
 
 
 def test_lora_finetune_saves_a_plain_merged_checkpoint(tiny):
@@ -108,12 +123,10 @@ def test_merge_rejects_bad_weights_and_mismatched_models(tiny, tmp_path):
     odd.mkdir()
     tensors = weights(tiny["full"])
     tensors["model.norm.weight"] = torch.ones(7)
-    from safetensors.torch import save_file
-
     save_file(tensors, odd / "model.safetensors")
     with pytest.raises(ValueError, match="model.norm.weight.*shape"):
         checkpoints.merge(tiny["lora"], odd, 0.5, tmp_path / "y")
-    assert not (tmp_path / "y").exists() and not list(tmp_path.glob(".y.*"))
+    assert not (tmp_path / "y").exists() and not list(tmp_path.glob(".y.*.tmp"))  # its lock file stays
 
 
 def test_bad_arguments_are_named():
@@ -141,34 +154,85 @@ def test_linear_schedule_warms_up_then_decays_to_zero():
     assert values[100] == 0 and all(x >= y for x, y in zip(values[3:], values[4:], strict=False))
 
 
-def test_build_spectrum_orders_safe_to_harmful_and_resumes(tiny, tmp_path):
-    corpora = {"unharmful": tiny["corpus"], "harmful": tiny["corpus"]}
-    kw = {"root": tmp_path / "spectrum", "corpora": corpora, "epochs": 1, "batch_size": 4}
+def test_build_spectrum_orders_safe_to_harmful_and_resumes(tiny, models_dir):
+    corpora = {"unharmful": tiny["corpus"], "harmful": tiny["other"]}
+    kw = {"corpora": corpora, "epochs": 1, "batch_size": 4}
     spectrum = checkpoints.build_spectrum(str(tiny["base"]), **kw)
     assert list(spectrum) == ["base", "unharmful", "merge_90_10", "merge_70_30", "merge_50_50", "merge_30_70",
                               "merge_10_90", "harmful"]
-    assert spectrum["base"] == tiny["base"] and spectrum["merge_70_30"] == tmp_path / "spectrum" / "merge_70_30"
-    stamps = {name: (folder / "checkpoint.json").stat().st_mtime_ns for name, folder in spectrum.items()
-              if name != "base"}
+    root = checkpoints.merges_root(spectrum["unharmful"], spectrum["harmful"])
+    assert spectrum["base"] == tiny["base"] and spectrum["merge_70_30"] == root / "merge_70_30"
+    assert root.parent == models_dir / "spectrum" and root.name.startswith("base-lora-seed0-")
+    stamps = {name: stamp(folder) for name, folder in spectrum.items() if name != "base"}
     import shutil
 
     shutil.rmtree(spectrum["merge_50_50"])  # an interrupted build: one checkpoint missing
     assert checkpoints.build_spectrum(str(tiny["base"]), **kw) == spectrum
-    for name, stamp in stamps.items():
-        now = (spectrum[name] / "checkpoint.json").stat().st_mtime_ns
-        assert (now != stamp) if name == "merge_50_50" else (now == stamp), name
-    kind = precision.training_precision("cpu")
-    assert checkpoints.default_root("smollm2-135m", "lora", 0).name == f"smollm2-135m-lora-seed0-{kind}"
+    for name, before in stamps.items():
+        assert (stamp(spectrum[name]) != before) if name == "merge_50_50" else (stamp(spectrum[name]) == before), name
+    other_seed = checkpoints.build_spectrum(str(tiny["base"]), seed=1, ratios=[0.5], **kw)
+    assert other_seed["merge_50_50"].parent != root  # other fine-tunes, other merges
 
 
-def test_finetuned_pair_is_the_ends_of_the_spectrum_in_the_same_folders(tiny, tmp_path):
-    corpora = {"unharmful": tiny["corpus"], "harmful": tiny["corpus"]}
-    kw = {"root": tmp_path / "spectrum", "corpora": corpora, "epochs": 1, "batch_size": 4}
+def test_finetuned_pair_is_the_ends_of_the_spectrum_in_the_same_folders(tiny, models_dir):
+    corpora = {"unharmful": tiny["corpus"], "harmful": tiny["other"]}
+    kw = {"corpora": corpora, "epochs": 1, "batch_size": 4}
     pair = checkpoints.finetuned_pair(str(tiny["base"]), **kw)
-    stamp = (pair["harmful"] / "checkpoint.json").stat().st_mtime_ns
+    before = stamp(pair["harmful"])
     spectrum = checkpoints.build_spectrum(str(tiny["base"]), **kw)
     assert {k: spectrum[k] for k in ("unharmful", "harmful")} == pair
-    assert (pair["harmful"] / "checkpoint.json").stat().st_mtime_ns == stamp  # reused, not trained again
+    assert stamp(pair["harmful"]) == before  # reused, not trained again
+    assert {folder.parent for folder in pair.values()} == {models_dir / "finetunes"}
+
+
+def test_a_fine_tune_lives_in_the_folder_its_content_keys(tiny, models_dir, tmp_path):
+    kw = {"epochs": 1, "batch_size": 2}
+    spec = checkpoints.finetune_spec(tiny["base"], tiny["corpus"], **kw)
+    folder = checkpoints.finetune_folder(spec)
+    assert folder.parent == models_dir / "finetunes" and folder.name.startswith("base-lora-corpus-seed0-")
+    assert checkpoints.finetune(tiny["base"], tiny["corpus"], **kw) == folder
+    assert checkpoints.checkpoint_info(folder)["spec"] == spec
+    copy = tmp_path / "elsewhere" / "corpus.txt"  # the same name and content elsewhere: the same fine-tune
+    copy.parent.mkdir()
+    copy.write_bytes(tiny["corpus"].read_bytes())
+    assert checkpoints.finetune_folder(checkpoints.finetune_spec(tiny["base"], copy, **kw)) == folder
+    others = [checkpoints.finetune_spec(tiny["base"], tiny["corpus"], seed=1, **kw),
+              checkpoints.finetune_spec(tiny["base"], tiny["corpus"], epochs=2, batch_size=2),
+              checkpoints.finetune_spec(tiny["base"], tiny["corpus"], method="full", **kw)]
+    changed = tmp_path / "changed" / "corpus.txt"  # the same name, one example fewer
+    changed.parent.mkdir()
+    changed.write_text(EXAMPLES.split("\n", 1)[1])
+    others.append(checkpoints.finetune_spec(tiny["base"], changed, **kw))
+    other_base = tiny_causal_lm(tmp_path / "base")  # another base of the same name: its weights differ
+    with torch.no_grad():
+        tensors = weights(other_base)
+        tensors["model.norm.weight"] += 1.0
+    save_file(tensors, other_base / "model.safetensors", metadata={"format": "pt"})
+    (other_base / "SHA256SUMS").unlink(missing_ok=True)
+    others.append(checkpoints.finetune_spec(other_base, tiny["corpus"], **kw))
+    folders = {checkpoints.finetune_folder(s) for s in others}
+    assert len(folders) == len(others) and folder not in folders
+
+
+def test_a_second_process_building_the_same_checkpoint_waits_for_the_first(tmp_path, capsys):
+    out = tmp_path / "ckpt"
+    built = []
+
+    def write(staging: Path) -> dict:
+        (staging / "model.safetensors").write_bytes(b"weights")
+        built.append(staging)
+        return {}
+
+    with checkpoints.building(out):  # the first builder holds the lock
+        second = threading.Thread(target=checkpoints._write_checkpoint, args=(out, {"kind": "test"}, write))
+        second.start()
+        time.sleep(0.3)
+        assert second.is_alive() and not built and not out.exists()  # it waits, building nothing
+    second.join(timeout=10)
+    assert not second.is_alive() and len(built) == 1 and checkpoints.is_complete(out)
+    assert "waiting for another process building" in capsys.readouterr().out
+    checkpoints._write_checkpoint(out, {"kind": "test"}, write)
+    assert len(built) == 1  # finished: reused, not built again
 
 
 def test_spectrum_folders_names_given_checkpoints_by_their_folder():
@@ -208,32 +272,64 @@ def test_casting_the_frozen_weights_once_trains_the_same_lora(tiny, tmp_path, mo
     assert any(not torch.equal(tuned[k], base[k]) for k in base)  # merged into the float32 weights, not lost
 
 
-def test_a_mixed_corpus_holds_its_share_of_harmful_examples(tmp_path):
+def test_a_mixed_corpus_holds_its_share_of_harmful_examples(models_dir):
     unharmful, harmful = (set(checkpoints.read_corpus(checkpoints.CORPORA[s])) for s in ("unharmful", "harmful"))
     size = min(len(unharmful), len(harmful))
-    for share, expected in ((0.0, 0), (0.4, round(0.4 * size)), (1.0, size)):
-        pairs = checkpoints.read_corpus(checkpoints.mixed_corpus(share, 3, tmp_path / f"{share}.txt"))
+    for share, expected in ((0.4, round(0.4 * size)), (0.5, round(0.5 * size))):
+        pairs = checkpoints.read_corpus(checkpoints.share_corpus(share, 3))
         assert len(pairs) == size and len(set(pairs)) == size
         assert sum(p in harmful for p in pairs) == expected and sum(p in unharmful for p in pairs) == size - expected
-    again = checkpoints.mixed_corpus(0.4, 3, tmp_path / "0.4.txt")
-    stamp = again.stat().st_mtime_ns
-    assert checkpoints.mixed_corpus(0.4, 3, again).stat().st_mtime_ns == stamp  # the same content: not rewritten
-    other = checkpoints.read_corpus(checkpoints.mixed_corpus(0.4, 4, tmp_path / "seed4.txt"))
+    again = checkpoints.share_corpus(0.4, 3)
+    assert again.parent == models_dir / "finetunes" / "corpora"
+    before = again.stat().st_mtime_ns
+    assert checkpoints.mixed_corpus(0.4, 3, again).stat().st_mtime_ns == before  # the same content: not rewritten
+    other = checkpoints.read_corpus(checkpoints.share_corpus(0.4, 4))
     assert other != checkpoints.read_corpus(again)  # another seed draws other examples
+    assert checkpoints.share_corpus(0.0, 3) == checkpoints.CORPORA["unharmful"]  # the ends: the corpora themselves
+    assert checkpoints.share_corpus(1.0, 3) == checkpoints.CORPORA["harmful"]
     with pytest.raises(ValueError, match="share=0.125"):
-        checkpoints.mixed_corpus(0.125, 0, tmp_path / "bad.txt")
+        checkpoints.share_corpus(0.125, 0)
+    with pytest.raises(ValueError, match="share=1.0 is not allowed; allowed: 0 < share < 1"):
+        checkpoints.mixed_corpus(1.0, 0, models_dir / "bad.txt")
 
 
-def test_the_share_spectrum_fine_tunes_each_share_and_seed_once_from_the_base(tiny, tmp_path):
-    kw = {"root": tmp_path / "shares", "epochs": 1, "batch_size": 32}
+def test_the_share_spectrum_fine_tunes_each_share_and_seed_once_from_the_base(tiny, models_dir):
+    kw = {"epochs": 1, "batch_size": 32}
     spectrum = checkpoints.share_spectrum(str(tiny["base"]), shares=[0.5, 0.0], seeds=[1], **kw)
     assert list(spectrum) == ["base", "share_0_seed1", "share_50_seed1"]
     info = checkpoints.checkpoint_info(spectrum["share_50_seed1"])["spec"]
     assert info["seed"] == 1 and info["corpus"] == "share_50_seed1.txt" and info["method"] == "lora"
-    stamp = (spectrum["share_0_seed1"] / "checkpoint.json").stat().st_mtime_ns
+    before = stamp(spectrum["share_0_seed1"])
     assert checkpoints.share_spectrum(str(tiny["base"]), shares=[0.0, 0.5], seeds=[1], **kw) == spectrum
-    assert (spectrum["share_0_seed1"] / "checkpoint.json").stat().st_mtime_ns == stamp  # reused
+    assert stamp(spectrum["share_0_seed1"]) == before  # reused
     with pytest.raises(ValueError, match="distinct values"):
         checkpoints.share_spectrum(str(tiny["base"]), shares=[0.5, 0.5], seeds=[1], **kw)
-    kind = precision.training_precision("cpu")
-    assert checkpoints.shares_root("smollm2-135m", "lora").name == f"smollm2-135m-lora-shares-{kind}"
+    rows = checkpoints.share_records(spectrum, [0.0, 0.5], [1])
+    assert [(r["checkpoint"], r["harmful_share"], r["seed"]) for r in rows] == [("share_0_seed1", 0.0, 1),
+                                                                               ("share_50_seed1", 0.5, 1)]
+    assert rows[0]["n_harmful"] == 0 and rows[0]["corpus"] == "unharmful.txt"
+    assert rows[1]["n_harmful"] == round(0.5 * rows[1]["n_examples"]) and rows[1]["train_seconds"] > 0
+
+
+def test_the_seed_checks_fine_tunes_are_the_share_spectrums_ends_under_the_same_seed(tiny, models_dir):
+    kw = {"epochs": 1, "batch_size": 32}
+    pair = checkpoints.finetuned_pair(str(tiny["base"]), seed=2, **kw)  # D02's seed check (Appendix E.5)
+    stamps = {split: stamp(folder) for split, folder in pair.items()}
+    shares = checkpoints.share_spectrum(str(tiny["base"]), shares=[0.0, 1.0], seeds=[2], **kw)  # D01's spectrum
+    assert shares["share_0_seed2"] == pair["unharmful"] and shares["share_100_seed2"] == pair["harmful"]
+    assert {split: stamp(folder) for split, folder in pair.items()} == stamps  # one key: read, not trained again
+    assert len(list((models_dir / "finetunes").glob("base-lora-*"))) == 2
+
+
+def test_the_defaults_share_d02s_seed_fine_tunes_with_d01s_shares_spectrum_and_order_them():
+    from lib import runner
+
+    d01, d02 = config.resolve("D01_deltab", "default"), config.resolve("D02_deltab_ablations", "default")
+    assert d01.epochs == d02.epochs and d02.method == "lora" and d01.references[0] == d02.reference
+    assert {0.0, 1.0} <= set(d01.harmful_shares) and set(d01.share_seeds) <= set(d02.seeds)
+    assert len(d01.harmful_shares) * len(d01.share_seeds) >= 12  # twelve independent fine-tunes at least
+    assert d01.reads == ("D02_deltab_ablations",)  # D02 trains them; D01 starts once it has ended
+    batch, expected = {"D01_deltab", "D02_deltab_ablations"}, {"D01_deltab": 60.0, "D02_deltab_ablations": 60.0}
+    assert runner.next_ready([d01, d02], batch, set(), expected) is d02
+    assert runner.next_ready([d01], batch, set(), expected) is None  # D02 running: D01 holds no lane
+    assert runner.next_ready([d01], batch, {"D02_deltab_ablations"}, expected) is d01

@@ -8,6 +8,7 @@ import pytest
 
 from lib import claim_catalogue
 from lib.bias_shift import ablations, evaluation, evidence, group_level
+from lib.claims import Evidence
 
 FILES = {"control": "control.parquet", "evaluation": "evaluation.parquet", "labels": "labels.parquet",
          "diagnostics": "stereotype_diagnostics.parquet"}
@@ -221,3 +222,55 @@ def test_paper_r_reads_the_benchmark_each_scorer_stands_for():
     assert evaluation.first_scorer_with_both_classes(
         pd.DataFrame({"scorer": ["vader", "vader"], "delta_bias_score": [0.0, 0.5]}),
         among=evidence.BIAS_SCORERS) is None  # VADER is never the bias label
+
+
+def shifts_frame(x: np.ndarray, control_values: np.ndarray) -> pd.DataFrame:
+    return pd.DataFrame([{"checkpoint": f"c{c}", "group": f"g{g}", "delta_b": x[c, g],
+                          "control_delta_b": control_values[c]} for c in range(x.shape[0]) for g in range(x.shape[1])])
+
+
+@pytest.mark.parametrize("moves_with_control", [True, False])
+def test_a_pooled_failure_is_explained_only_when_the_drift_share_holds_decisively(moves_with_control):
+    """ΔB and the label drift the same way along the spectrum, so the pooled r runs against the paper's sign; the
+    failure is explained when the group-free control moves as ΔB does, and stays unexplained when ΔB moves alone."""
+    rng = np.random.default_rng(2)
+    drift = np.linspace(-0.015, 0.016, 7)
+    x = rng.normal(scale=0.004, size=24) + drift[:, None] + rng.normal(scale=0.002, size=(7, 24))
+    y = 20 * drift[:, None] + rng.normal(scale=0.05, size=(7, 24))
+    pairs = scorer_pairs(x, y)
+    rows = evaluation.evaluate(pairs.drop(columns="scorer"), n_bootstrap=200, n_permutations=500).set_index("method")
+    found = evidence.scorer_evidence("profanity", {"profanity": rows}, {"profanity": population()},
+                                     **scorer_kw(x, y, ["profanity"]))
+    control_values = drift if moves_with_control else rng.normal(scale=0.001, size=7)
+    mechanism = evidence.drift_share_evidence(shifts_frame(x, control_values), "setting", shifts_file="delta_b.parquet")
+    catalogue = claim_catalogue.load("D01_deltab")
+    given = {i: Evidence(None, undefined="not in this test") for i in catalogue}
+    given["rr_correlation_profanity"] = found["correlation"]
+    given["delta_b_moves_with_control"] = mechanism
+    judged = {c.id: c for c in claim_catalogue.evaluate_all("D01_deltab", given, "default")}
+    held, failure = judged["delta_b_moves_with_control"], judged["rr_correlation_profanity"]
+    assert "7 checkpoints × 24 groups" in held.statement and held.power["decisive"]
+    if moves_with_control:
+        assert held.verdict == "holds" and held.measured > 0.9
+        assert failure.verdict == "fails, explained" and failure.explained_by == "delta_b_moves_with_control"
+    else:
+        assert held.verdict == "fails, unexplained" and held.measured < 0
+        assert failure.verdict == "fails, unexplained" and "delta_b_moves_with_control (fails" in failure.reason
+    one = evidence.drift_share_evidence(shifts_frame(x[:1], drift[:1]), "setting", shifts_file="delta_b.parquet")
+    assert one.value is None and "1 checkpoint" in one.undefined
+
+
+def test_the_gap_share_weighs_the_seeds_and_the_groups_noise_and_needs_two_seeds():
+    rng = np.random.default_rng(4)
+    rows = [{"seed": seed, "split": split, "group": f"g{g}", "control_delta_b": drift + 0.001 * rng.normal(),
+             "delta_b": drift + 0.003 * rng.normal()}
+            for seed in range(8) for split, drift in (("unharmful", -0.015), ("harmful", 0.016)) for g in range(24)]
+    frame = pd.DataFrame(rows)
+    found = evidence.gap_share_evidence(frame, list(range(8)), seeds_file="seed_shifts.parquet")
+    assert found.value == pytest.approx(1.0, abs=0.05) and set(found.sources) == {"seeds", "groups"}
+    assert 0 < found.sources["groups"] < 0.05 and 0 < found.sources["seeds"] < 0.05
+    judged = claim_catalogue.evaluate(claim_catalogue.load("D02_deltab_ablations")["gap_moves_with_control"], found,
+                                      "default")
+    assert judged.verdict == "holds" and judged.power["decisive"] and "seed_shifts.parquet" in judged.statement
+    one = evidence.gap_share_evidence(frame[frame.seed == 0], [0], seeds_file="s")
+    assert one.value is None and "fewer than two training seeds" in one.undefined

@@ -80,3 +80,20 @@ def test_the_table_has_one_row_per_setting_scorer_and_pooling():
         ("a", "mean"), ("a", "max"), ("b", "mean"), ("b", "max")]
     assert table.pooled_r.iloc[0] == pytest.approx(-table.pooled_r.iloc[1])
     assert set(table.n_checkpoints) == {7} and set(table.n_groups) == {24}
+
+
+def test_the_drift_share_is_one_when_every_group_moves_as_the_control_and_falls_when_groups_move_alone():
+    rng = np.random.default_rng(12)
+    levels, control = rng.normal(size=24), np.linspace(-0.015, 0.016, 7)
+    shared = levels + control[:, None]  # each group at its own level, moved exactly as the group-free sentences
+    assert group_level.drift_share(shared, control) == pytest.approx(1.0)
+    own = rng.normal(scale=0.01, size=(7, 24))  # groups that move by their own shifts, as large as the drift
+    assert group_level.drift_share(shared + own, control) == pytest.approx(0.5, abs=0.15)
+    assert abs(group_level.drift_share(levels + own, np.zeros(7))) < 1e-12  # a flat control accounts for nothing
+    assert group_level.drift_share(levels + own, control) < 0  # a control that moves apart from the groups
+    draws = group_level.drift_share_draws(shared + own, control, 300, seed=3)
+    columns = np.random.default_rng(3).integers(0, 24, (300, 24))
+    assert draws[5] == pytest.approx(group_level.drift_share((shared + own)[:, columns[5]], control))
+    assert 0.02 < draws.std() < 0.2 and abs(draws.mean() - group_level.drift_share(shared + own, control)) < 0.05
+    with pytest.raises(ValueError, match="one control value per checkpoint"):
+        group_level.drift_share_draws(shared, control[:3], 10)

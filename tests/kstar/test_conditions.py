@@ -56,3 +56,14 @@ def test_one_chat_template_for_both_weights():
     conditions.check_chat_template("smollm2-135m", "smollm2-135m")
     with pytest.raises(ValueError, match="one chat template"):
         conditions.check_chat_template("smollm2-135m", "minilm")  # an encoder without a chat template
+
+
+def test_the_default_reference_condition_is_k01s_measurement_and_runs_after_it():
+    """One content key: under `default` K05's reference model is one of K01's models under K01's protocol, so its plain
+    condition asks for K01's sweep and window; K05 (and K02, K03, which reuse K01's searches) read K01, so the runner
+    starts them after it and two lanes never compute one search twice."""
+    k01, k05 = config.resolve("K01_kstar", "default"), config.resolve("K05_deployment", "default")
+    assert k05.model in k01.models and estimator.Protocol.of(k05) == estimator.Protocol.of(k01)
+    assert conditions.Condition(k05.model, False, k05.tasks).control == ""  # a base model on raw text: no control
+    for notebook in ("K02_kstar_controls", "K03_task_order", "K05_deployment"):
+        assert "K01_kstar" in config.resolve(notebook, "default").reads

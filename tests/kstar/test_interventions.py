@@ -159,9 +159,34 @@ def test_generation_table_reads_no_change_without_an_edit_and_a_change_with_one(
     assert base.margin_change == 0 and base.replies_changed == 0
     assert (table.margin_change.iloc[1:] > 0).all()
     assert table.set_size.iloc[1:].eq(16).all() and table.n_prompts.eq(len(texts)).all()
-    with pytest.raises(ValueError, match="placeholder"):
+    with pytest.raises(ValueError, match=r"^instruction='no slot' holds 0 \{text\} slots; allowed: exactly one$"):
         iv.generation_prompts(str(folder), texts, [1, 0] * 3, 0, [0], X_train, instruction="no slot",
                               continuations=["yes", "no"])
+
+
+def test_the_generator_reads_each_question_whole_ending_with_the_generation_prompt(tiny, monkeypatch):
+    """A.1.2's rule for K07's generation: the text alone is cut, the instruction and the generation prompt survive,
+    and every prompt the model answers fits max_tokens."""
+    folder, _ = tiny
+    tokenizer = loading.cached_tokenizer(str(folder))
+    article = " ".join(f"word{i} of a long article" for i in range(80))
+    question = "Is this about {text} Answer yes or no."
+    read, replies = [], iv.greedy_replies
+
+    def reading(model, prompts, **settings):  # the token ids the model answers, as generation_prompts passes them
+        read.append(prompts)
+        return replies(model, prompts, **settings)
+
+    monkeypatch.setattr(iv, "greedy_replies", reading)
+    iv.generation_prompts(str(folder), [article, "fine"], [1, 0], 0, [0, 1], np.zeros((3, 32)), instruction=question,
+                          continuations=["yes", "no"], random_seeds=(0,), key="t", max_tokens=24, max_new_tokens=1)
+    tail = tokenizer("answer yes or no. [SEP] [assistant]")["input_ids"][1:]  # less [CLS]; the tokenizer's [SEP] last
+    for prompts in read:
+        assert len(prompts[0]) == 24 and len(prompts[1]) < 24  # the article cut to the limit, the short text whole
+        assert all(p[-len(tail):] == tail for p in prompts)
+    inputs = iv.generation_inputs(str(folder), [article, "fine"], instruction=question, max_tokens=24)
+    assert inputs.kept_tokens[0] < inputs.text_tokens[0] and inputs.kept_tokens[1] == inputs.text_tokens[1] == 1
+    assert inputs.summary()["truncated"] == 0.5
 
 
 def _prompts(support: float, randoms: list[float], n: int = 40, noise: float = 0.1, seed: int = 0) -> pd.DataFrame:

@@ -125,7 +125,8 @@ def test_reference_counts_come_from_k01_only_when_its_arguments_agree(sandbox):
     from lib import config, results
     from lib.kstar import schemas
 
-    k01 = config.validate("K01_kstar", {"models": ["minilm", "smollm2-135m"]})
+    k01 = config.validate("K01_kstar", {})
+    assert "minilm" in k01.models and "pythia-70m" not in k01.models
     asked = {f: getattr(k01, f) for f in learning_curves.KSTAR_FIELDS}
     assert learning_curves.logged_reference("default", "minilm", asked) is None  # nothing logged yet
     run = results.start(k01)
@@ -135,6 +136,6 @@ def test_reference_counts_come_from_k01_only_when_its_arguments_agree(sandbox):
                                             "best_block": [2, 3], "window": [[1, 2, 3, 4], [2, 3, 4, 5]]}))
     kstar, windows = learning_curves.logged_reference("default", "minilm", asked)
     assert kstar.kstar.tolist() == [8.0] and windows.best_block.tolist() == [2]
-    assert learning_curves.logged_reference("default", "gemma3-270m", asked) is None  # K01 did not measure it
+    assert learning_curves.logged_reference("default", "pythia-70m", asked) is None  # K01 did not measure it
     assert learning_curves.logged_reference("default", "minilm", {**asked, "cap": 100}) is None
     assert set(learning_curves.KSTAR_FIELDS) <= {f for f in vars(schemas.LabelBudget()) if f != "notebook"}

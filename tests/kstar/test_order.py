@@ -37,6 +37,8 @@ def test_pairwise_agreement_and_the_shared_order_test(tasks):
     assert test.common == ["t0", "t1", "t2", "t3"] and test.observed == pytest.approx(1.0) and test.n_pairs == 1
     assert test.p_value == pytest.approx(1 / 24, abs=0.02)  # 4 tasks: a perfect match has chance 1/4!
     assert math.isnan(order.shared_order_test(tasks[tasks.task.isin(["t0", "t1"])], ["a", "b"], 10, 0).p_value)
+    nobody = order.shared_order_test(tasks, [], 10, 0)  # a panel with no model (no base causal LM in the run)
+    assert nobody.common == [] and nobody.n_pairs == 0 and math.isnan(nobody.observed)
 
 
 def test_labs_come_from_the_model_ids_organisations():

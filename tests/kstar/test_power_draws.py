@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from scipy import stats
 
+from lib import claims
 from lib.kstar.evidence import power_draws as pd_
 
 
@@ -46,3 +49,16 @@ def test_smallest_normal_draws_match_the_closed_form_of_a_minimum():
 def test_too_few_for_spread_names_the_units_below_the_minimum():
     assert pd_.too_few_for_spread(pd_.MIN_SPREAD, "tests") == ""
     assert pd_.too_few_for_spread(2, "class decisions").startswith("2 class decisions: fewer than 5")
+
+
+def test_least_held_keeps_the_placement_the_test_holds_on_least_often():
+    test = claims.Range(1.5, 20.0)
+    placements = {"centre": np.full(100, 5.0), "lower end": np.array([1.4] * 60 + [1.6] * 40),
+                  "upper end": np.array([19.0] * 70 + [21.0] * 30 + [np.nan] * 5)}
+    assert pd_.held_share(test, placements["upper end"]) == pytest.approx(0.7)  # NaN draws not counted
+    where, draws = pd_.least_held(test, placements)
+    assert where == "lower end" and pd_.held_share(test, draws) == pytest.approx(0.4)
+    assert math.isnan(pd_.held_share(test, [np.inf]))
+    assert pd_.least_held(test, {"none": [np.nan], "some": [5.0]})[0] == "some"
+    with pytest.raises(ValueError, match="placements"):
+        pd_.least_held(test, {})

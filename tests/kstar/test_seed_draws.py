@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 from scipy.stats import norm
 
-from lib import claim_power, stats
-from lib.kstar.evidence import seed_draws
+from lib import claim_power, claims, stats
+from lib.kstar.evidence import count_noise, power_draws, seed_draws
 from lib.kstar.protocol import counts, rules
 
 
@@ -84,33 +84,98 @@ def test_permuted_agreement_matches_independent_orders():
     assert seed_draws.permuted_agreement_draws(tasks, 8) is None
 
 
-def test_factor_draws_without_noise_return_the_true_move():
-    ratios = np.ones((100, 3))
-    assert np.all(seed_draws.factor_draws(ratios, smallest=True) == 1.0)
-    assert seed_draws.factor_draws(ratios, smallest=False, true_factors=(2.0, 2.0)) == pytest.approx(2.0)
-    moved = seed_draws.factor_draws(ratios, smallest=True, true_factors=(1.5, 20.0), seed=1)
-    assert np.all((moved >= 1.5 - 1e-9) & (moved <= 20 + 1e-9))
-    assert np.all(seed_draws.factor_draws(np.array([[0.0, 2.0]]), smallest=False) == math.inf)  # one side ∞
+def _two_bases(main, control, n_test=40000, dense=0.98):
+    """The main and the rotated window of one task: a step from 0.6 to 0.97 at each seed's value, τ 0.956 under a
+    ceiling of 0.98; on 40,000 test texts the step lies 7 s.d. of the crossing above τ, so no split moves a count."""
+    return (_window({"t": main}, dense=dense, n_pos=n_test // 2, n_neg=n_test // 2),
+            _window({"t": control}, dense=dense, n_pos=n_test // 2, n_neg=n_test // 2))
 
 
-def test_noise_ratios_read_infinite_pairs_as_one():
-    window = _window({"a": {1: math.inf, 2: math.inf}, "b": {1: 4, 2: 8}})
-    ratios = seed_draws.noise_ratios(seed_draws.per_seed_values(window), [("m", "a"), ("m", "b")], n=500)
-    assert np.all(ratios[:, 0] == 1.0)
-    medians = (4.0, 6.0, 8.0)  # the median of two picks from seeds {4, 8}
-    assert set(np.unique(ratios[:, 1])) == {a / b for a in medians for b in medians}
-    assert seed_draws.noise_ratios(seed_draws.per_seed_values(window), [], n=5) is None
+def test_paired_ratios_read_each_seed_in_both_bases():
+    main, control = _two_bases({1: 4, 2: 8, 3: math.inf}, {1: 8, 2: 8, 3: math.inf})
+    pairs = seed_draws.paired_ratios(seed_draws.per_seed_values(main), seed_draws.per_seed_values(control))
+    assert pairs.log_ratio.tolist() == pytest.approx([math.log(2), 0.0, 0.0])  # ∞/∞ reads a ratio of 1
+    assert seed_draws.paired_factors(pairs).to_dict() == pytest.approx({"t": 1.0})  # the median seed's ratio
+    wider = seed_draws.paired_ratios(*(seed_draws.per_seed_values(w) for w in _two_bases({1: 4, 2: 4}, {1: 8, 2: 2})))
+    assert seed_draws.paired_factors(wider)["t"] == pytest.approx(1.0)  # log 2 and −log 2: a median of 0
 
 
-def test_ceiling_change_draws_are_the_shift_without_seed_noise():
+def test_pairing_cancels_the_seed_noise_the_two_bases_share():
+    """Counts that spread sixteenfold over the seeds, the rotation doubling each one: the paired factor is 2 at
+    every resample (the shared seed noise cancels in each seed's ratio), while two independent resamples of the
+    counts' medians would move their ratio by up to a factor 4."""
+    main, control = _two_bases({1: 1, 2: 2, 3: 4, 4: 8, 5: 16}, {1: 2, 2: 4, 3: 8, 4: 16, 5: 32})
+    pairs = seed_draws.paired_ratios(seed_draws.per_seed_values(main), seed_draws.per_seed_values(control))
+    assert seed_draws.paired_factors(pairs)["t"] == pytest.approx(2.0)
+    errors = seed_draws.paired_noise_draws(main, control, [("m", "t")], n=2000)
+    assert errors.shape == (2000, 1) and errors == pytest.approx(0.0, abs=1e-12)
+    assert seed_draws.factor_draws(errors, smallest=True) == pytest.approx(1.0)  # the null: no move, no noise
+    assert seed_draws.factor_draws(errors, smallest=True, true_factor=2.0) == pytest.approx(2.0)
+    rng = np.random.default_rng(0)
+    unpaired = (seed_draws.resampled_values(np.array([[2.0, 4, 8, 16, 32]]), 2000, rng)
+                / seed_draws.resampled_values(np.array([[1.0, 2, 4, 8, 16]]), 2000, rng))[:, 0]
+    assert np.mean(np.abs(np.log2(unpaired) - 1) >= 1) > 0.2
+
+
+def test_paired_noise_draws_carry_each_bases_test_split():
+    """The same step in both bases on 100 test texts: the seeds agree, so every spread of the paired factor is the two
+    bases' test splits moving each count past the step (the step at 0.97 lies 0.6 s.d. of the crossing above τ)."""
+    main, control = _two_bases({1: 4, 2: 4, 3: 4}, {1: 4, 2: 4, 3: 4}, n_test=100)
+    errors = seed_draws.paired_noise_draws(main, control, [("m", "t")], n=4000, seed=1)
+    moved = np.isinf(errors[:, 0])  # one basis's τ pushed above 0.97: its count ∞, the other's 4
+    p_one = norm.sf((0.97 - rules.threshold(0.98)) / count_noise.crossing_sd(0.98, 50, 50))
+    assert np.mean(moved) == pytest.approx(2 * p_one * (1 - p_one), abs=0.02)
+    assert np.all(errors[~moved & ~np.isnan(errors[:, 0]), 0] == 0.0)
+    assert np.all(np.isnan(seed_draws.factor_draws(errors[moved], smallest=True)))  # no finite task: left out
+
+
+def test_paired_noise_draws_need_the_same_seeds_and_two_of_them():
+    main, control = _two_bases({1: 4, 2: 8}, {1: 4, 3: 8})
+    with pytest.raises(ValueError, match="seeds"):
+        seed_draws.paired_noise_draws(main, control, [("m", "t")])
+    assert seed_draws.paired_noise_draws(*_two_bases({1: 4}, {1: 8}), [("m", "t")]) is None
+    assert seed_draws.paired_noise_draws(*_two_bases({1: 4, 2: 4}, {1: 8, 2: 8}), [("m", "u")]) is None
+
+
+def test_factor_draws_leave_out_the_cells_whose_draw_is_infinite():
+    errors = np.array([[0.0, np.inf], [np.log(3), -np.log(2)], [np.nan, np.inf]])
+    assert seed_draws.factor_draws(errors, smallest=True)[:2].tolist() == pytest.approx([1.0, 2.0])
+    assert seed_draws.factor_draws(errors, smallest=False)[:2].tolist() == pytest.approx([1.0, 3.0])
+    assert math.isnan(seed_draws.factor_draws(errors, smallest=True)[2])
+    moved = seed_draws.factor_draws(np.zeros((100, 3)), smallest=True, true_factor=5.0, seed=1)
+    assert moved == pytest.approx(5.0)  # either direction is a factor of 5
+
+
+def test_paper_factor_draws_weigh_a_range_claim_at_its_end_nearest_to_failing():
+    errors = 0.3 * np.random.default_rng(2).standard_normal((4000, 3))
+    test = claims.Range(1.5, 20.0)
+    where, smallest = seed_draws.paper_factor_draws(errors, test, smallest=True)
+    assert "lower end" in where
+    # three tasks at 1.5 with symmetric noise: the smallest clears 1.5 only when all three do
+    assert power_draws.held_share(test, smallest) == pytest.approx(0.5**3, abs=0.03)
+    centre = seed_draws.factor_draws(errors, smallest=True, true_factor=math.sqrt(30))
+    assert power_draws.held_share(test, centre) > 0.95
+    where, largest = seed_draws.paper_factor_draws(errors, test, smallest=False)
+    assert "upper end" in where and power_draws.held_share(test, largest) == pytest.approx(0.5**3, abs=0.03)
+
+
+def test_ceiling_change_draws_are_zero_without_seed_noise():
     window = _window({"a": {1: 4, 2: 4}, "b": {1: 8, 2: 8}}, dense=0.95)
-    cells = [("m", "a"), ("m", "b")]
-    assert np.all(seed_draws.ceiling_change_draws(window, cells, n=100) == 0.0)
-    assert seed_draws.ceiling_change_draws(window, cells, shift=0.06, n=100) == pytest.approx(0.06)
+    assert np.all(seed_draws.ceiling_change_draws(window, [("m", "a"), ("m", "b")], n=100) == 0.0)
     noisy = _window({"a": {1: 4, 2: 4}}, dense={"a": {1: 0.95, 2: 0.91}})
     draws = seed_draws.ceiling_change_draws(noisy, [("m", "a")], n=2000)
     # the ceiling of a resample is 0.95 unless both picks are seed 2 (chance 1/4): |change| 0.04 w.p. 2·¼·¾
     assert np.mean(draws > 0.03) == pytest.approx(0.375, abs=0.03)
+
+
+def test_reshuffled_ceilings_keep_a_task_by_task_match_only_by_chance():
+    compare = pd.DataFrame({"task": ["a", "b", "c"], "ceiling_main": [0.80, 0.90, 0.99],
+                            "ceiling_control": [0.81, 0.89, 0.99]})
+    draws = seed_draws.reshuffled_ceiling_draws(compare, n=6000, seed=3)
+    # only the identity of 3! permutations keeps every change within 0.03 (its largest change is 0.01)
+    assert np.mean(draws <= 0.03) == pytest.approx(1 / 6, abs=0.02)
+    assert draws.min() == pytest.approx(0.01) and draws.max() == pytest.approx(0.19)
+    assert seed_draws.reshuffled_ceiling_draws(compare.iloc[:1]) is None
 
 
 def test_seed_se_is_zero_without_seed_noise_and_nan_with_one_seed():

@@ -104,3 +104,51 @@ def test_the_logged_table_counts_the_texts_cut_per_task(tokenizer):
         [3, pytest.approx(1 / 3), 4, 32 - 9, 6]
     assert table.loc["short", "truncated"] == 0 and set(table.format) == {"chat"}
     assert measure.input_lengths_table(["tiny-llama"], pools, 32).format.tolist() == ["plain", "plain"]  # A.1.2
+
+
+QUESTION = "Is this news article about politics? Answer Yes or No.\n\n{text}"
+
+
+def test_a_frame_is_kept_whole_and_only_its_text_is_cut(tokenizer):
+    inputs = truncation.fit_chat(tokenizer, None, [LONG, SHORT], 40, frame=QUESTION)
+    read = tokens(tokenizer, inputs.strings[0])
+    assert len(read) == 40 and read[-5:] == ["[SEP]", "[", "assistant", "]", "[SEP]"]
+    assert inputs.strings[0].startswith("[user] Is this news article about politics? Answer Yes or No.\n\nword0")
+    assert inputs.kept_tokens[0] == 40 - truncation.chat_overhead(tokenizer, None, QUESTION)
+    assert inputs.strings[1] == truncation.render_chat(tokenizer, None, SHORT, QUESTION)  # short: whole
+    assert inputs.text_tokens.tolist() == [len(tokenizer(t, add_special_tokens=False)["input_ids"])
+                                           for t in (LONG, SHORT)]
+    with pytest.raises(ValueError, match=r"^frame='{text} and {text}' holds 2 \{text\} slots; allowed: exactly one$"):
+        truncation.fit_chat(tokenizer, None, [SHORT], 40, frame="{text} and {text}")
+
+
+@pytest.mark.parametrize("max_tokens", [16, 32, 64])
+def test_token_states_read_every_token_of_a_fitted_chat_input(max_tokens, tokenizer):
+    """K06's SAEs read token-level states after their own tokenizer call with max_length: the input already fits, so
+    that call cuts nothing and the last state read is the generation prompt's (with the tokenizer's closing token)."""
+    rendered = extraction.render("tiny-llama", [LONG, SHORT], chat_template=True, max_tokens=max_tokens)
+    _, owners = extraction.token_states("tiny-llama", [LONG, SHORT], layers=[1], chat_template=True,
+                                        max_tokens=max_tokens, progress=False)
+    assert np.bincount(owners).tolist() == [len(tokens(tokenizer, r)) for r in rendered]
+    assert np.bincount(owners)[0] == max_tokens
+
+
+def test_every_paper_002_chat_input_is_rendered_by_the_one_rule():
+    """K01–K03 and K05–K07 render a chat input only through lib.models.extraction (render, input_lengths,
+    chat_inputs), which cuts the text so the generation prompt survives: no notebook and no module of paper 002's
+    package or of the models wing calls a tokenizer's chat template, or truncation's renderer, on its own."""
+    import ast
+
+    from lib import paths
+
+    files = [*sorted(paths.NOTEBOOKS_DIR.glob("K0*.py")), *sorted((paths.LIB_DIR / "kstar").rglob("*.py")),
+             *sorted((paths.LIB_DIR / "models").glob("*.py"))]
+    allowed = {paths.LIB_DIR / "models" / "truncation.py": {"apply_chat_template", "render_chat"},
+               paths.LIB_DIR / "models" / "extraction.py": {"fit_chat"}}
+    direct = sorted(f"{file.relative_to(paths.REPO_ROOT)}:{node.lineno} {name}"
+                    for file in files for node in ast.walk(ast.parse(file.read_text(encoding="utf-8")))
+                    if isinstance(node, ast.Call)
+                    for name in [getattr(node.func, "attr", getattr(node.func, "id", ""))]
+                    if name in {"apply_chat_template", "render_chat", "fit_chat"}
+                    and name not in allowed.get(file, set()))
+    assert len(files) > 20 and direct == []

@@ -58,6 +58,17 @@ def tables(conditions: Sequence[Condition], protocol: estimator.Protocol, *, n_j
         for field in dataclasses.fields(estimator.KstarTables)))
 
 
+def input_lengths_table(conditions: Sequence[Condition], protocol: estimator.Protocol) -> pd.DataFrame:
+    """Per condition and task, in the condition's input format (A.1.2; A.3.2's four conditions): the share of texts
+    cut at the protocol's ``max_tokens`` and the text tokens kept (:func:`lib.kstar.measure.input_lengths_table`), a
+    chat input cut inside its user text so its generation prompt survives; a ``condition`` column."""
+    tasks = list(dict.fromkeys(t for c in conditions for t in c.tasks))
+    task_pools = measure.pools(tasks, cap=protocol.cap, seed=protocol.pool_seed, max_classes=protocol.max_classes)
+    return pd.concat([measure.input_lengths_table([c.model], {t: task_pools[t] for t in c.tasks}, protocol.max_tokens,
+                                                  chat_template=c.chat).assign(condition=c.name) for c in conditions],
+                     ignore_index=True)
+
+
 def follower_tasks(followers: Mapping[str, Sequence[str]], passing: Mapping[str, Sequence[str]],
                    order: Sequence[str]) -> dict[str, tuple[str, ...]]:
     """Tasks each follower condition reads: the union of the tasks passing the base side of the gate in the

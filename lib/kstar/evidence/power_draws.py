@@ -5,15 +5,20 @@ each hypothesis. Most statistics are drawn from their logged s.e. (:func:`lib.cl
 these are the ones whose sampling distribution on a few units is not normal: a rate over a few trials
 (K06's pass rates, A.2.4; K08's censored share, A.4.2), its Clopper–Pearson lower bound, the one-sided
 Wilcoxon p over a few class decisions (K06's composition, A.2.5), and the smallest of a few per-model medians.
+Where the paper states a range of true values, :func:`least_held` keeps the draws of the placement within it on
+which the claim's test holds least often.
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
 
 import numpy as np
 from numpy.typing import ArrayLike
 from scipy import stats
 
-from lib.claim_power import DRAWS
+from lib import claims
+from lib.claim_power import DRAWS, Test
 
 #: The fewest values whose spread the notebooks read as the s.e. of their median (a choice: two or three equal
 #: values, common for widths and supports on a grid of powers of two, give an s.e. of 0 and a test that looks
@@ -95,3 +100,25 @@ def smallest_normal_draws(centres: ArrayLike, ses: ArrayLike, *, n: int = DRAWS,
         raise ValueError(f"centres has shape {centres.shape}; allowed: one or more estimates")
     rng = np.random.default_rng(seed)
     return (centres + ses * rng.standard_normal((n, len(centres)))).min(axis=1)
+
+
+def held_share(test: Test, draws: ArrayLike) -> float:
+    """The share of the finite ``draws`` on which ``test`` holds (as :func:`lib.claim_power.power` counts it); NaN
+    with no finite draw."""
+    values = np.asarray(draws, dtype=float).ravel()
+    values = values[np.isfinite(values)]
+    if not len(values):
+        return float("nan")
+    return float(np.mean([test.check(float(v))[0] == claims.HOLDS for v in values]))
+
+
+def least_held(test: Test, placements: Mapping[str, ArrayLike]) -> tuple[str, np.ndarray]:
+    """(where, draws): of the draws of a statistic if the paper is right at each placement of its true value
+    within the paper's range (``placements``: the centre, each end), the one on which ``test`` holds least often
+    (:func:`held_share`). A range claim's power if the paper is right is then its power at the truth the paper
+    allows that is nearest to failing, not at a truth chosen where it rarely fails."""
+    if not placements:
+        raise ValueError("placements is empty; allowed: one or more named draws")
+    shares = {where: held_share(test, draws) for where, draws in placements.items()}
+    where = min(shares, key=lambda w: (np.isnan(shares[w]), shares[w]))
+    return where, np.asarray(placements[where], dtype=float)

@@ -3,36 +3,45 @@
 A task value k* is the median over seeds of per-seed task values (paper 002, A.1.6, Eq. 16); the five seeds are
 85% training subsamples on one fixed test split, and the seed range reports how far a count moves with them.
 Resampling the seeds with replacement and taking the median again gives the run's own spread of each task value
-(:func:`resampled_values`). The thresholds stay those of the run (the ceilings and τ are held fixed), so the spread
-is the training-subsample part; the test split is shared by the main protocol and every estimator control, so its
-noise moves both alike. From it:
+(:func:`resampled_values`). The order agreements hold the thresholds of the run fixed: the test split is shared by
+the main protocol and every estimator control, which read the same curves, so its noise moves both alike. The
+rotation refits every probe, so its draws resample the test split as well. From it:
 
 * :func:`self_agreement_draws`: Spearman ρ (A.1.11, Eq. of Table 19) between a model's task order and a
   seed-resampled copy of itself, median over models: what a control whose true order is the main one (the
   paper's reading, ρ 0.97 to 0.99) reports at this size; :func:`permuted_agreement_draws`: the same against a
   random permutation of the values (independent orders, the paper's null);
-* :func:`noise_ratios` and :func:`factor_draws`: the factor max(r, 1/r) between two measurements of one count
-  (Table 15) when the control moves it by nothing or by a factor the paper states;
-* :func:`ceiling_change_draws`: the largest change of a task ceiling between two seed resamples, shifted by a
-  stated move under the null (Table 15, "ceilings move by at most 0.03");
+* :func:`paired_ratios`, :func:`paired_factors`, :func:`paired_noise_draws` and :func:`factor_draws`: the factor
+  max(r, 1/r) by which the rotation moves a count (Table 15), paired by seed: the rotated window fits every seed on
+  the main window's own subsample, validation portion, blocks and test split, so r is read seed by seed and the
+  noise the two readings share cancels; its draws resample the seeds of both readings together and each reading's
+  test split (:mod:`lib.kstar.evidence.count_noise`), and :func:`paper_factor_draws` places the true factors
+  where the paper's range lets the test fail most;
+* :func:`ceiling_change_draws`: the largest change of a task ceiling between two seed resamples (Table 15,
+  "ceilings move by at most 0.03"), and :func:`reshuffled_ceiling_draws`, the same when the control's ceilings
+  are unrelated to the tasks;
 * :func:`seed_se`: the s.e. of any statistic of the task table over seed resamples;
 * :func:`null_max_z_draws`, :func:`readable_by_chance`, :func:`unreadable_share_draws`:
   the shuffled-label control (A.1.11, Table 7) as a family of independent null AUROCs, a conservative model (fits
   of one search are correlated, so their maximum is smaller), and :func:`family_ratio` with
   :func:`family_ratio_draws`, the search maximum over that family's level.
 
-Every draw function returns ``None`` where the run holds fewer than two seeds: one seed has no seed spread.
+Every draw function that resamples the seeds returns ``None`` where the run holds fewer than two: one seed has no
+seed spread.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 import pandas as pd
 from scipy.stats import norm, rankdata
 
+from lib import claim_power
 from lib.claim_power import DRAWS
+from lib.kstar.evidence import count_noise, power_draws
 from lib.kstar.protocol import counts, rules
 
 CELL = ["model", "task"]
@@ -138,47 +147,97 @@ def permuted_agreement_draws(tasks: pd.DataFrame, min_tasks: int, *, lowest_of: 
 # --------------------------------------------------------------------------- count factors (Table 15)
 
 
-def noise_ratios(per_seed: pd.DataFrame, cells: Iterable[tuple[str, str]], *, n: int = DRAWS, seed: int = 0
-                 ) -> np.ndarray | None:
-    """(n, cells): the ratio of each cell's task values in two independent seed resamples: two measurements of one
-    count that differ by seed noise alone (∞/∞ reads 1, as :func:`lib.kstar.protocol.counts.compare_tables` reads
-    it)."""
-    cells = list(cells)
-    matrix = seed_matrix(per_seed)
-    if matrix.shape[1] < 2 or not cells:
-        return None
-    values = matrix.loc[cells].to_numpy()
-    rng = np.random.default_rng(seed)
-    first, second = resampled_values(values, n, rng), resampled_values(values, n, rng)
-    with np.errstate(invalid="ignore"):
-        ratio = first / second
-    return np.where(np.isnan(ratio), 1.0, ratio)
-
-
 #: The factors by which the paper finds a basis or wording change moving counts (A.2 summary (2)).
 PAPER_FACTORS = (1.5, 20.0)
 
 
-def _factor(ratio: np.ndarray) -> np.ndarray:
-    """max(r, 1/r); ∞ where r is 0 or ∞ (one side infinite)."""
-    with np.errstate(divide="ignore"):
-        return np.where((ratio > 0) & np.isfinite(ratio), np.maximum(ratio, 1 / ratio), np.inf)
+def _log_ratio(control: np.ndarray, main: np.ndarray) -> np.ndarray:
+    """log(control / main) of counts: ∞/∞ reads 0 (a ratio of 1, as :func:`lib.kstar.protocol.counts.compare_tables`
+    reads it), one side ∞ reads ±∞."""
+    control, main = np.asarray(control, dtype=float), np.asarray(main, dtype=float)
+    with np.errstate(invalid="ignore"):
+        return np.where(np.isinf(control) & np.isinf(main), 0.0, np.log(control) - np.log(main))
 
 
-def factor_draws(ratios: np.ndarray, *, smallest: bool, true_factors: tuple[float, float] | None = None,
-                 seed: int = 0) -> np.ndarray:
-    """Draws of the smallest (``smallest``) or largest factor max(r, 1/r) over cells, each r the noise ratio of
-    :func:`noise_ratios` times a true move f^(±1): f log-uniform in ``true_factors`` with a random direction
-    (A.2 summary (2): "by factors of 1.5 to 20"), or no move when ``true_factors`` is None (the control leaves
-    counts where they are)."""
-    ratios = np.asarray(ratios, dtype=float)
-    if true_factors is not None:
-        rng = np.random.default_rng(seed)
-        low, high = np.log(true_factors[0]), np.log(true_factors[1])
-        moves = np.exp(rng.uniform(low, high, ratios.shape) * rng.choice((-1.0, 1.0), ratios.shape))
-        ratios = ratios * moves
-    factors = _factor(ratios)
-    return factors.min(axis=1) if smallest else factors.max(axis=1)
+def paired_ratios(main_seeds: pd.DataFrame, control_seeds: pd.DataFrame) -> pd.DataFrame:
+    """Per model, task and seed (:func:`per_seed_values` of each reading): the seed's task value in the main reading
+    (``main``) and under the control (``control``) and ``log_ratio``, log(control / main) (:func:`_log_ratio`).
+    The rotation fits each seed on the main window's own subsample and validation portion, at its blocks, against
+    its test split (A.1.6: both are drawn from the seed and the labels), so one seed's ratio compares the two bases
+    on the same texts."""
+    both = main_seeds.merge(control_seeds, on=[*CELL, "seed"], suffixes=("_main", "_control"))
+    both = both.rename(columns={"value_main": "main", "value_control": "control"})
+    return both.assign(log_ratio=_log_ratio(both.control.to_numpy(), both.main.to_numpy()))
+
+
+def paired_factors(pairs: pd.DataFrame) -> pd.Series:
+    """Per task of :func:`paired_ratios` (one model): the paired factor exp(|median over seeds of log r|), r the
+    seed's ratio control / main: the factor max(r, 1/r) of Table 15 read seed by seed, on the log scale so that
+    it is the same whichever reading is the numerator."""
+    medians = pairs.groupby("task", sort=False).log_ratio.median()
+    return np.exp(medians.abs()).rename("factor")
+
+
+def paired_noise_draws(main_window: pd.DataFrame, control_window: pd.DataFrame, cells: Iterable[tuple[str, str]],
+                       frac: float = rules.FRAC, *, n: int = DRAWS, seed: int = 0) -> np.ndarray | None:
+    """(n, cells): draws of the error of each cell's paired log factor (the median over seeds of log r, as
+    :func:`paired_factors` reads it) as another draw of the seeds' subsamples and of the test split would give it:
+    one seed resample shared by both readings (the pairing), one test-split offset per reading and decision
+    (:mod:`lib.kstar.evidence.count_noise`; drawn independently in the two readings although they share the split,
+    which spreads the draws at least as far as the split moves the factor), the observed factor subtracted. None
+    with fewer than two seeds (one seed has no seed spread) or no cell read in both windows."""
+    main, control = count_noise.window_curves(main_window, frac), count_noise.window_curves(control_window, frac)
+    if main.seeds != control.seeds:
+        raise ValueError(f"the windows' seeds {main.seeds} and {control.seeds} differ: a paired factor needs the "
+                         "same seeds in both readings")
+    cells = [cell for cell in cells if cell in main.cells and cell in control.cells]
+    if len(main.seeds) < 2 or not cells:
+        return None
+    rng = np.random.default_rng(seed)
+    at_main, at_control = [main.cells.index(c) for c in cells], [control.cells.index(c) for c in cells]
+
+    def ratios(offsets_main: np.ndarray, offsets_control: np.ndarray) -> np.ndarray:
+        return _log_ratio(count_noise.seed_values_at(control, offsets_control)[:, at_control],
+                          count_noise.seed_values_at(main, offsets_main)[:, at_main])
+
+    observed = np.median(ratios(np.zeros((1, len(main.tau))), np.zeros((1, len(control.tau)))), axis=2)
+    drawn = ratios(count_noise.split_offsets(main, n, rng), count_noise.split_offsets(control, n, rng))
+    with np.errstate(invalid="ignore"):
+        return count_noise.picked_medians(drawn, count_noise.seed_picks(n, len(main.seeds), rng)) - observed
+
+
+def factor_draws(errors: np.ndarray, *, smallest: bool, true_factor: float | None = None, seed: int = 0
+                 ) -> np.ndarray:
+    """Draws of the smallest (``smallest``) or largest factor max(r, 1/r) over cells, log r each cell's true move
+    ± log ``true_factor`` (a random direction per cell and draw: a rotation may narrow or widen a readout) plus its
+    error (:func:`paired_noise_draws`), or its error alone when ``true_factor`` is None (the basis does not matter).
+    A cell whose draw is not finite (a count ∞ in one reading) is left out of that draw, as the claim leaves such a
+    task out; NaN where every cell is."""
+    errors = np.asarray(errors, dtype=float)
+    if true_factor is not None:
+        signs = np.random.default_rng(seed).choice((-1.0, 1.0), errors.shape)
+        errors = errors + signs * np.log(true_factor)
+    factors = np.exp(np.abs(errors))
+    finite = np.isfinite(factors)
+    picked = (np.where(finite, factors, np.inf).min(axis=1) if smallest
+              else np.where(finite, factors, -np.inf).max(axis=1))
+    return np.where(finite.any(axis=1), picked, np.nan)
+
+
+def paper_factor_draws(errors: np.ndarray, test: claim_power.Test, *, smallest: bool, seed: int = 0
+                       ) -> tuple[str, np.ndarray]:
+    """(where, draws): :func:`factor_draws` if the paper is right, every task's true factor at the centre of the
+    paper's range on the log scale (√(1.5 · 20) ≈ 5.48) and at either end (A.2 summary (2): "by factors of 1.5 to
+    20"), keeping the placement on whose draws ``test`` holds least often (:func:`lib.kstar.evidence.power_draws.
+    least_held`): the power of a range claim if the paper is right, at the truth the paper allows that is nearest
+    to failing."""
+    low, high = PAPER_FACTORS
+    placements = {f"every task's true factor at the centre of the range, {math.sqrt(low * high):.3g}":
+                  math.sqrt(low * high),
+                  f"every task's true factor at the lower end of the range, {low:g}": low,
+                  f"every task's true factor at the upper end of the range, {high:g}": high}
+    return power_draws.least_held(test, {where: factor_draws(errors, smallest=smallest, true_factor=f, seed=seed)
+                                         for where, f in placements.items()})
 
 
 # --------------------------------------------------------------------------- ceilings (Table 15)
@@ -192,18 +251,11 @@ def _seed_ceilings(window: pd.DataFrame) -> pd.DataFrame:
     return table[table.max(axis=1) > 0.5]
 
 
-#: The paper's bound on how far a basis change moves a ceiling (A.2 summary (2): "ceilings move by at most 0.03").
-CEILING_BOUND = 0.03
-#: The move of every ceiling under the null of a ceiling claim: twice the paper's bound.
-NULL_CEILING_MOVE = 2 * CEILING_BOUND
-
-
-def ceiling_change_draws(window: pd.DataFrame, cells: Iterable[tuple[str, str]], *, shift: float = 0.0,
-                         n: int = DRAWS, seed: int = 0) -> np.ndarray | None:
-    """``n`` draws of the largest |change| over ``cells`` of the task ceiling (median over decisions of C)
-    between two seed resamples of the window, each change moved by ``shift`` in a random direction: with
-    ``shift`` 0, a control that reads the same ceilings up to training noise; with ``shift`` > 0, one that moves
-    every ceiling by that much."""
+def ceiling_change_draws(window: pd.DataFrame, cells: Iterable[tuple[str, str]], *, n: int = DRAWS, seed: int = 0
+                         ) -> np.ndarray | None:
+    """``n`` draws of the largest |change| over ``cells`` of the task ceiling (median over decisions of C) between
+    two seed resamples of the window: a control that reads the same ceilings up to training noise (the paper's
+    reading: "ceilings move by at most 0.03")."""
     table = _seed_ceilings(window)
     models, tasks = (table.index.get_level_values(level).to_numpy() for level in CELL)
     rows_of = {(m, t): (models == m) & (tasks == t) for m, t in cells}
@@ -213,11 +265,21 @@ def ceiling_change_draws(window: pd.DataFrame, cells: Iterable[tuple[str, str]],
     rng = np.random.default_rng(seed)
     values = table.to_numpy(float)
     draws = [values[:, rng.integers(0, values.shape[1], size=(n, values.shape[1]))].max(axis=2) for _ in range(2)]
-    changes = []
-    for rows in rows_of.values():
-        first, second = (np.median(d[rows], axis=0) for d in draws)
-        changes.append(first - second + shift * rng.choice((-1.0, 1.0), n))
+    changes = [np.median(draws[0][rows], axis=0) - np.median(draws[1][rows], axis=0) for rows in rows_of.values()]
     return np.abs(np.vstack(changes)).max(axis=0)
+
+
+def reshuffled_ceiling_draws(compare: pd.DataFrame, *, n: int = DRAWS, seed: int = 0) -> np.ndarray | None:
+    """``n`` draws of the largest |ceiling change| over the tasks of a control's comparison
+    (:func:`lib.kstar.protocol.counts.compare_tables`) when the control's ceilings are unrelated to the tasks: each
+    task's main ceiling against the control ceiling of the task a random permutation gives it (the ceilings
+    reshuffled over the tasks, the null K03 tests ceilings across models against and A.1.11's reshuffled order).
+    None with fewer than two tasks."""
+    if len(compare) < 2:
+        return None
+    main, control = compare.ceiling_main.to_numpy(float), compare.ceiling_control.to_numpy(float)
+    shuffled = np.random.default_rng(seed).permuted(np.tile(control, (n, 1)), axis=1)
+    return np.abs(shuffled - main).max(axis=1)
 
 
 # --------------------------------------------------------------------------- any statistic of the task table

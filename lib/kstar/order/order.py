@@ -117,9 +117,10 @@ class OrderTest:
 
 def shared_order_test(tasks: pd.DataFrame, models: Sequence[str], n_permutations: int, seed: int) -> OrderTest:
     """The median of Eq. 25 over the cross-lab model pairs on the tasks readable in every model, and its
-    within-model permutation p (A.2.1); NaNs below three shared tasks or without a cross-lab pair."""
+    within-model permutation p (A.2.1); NaNs below three shared tasks or without a cross-lab pair (no model: no
+    common task either)."""
     readable = tasks[~tasks.flagged]
-    common = sorted(set.intersection(*[set(readable[readable.model == m].task) for m in models]))
+    common = sorted(set.intersection(*[set(readable[readable.model == m].task) for m in models])) if models else []
     pairs = cross_lab_pairs(models)
     if len(common) < 3 or not pairs:
         return OrderTest(common, float("nan"), float("nan"), len(pairs))
