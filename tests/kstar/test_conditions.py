@@ -67,3 +67,21 @@ def test_the_default_reference_condition_is_k01s_measurement_and_runs_after_it()
     assert conditions.Condition(k05.model, False, k05.tasks).control == ""  # a base model on raw text: no control
     for notebook in ("K02_kstar_controls", "K03_task_order", "K05_deployment"):
         assert "K01_kstar" in config.resolve(notebook, "default").reads
+
+
+def test_the_inputs_table_reads_each_condition_in_its_own_format_and_tasks(monkeypatch):
+    """K05's `inputs` table: a condition's texts in its own format (A.3.2), only its tasks, and a chat input cut inside
+    its text within max_tokens (tiny-llama's chat format adds 9 tokens, its plain input 2)."""
+    from types import SimpleNamespace
+
+    long = " ".join(f"word{i} of a long article" for i in range(40))
+    pools = {"a": SimpleNamespace(texts_train=[long], texts_test=["A short one."]),
+             "b": SimpleNamespace(texts_train=["Two words"], texts_test=["Three short words"])}
+    monkeypatch.setattr(measure, "pools", lambda tasks, **_: {t: pools[t] for t in tasks})
+    protocol = estimator.Protocol(tasks=("a", "b"), cap=20, pool_seed=0, max_classes=2, max_tokens=16, min_positives=1,
+                                  layers="grid:2", sweep_poolings=("mean",), frac=0.95)
+    table = conditions.input_lengths_table([conditions.Condition("tiny-llama", False, ("a", "b")),
+                                            conditions.Condition("tiny-llama", True, ("a",))], protocol)
+    assert table[["condition", "task", "format"]].values.tolist() == [
+        ["tiny-llama|plain", "a", "plain"], ["tiny-llama|plain", "b", "plain"], ["tiny-llama|chat", "a", "chat"]]
+    assert table.kept_max.tolist() == [16 - 2, 3, 16 - 9] and table.truncated.tolist() == [0.5, 0.0, 0.5]
