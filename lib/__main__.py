@@ -170,8 +170,20 @@ def _print_published(folder: str) -> int:
     commits = record.get("commit")
     commits = ", ".join(str(c)[:12] for c in (commits if isinstance(commits, list) else [commits]))
     print(f"publication {folder}: profile {record.get('profile')}, commit {commits}")
+    lanes: dict[str, float | None] = {}
     for notebook, line in lines.items():
-        print(f"{notebook:<{width}}  {line}")
+        try:
+            entry = published.manifest(Path(folder), notebook)
+        except (OSError, ValueError):
+            entry = {}
+        lanes[notebook] = runner.published_lane_seconds(entry)
+        attempts = len(entry.get("earlier_attempts_s", [])) + 1
+        lane = "lane time unknown" if lanes[notebook] is None else f"{lanes[notebook] / 60:.1f} lane-min" + (
+            f" over {attempts} attempts" if attempts > 1 else "")
+        print(f"{notebook:<{width}}  {lane}  {line}")
+    timed = [v for v in lanes.values() if v is not None]
+    print(f"lane time {sum(timed) / 60:.1f} min over {len(timed)} of {len(lanes)} notebooks, "
+          f"{sum(timed) / 120:.1f} min in two lanes")
     return 0
 
 

@@ -3,8 +3,9 @@
 ``publish(profile, target, notebooks=…)`` writes, for every notebook, its executed notebook (outputs kept,
 figures as the inline PNGs the runner's kernel draws at ``figure.dpi`` 110, widget state stripped), its
 ``claims.json`` with the logged files its reasons and candidate causes name (``<notebook>.cited/``) and a run
-manifest (commit, code key, parameters and their hash, package versions, wall time,
-and the SHA-256 of the script and of each ``lib`` source it ran, so :mod:`lib.published` can later say what
+manifest (commit, code key, parameters and their hash, package versions, the finishing attempt's wall time, the
+notebook's lane time across interrupted attempts (:func:`lib.runner.lane_seconds`), and the SHA-256 of the script
+and of each ``lib`` source it ran, so :mod:`lib.published` can later say what
 changed); then the scoreboard ``CLAIMS.md`` and the static report (:mod:`lib.report`) built over those
 notebooks. Every text file is scrubbed of the repository path (``.``), ``$HOME`` (``~``), the host and user names.
 
@@ -210,7 +211,8 @@ def run_manifest(profile: str, notebook: str) -> dict[str, Any]:
         "params": stamp["params"], "script": paths.relative_to_root(script), "script_sha256": published.sha256(script),
         "sources": published.source_hashes(notebook),
         "packages": next((m["packages"] for m in manifests if m.get("packages")), {}),
-        "wall_time_s": stamp.get("seconds"), "finished": stamp.get("finished"),
+        "wall_time_s": stamp.get("seconds"), "earlier_attempts_s": runner.earlier_attempts(manifests),
+        "lane_time_s": runner.lane_seconds(stamp), "finished": stamp.get("finished"),
         **{key: stamp.get(key) for key in ("threads", "cpu", "cpu_count")},
         "results": [{"file": r, "sha256": m.get("sha256"), "wall_time_s": m.get("wall_time_s")}
                     for r, m in zip(stamp.get("results", []), manifests, strict=True)],

@@ -19,8 +19,11 @@ A notebook with no logged result is skipped, in one line, when ``recompute`` is 
 draw from).
 
 With ``jobs`` above one, a notebook starts only once the notebooks it reads have ended, so none holds a lane while it
-waits, and of those ready the one expected to take longest starts first (:func:`next_ready`: its last recorded wall
-time, else the published run's), so the long notebooks overlap and short ones fill the lanes at the end.
+waits, and of those ready the one expected to take longest starts first (:func:`next_ready`: its last recorded lane
+time, else the published run's), so the long notebooks overlap and short ones fill the lanes at the end. A notebook's
+lane time is what it would take in one piece (:func:`lane_seconds`): the attempt that finished plus every earlier,
+interrupted attempt up to the last result the finishing one kept, so a run spread over several sittings is timed as
+one.
 
 Parameters that differ from the profile's YAML (``--set``) make a variant: its results, figures,
 executed notebook and stamp are named ``<notebook>@<overrides>`` and never touch the canonical ones.
@@ -36,7 +39,7 @@ import os
 import platform
 import tempfile
 import time
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, fields
 from datetime import UTC, datetime
@@ -218,9 +221,40 @@ def run_order(resolved: Sequence[parameters.NotebookParams]) -> list[parameters.
     return ordered
 
 
+def earlier_attempts(manifests: Iterable[Mapping[str, Any]]) -> list[float]:
+    """The seconds each earlier attempt of a notebook ran up to the last of its results that the finishing attempt
+    kept, oldest first, from the manifests of the results a completion stamp lists.
+
+    A result's manifest records when its notebook's kernel started and the seconds from then to the result
+    (:class:`lib.results.Run`), so the results group by attempt and the latest group is the attempt that finished.
+    An interrupted attempt's time after its last kept result is left out: the finishing attempt redid that work (a
+    cache the lost part filled, such as extracted features, makes this a slight undercount)."""
+    reached: dict[datetime, float] = {}
+    for manifest in manifests:
+        started, seconds = manifest.get("started"), manifest.get("wall_time_s")
+        if isinstance(started, str) and isinstance(seconds, int | float):
+            moment = datetime.fromisoformat(started)
+            reached[moment] = max(reached.get(moment, 0.0), float(seconds))
+    return [reached[moment] for moment in sorted(reached)[:-1]]
+
+
+def lane_seconds(stamp: Mapping[str, Any]) -> float | None:
+    """A completed notebook's time in its lane as if it had run in one piece: the finishing attempt's ``seconds``
+    plus :func:`earlier_attempts` over the results its stamp lists; None when the stamp records no time."""
+    seconds = stamp.get("seconds")
+    if not isinstance(seconds, int | float):
+        return None
+    try:
+        manifests = [results.read_manifest(paths.from_root(r)) for r in stamp.get("results", [])]
+    except (OSError, ValueError, results.IncompleteResultError):  # a result gone since: its attempt is unknown
+        manifests = []
+    return float(seconds) + sum(earlier_attempts(manifests))
+
+
 def expected_seconds(params: parameters.NotebookParams) -> float | None:
-    """How long ``params``'s run is expected to take: the seconds its last completion stamp recorded, else the
-    ``published/`` run's wall time for it when that run has the same profile (the canonical run only), else None.
+    """How long ``params``'s run is expected to take: the lane time its last completion stamp records
+    (:func:`lane_seconds`), else the ``published/`` run's lane time for it when that run has the same profile (the
+    canonical run only), else None.
 
     A time counts only when it was measured with these parameters (the same ``params_hash``): a notebook whose
     scale changed since (more seeds, more replicates) is unknown, and the scheduler takes unknown as longest,
@@ -228,9 +262,8 @@ def expected_seconds(params: parameters.NotebookParams) -> float | None:
     variant = config.variant(params)
     wanted = config.params_hash(params)
     stamp = _stamp(params.profile, params.notebook, variant)
-    if (stamp is not None and isinstance(stamp.get("seconds"), int | float)
-            and stamp.get("params_hash") == wanted):
-        return float(stamp["seconds"])
+    if stamp is not None and stamp.get("params_hash") == wanted and (own := lane_seconds(stamp)) is not None:
+        return own
     if variant:
         return None
     folder = published.default_folder()
@@ -241,8 +274,14 @@ def expected_seconds(params: parameters.NotebookParams) -> float | None:
         entry = published.manifest(folder, params.notebook)
     except (OSError, ValueError):
         return None
-    seconds = entry.get("wall_time_s")
-    return float(seconds) if isinstance(seconds, int | float) and entry.get("params_hash") == wanted else None
+    return published_lane_seconds(entry) if entry.get("params_hash") == wanted else None
+
+
+def published_lane_seconds(entry: Mapping[str, Any]) -> float | None:
+    """A published notebook manifest's lane time (:func:`lane_seconds`, recorded by :mod:`lib.publish`); one
+    published before lane times were recorded ran in one piece: its wall time."""
+    seconds = entry.get("lane_time_s", entry.get("wall_time_s"))
+    return float(seconds) if isinstance(seconds, int | float) else None
 
 
 def critical_paths(

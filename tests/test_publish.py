@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -74,6 +75,7 @@ def test_publish_copies_notebook_claims_manifest_scoreboard_and_report(publicati
     entry = json.loads((publication / "notebooks" / "ZZ_tiny.manifest.json").read_text())
     assert {"commit", "code_key", "params_hash", "packages", "wall_time_s", "sources", "params"} <= set(entry)
     assert entry["threads"] >= 1 and entry["cpu"]  # the run's thread count and CPU, from its stamp
+    assert entry["earlier_attempts_s"] == [] and entry["lane_time_s"] == entry["wall_time_s"]  # run in one piece
     assert "lib/results.py" in entry["sources"] and entry["params"]["pause_s"] == 0.0
     assert not (publication / "notebooks" / "ZZ_tiny.claims.json").exists()  # the toy notebook logs no claims
     assert (publication / "CLAIMS.md").read_text().startswith("# Claims")
@@ -87,7 +89,9 @@ def test_publish_copies_notebook_claims_manifest_scoreboard_and_report(publicati
 @pytest.mark.xdist_group("publish")
 def test_list_published_names_what_changed_and_publish_refuses_stale(publication, smoke_run):
     listed = run_cli(smoke_run, "list", "--published", "out")
-    assert listed.returncode == 0 and "ZZ_tiny   current" in listed.stdout, listed.stdout + listed.stderr
+    assert listed.returncode == 0, listed.stdout + listed.stderr
+    assert re.search(r"^ZZ_tiny +\d+\.\d lane-min  current$", listed.stdout, re.M), listed.stdout
+    assert re.search(r"^lane time \d+\.\d min over 1 of 1 notebooks, \d+\.\d min in two lanes$", listed.stdout, re.M)
     source, params = smoke_run / "lib" / "results.py", smoke_run / "params" / "smoke" / "ZZ_tiny.yaml"
     kept_source, kept_params = source.read_text(), params.read_text()
     try:
@@ -163,7 +167,8 @@ def test_adding_keeps_the_published_notebooks_of_another_checkout_and_refuses_a_
     assert index.count('<section class="experiment"') == 2 and "A twin notebook" in index and "A tiny notebook" in index
     assert (out / "report" / "notebooks" / "ZZ_twin.html").is_file()
     listed = run_cli(root, "list", "--published", "out")
-    assert "ZZ_tiny   current" in listed.stdout and "ZZ_twin   current" in listed.stdout, listed.stdout
+    assert all(re.search(rf"^{name} +\d+\.\d lane-min  current$", listed.stdout, re.M)
+               for name in ("ZZ_tiny", "ZZ_twin")), listed.stdout
 
     script = root / "notebooks" / "ZZ_tiny.py"
     script.write_text(script.read_text() + "\n# an edit\n")

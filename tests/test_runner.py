@@ -501,6 +501,37 @@ def test_the_critical_path_of_a_notebook_adds_the_longest_chain_of_its_readers()
     assert runner.critical_paths([a, b], {"A": None, "B": 1.0}) == {"A": float("inf"), "B": float("inf")}
 
 
+def test_earlier_attempts_group_results_by_kernel_start_oldest_first_without_the_finishing_one():
+    found = [
+        {"started": "2026-12-06T05:25:41+00:00", "wall_time_s": 10.0},  # the attempt that finished
+        {"started": "2026-12-06T04:21:37+00:00", "wall_time_s": 535.4},
+        {"started": "2026-12-06T04:21:37+00:00", "wall_time_s": 2672.3},  # its last kept result
+        {"started": "2026-12-05T23:00:00+00:00", "wall_time_s": 60.0},
+        {"started": "2026-12-06T05:25:41+00:00", "wall_time_s": 900.0},
+        {"wall_time_s": 7.0},  # no kernel start: says nothing of an attempt
+    ]
+    assert runner.earlier_attempts(found) == [60.0, 2672.3]
+    assert runner.earlier_attempts(found[:1]) == [] and runner.earlier_attempts([]) == []
+
+
+def test_a_notebook_resumed_in_a_later_sitting_is_timed_as_one_piece(sandbox):
+    """The first attempt logs a result and is stopped; the second reuses it and finishes. The lane time is the
+    second attempt's seconds plus the first's up to the result it kept."""
+    from lib import paths, results
+
+    params = config.validate("00_theory_checks", {"profile": "smoke"})
+    kept = results.start(params).save_json("kept", {"a": 1})
+    time.sleep(0.01)
+    second = results.start(params)
+    assert second.is_current(kept)  # the resumed attempt reuses it
+    made = second.save_json("made", {"b": 2})
+    first_reached = results.read_manifest(kept)["wall_time_s"]
+    stamp = {"seconds": 5.0, "results": [paths.relative_to_root(made), paths.relative_to_root(kept)]}
+    assert runner.lane_seconds(stamp) == 5.0 + first_reached
+    assert runner.lane_seconds({**stamp, "results": [paths.relative_to_root(made)]}) == 5.0  # one piece
+    assert runner.lane_seconds({"results": []}) is None
+
+
 def test_the_expected_time_is_the_last_stamp_else_the_published_run_of_that_profile(tmp_path, monkeypatch):
     from lib import paths, published
 
@@ -517,7 +548,8 @@ def test_the_expected_time_is_the_last_stamp_else_the_published_run_of_that_prof
     assert runner.expected_seconds(config.resolve("E05_orthogonality", "default", {"seed": 1})) is None
     manifest.write_text(json.dumps({"wall_time_s": 18.5, "params_hash": "another scale"}))
     assert runner.expected_seconds(params) is None  # measured at another scale: says nothing of this one
-    manifest.write_text(json.dumps({"wall_time_s": 18.5, "params_hash": same}))
+    manifest.write_text(json.dumps({"wall_time_s": 18.5, "lane_time_s": 40.0, "params_hash": same}))
+    assert runner.expected_seconds(params) == 40.0  # the whole notebook, its interrupted attempts included
     (tmp_path / "published" / "PUBLICATION.json").write_text(json.dumps({"profile": "paper"}))
     assert runner.expected_seconds(params) is None  # another profile's times say nothing of this one's
     paths.run_stamp("default", "E05_orthogonality").parent.mkdir(parents=True)
