@@ -23,7 +23,7 @@ waits, and of those ready the one expected to take longest starts first (:func:`
 time, else the published run's), so the long notebooks overlap and short ones fill the lanes at the end. A notebook's
 lane time is what it would take in one piece (:func:`lane_seconds`): the attempt that finished plus every earlier,
 interrupted attempt up to the last result the finishing one kept, so a run spread over several sittings is timed as
-one.
+one. As each notebook ends, one line (:func:`batch_line`) gives the lane time left and the earliest end.
 
 Parameters that differ from the profile's YAML (``--set``) make a variant: its results, figures,
 executed notebook and stamp are named ``<notebook>@<overrides>`` and never touch the canonical ones.
@@ -37,6 +37,7 @@ import json
 import logging
 import os
 import platform
+import sys
 import tempfile
 import time
 from collections.abc import Collection, Iterable, Mapping, Sequence
@@ -650,17 +651,30 @@ def run_batch(
         pending = run_order(resolved)  # refuses a cycle before anything runs
         order, batch = [p.notebook for p in pending], {p.notebook for p in pending}
         expected = {p.notebook: expected_seconds(p) for p in pending}
+        # what the batch's progress line counts as still to run: a notebook already done is skipped in no time
+        to_run = {p.notebook: 0.0 if not force and status(p.profile, p.notebook, config.variant(p)) == "done"
+                  else expected[p.notebook] for p in pending}
         running: dict[Future, str] = {}
+        began: dict[str, float] = {}
         ended: dict[str, Outcome] = {}
+        batch_start = time.perf_counter()
         while pending or running:
             while len(running) < jobs and (ready := next_ready(pending, batch, ended, expected)) is not None:
                 pending.remove(ready)
+                began[ready.notebook] = time.perf_counter()
                 running[pool.submit(run_one, ready, force=force, reuse=reuse, cell_timeout_s=cell_timeout_s,
                                     log_output=log_output)] = ready.notebook
             finished, _ = wait(running, return_when=FIRST_COMPLETED)
             for future in finished:
-                ended[running.pop(future)] = future.result()
+                outcome = ended[running.pop(future)] = future.result()
                 bar.update()
+                if log_output and outcome.status != "skipped":
+                    clock = time.perf_counter()
+                    left = [to_run[p.notebook] for p in pending] + [
+                        None if to_run[n] is None else max(to_run[n] - (clock - began[n]), 0.0)
+                        for n in running.values()]
+                    tqdm.write(batch_line(outcome, len(ended), len(order), left, clock - batch_start, jobs,
+                                          datetime.now(UTC)), file=sys.stderr)
     outcomes = [ended[name] for name in order]  # as asked, each producer before its readers
     if paths.FIGURES_DIR.joinpath(profile).is_dir():
         try:
@@ -669,6 +683,24 @@ def run_batch(
             _log.warning("warning: %s not rewritten: [Errno %s] %s", paths.display(paths.figures_index(profile)),
                          error.errno, error.strerror)
     return outcomes
+
+
+def batch_line(ended: Outcome, done: int, total: int, left: Sequence[float | None], elapsed_s: float, jobs: int,
+               now: datetime) -> str:
+    """One line of a batch's progress when a notebook ends: how many have ended, the lane time the batch has run at
+    what rate, and when it should end. ``left`` holds, for each notebook not yet ended, its expected seconds still to
+    run (:func:`expected_seconds`, less what a running one has already run; None when never timed at these
+    parameters). The end assumes every lane stays busy, so it is the earliest the batch can end by those times."""
+    known = [s for s in left if s is not None]
+    head = f"batch: {done} of {total} ended ({ended.notebook} {ended.status}, {ended.seconds / 60:.1f} min)"
+    if not left:
+        return f"{head} in {elapsed_s / 60:.1f} min"
+    unknown = len(left) - len(known)
+    end = now.timestamp() + sum(known) / max(jobs, 1)
+    return (f"{head} · {elapsed_s / 60:.1f} min in · about {sum(known) / 60:.0f} lane-min left by recorded times"
+            + (f" and {unknown} never timed at these parameters" if unknown else "")
+            + f" · ends about {datetime.fromtimestamp(end, UTC):%H:%M} UTC at {jobs} busy lanes"
+            + (" or later" if unknown else ""))
 
 
 #: At most this many problems are listed one per line before a batch refuses to start; the rest are counted.

@@ -116,6 +116,9 @@ def test_a_batch_streams_cells_and_kernel_bars_without_noise(tmp_path, monkeypat
     for noise in ("without encryption", "Passed unknown parameter", "Unable to parse", "Input Notebook"):
         assert noise not in err, noise
     assert "ZZ_tiny: profile smoke" not in err  # config.load's printed line: in the notebook only, unless --verbose
+    ends = [line for line in err.splitlines() if line.startswith("batch: ")]  # one line as each notebook ends
+    assert len(ends) == 2 and ends[0].startswith("batch: 1 of 2 ended (ZZ_") and " · ends about " in ends[0]
+    assert ends[1].startswith("batch: 2 of 2 ended (ZZ_") and ends[1].endswith(" min")
     assert result.stdout.splitlines()[0].split()[:2] == ["status", "notebook"]
 
 

@@ -501,6 +501,21 @@ def test_the_critical_path_of_a_notebook_adds_the_longest_chain_of_its_readers()
     assert runner.critical_paths([a, b], {"A": None, "B": 1.0}) == {"A": float("inf"), "B": float("inf")}
 
 
+def test_the_batch_line_says_what_ended_the_lane_time_left_and_the_earliest_end():
+    from datetime import UTC, datetime
+
+    now = datetime(2026, 12, 6, 6, 0, tzinfo=UTC)
+    ended = runner.Outcome("E03_ground_truth", "ran", 528.0)
+    line = runner.batch_line(ended, 2, 24, [3600.0, 1800.0, 0.0], 1200.0, 2, now)
+    assert line == ("batch: 2 of 24 ended (E03_ground_truth ran, 8.8 min) · 20.0 min in · about 90 lane-min left by "
+                    "recorded times · ends about 06:45 UTC at 2 busy lanes")
+    unknown = runner.batch_line(ended, 2, 24, [3600.0, None], 1200.0, 2, now)
+    assert unknown.endswith("about 60 lane-min left by recorded times and 1 never timed at these parameters · ends "
+                            "about 06:30 UTC at 2 busy lanes or later")
+    assert runner.batch_line(ended, 24, 24, [], 7200.0, 2, now) == \
+        "batch: 24 of 24 ended (E03_ground_truth ran, 8.8 min) in 120.0 min"
+
+
 def test_earlier_attempts_group_results_by_kernel_start_oldest_first_without_the_finishing_one():
     found = [
         {"started": "2026-12-06T05:25:41+00:00", "wall_time_s": 10.0},  # the attempt that finished
