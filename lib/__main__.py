@@ -51,6 +51,11 @@ def _parser(argv: Sequence[str]) -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     run = commands.add_parser("run", help="execute notebooks headlessly with papermill")
     figures = commands.add_parser("figures", help="redraw figures and tables from logged results")
+    verbose_help = {
+        run: "echo what cells print and display too (tables, claims; by default a line per cell, warnings and "
+             "progress, the rest only in the executed notebook)",
+        figures: "echo each cell, its warnings and what it prints and displays (by default a line as each notebook "
+                 "ends: a redraw computes nothing, the rest is in the executed notebook)"}
     for sub in (run, figures):
         sub.add_argument("notebooks", nargs="*", help="names without .py or short ids, E08 or e08 for E08_leakage "
                                                       "(default: all under the profile)")
@@ -61,10 +66,8 @@ def _parser(argv: Sequence[str]) -> argparse.ArgumentParser:
                          help="notebooks executed at once (default: one per core under smoke and default, else 1)")
         sub.add_argument("--timeout", type=int, default=runner.DEFAULT_CELL_TIMEOUT_S, help="seconds per cell")
         echo = sub.add_mutually_exclusive_group()
-        echo.add_argument("--quiet", action="store_true", help="do not echo cell output")
-        echo.add_argument("--verbose", action="store_true",
-                          help="echo what cells print and display too (tables, claims; by default a line per cell, "
-                               "warnings and progress, the rest only in the executed notebook)")
+        echo.add_argument("--quiet", action="store_true", help="no line while notebooks run, only the closing table")
+        echo.add_argument("--verbose", action="store_true", help=verbose_help[sub])
     run.add_argument("--force", action="store_true",
                      help="rerun even when up to date and recompute every logged result")
     run.add_argument("--reuse", action="store_true",
@@ -225,6 +228,7 @@ def _run_notebooks(args: argparse.Namespace) -> int:
     outcomes = runner.run_batch(
         args.notebooks, args.profile, overrides, force=force, reuse=reuse, jobs=args.jobs,
         cell_timeout_s=args.timeout, log_output=not args.quiet, verbose=args.verbose,
+        cells=args.command == "run" or args.verbose,
     )
     print(progress.batch_table(outcomes, args.profile))
     if args.command == "figures" and _nothing_logged(args.profile):

@@ -627,9 +627,11 @@ def run_batch(
     cell_timeout_s: int = DEFAULT_CELL_TIMEOUT_S,
     log_output: bool = True,
     verbose: bool = False,
+    cells: bool = True,
 ) -> list[Outcome]:
     """Validate every notebook's parameters and models first (ConfigError before any compute), then run. With
-    ``log_output`` each cell's start and what it prints reach the terminal; ``verbose`` adds what it displays."""
+    ``log_output`` a line reaches the terminal as each notebook ends (:func:`batch_line`) and, with ``cells``, each
+    cell's start and what it writes to stderr; ``verbose`` adds what cells print and display."""
     from tqdm.auto import tqdm
 
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -645,7 +647,7 @@ def run_batch(
     resolved = validated(notebooks or available, profile, overrides)
     with (
         tqdm(total=len(resolved), desc=f"notebooks ({profile})", unit="nb", mininterval=0, disable=None) as bar,
-        progress.Reporter(prefix=jobs > 1, enabled=log_output, verbose=verbose, bar=bar).watching(),
+        progress.Reporter(prefix=jobs > 1, enabled=log_output and cells, verbose=verbose, bar=bar).watching(),
         ThreadPoolExecutor(jobs) as pool,
     ):
         pending = run_order(resolved)  # refuses a cycle before anything runs
@@ -670,9 +672,9 @@ def run_batch(
                 bar.update()
                 if log_output and outcome.status != "skipped":
                     clock = time.perf_counter()
-                    left = [to_run[p.notebook] for p in pending] + [
+                    left = None if reuse else [to_run[p.notebook] for p in pending] + [
                         None if to_run[n] is None else max(to_run[n] - (clock - began[n]), 0.0)
-                        for n in running.values()]
+                        for n in running.values()]  # a rerun reusing its results: a run's time says nothing
                     tqdm.write(batch_line(outcome, len(ended), len(order), left, clock - batch_start, jobs,
                                           datetime.now(UTC)), file=sys.stderr)
     outcomes = [ended[name] for name in order]  # as asked, each producer before its readers
@@ -685,16 +687,19 @@ def run_batch(
     return outcomes
 
 
-def batch_line(ended: Outcome, done: int, total: int, left: Sequence[float | None], elapsed_s: float, jobs: int,
-               now: datetime) -> str:
+def batch_line(ended: Outcome, done: int, total: int, left: Sequence[float | None] | None, elapsed_s: float,
+               jobs: int, now: datetime) -> str:
     """One line of a batch's progress when a notebook ends: how many have ended, the lane time the batch has run at
     what rate, and when it should end. ``left`` holds, for each notebook not yet ended, its expected seconds still to
     run (:func:`expected_seconds`, less what a running one has already run; None when never timed at these
-    parameters). The end assumes every lane stays busy, so it is the earliest the batch can end by those times."""
-    known = [s for s in left if s is not None]
+    parameters); None when no estimate applies (a redraw), which leaves the end out. The end assumes every lane
+    stays busy, so it is the earliest the batch can end by those times."""
     head = f"batch: {done} of {total} ended ({ended.notebook} {ended.status}, {ended.seconds / 60:.1f} min)"
-    if not left:
+    if done == total:
         return f"{head} in {elapsed_s / 60:.1f} min"
+    if left is None:
+        return f"{head} · {elapsed_s / 60:.1f} min in"
+    known = [s for s in left if s is not None]
     unknown = len(left) - len(known)
     end = now.timestamp() + sum(known) / max(jobs, 1)
     return (f"{head} · {elapsed_s / 60:.1f} min in · about {sum(known) / 60:.0f} lane-min left by recorded times"

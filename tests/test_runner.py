@@ -170,6 +170,16 @@ def test_figures_command_never_recomputes(repo, finished):
     assert manifest.read_text() == before
 
 
+def test_a_redraw_prints_a_line_per_notebook_and_each_cell_only_when_verbose(finished):
+    redraw = run_cli(finished, "figures", "--profile", "smoke")
+    assert redraw.returncode == 0, redraw.stderr
+    lines = redraw.stderr.splitlines()
+    assert [line for line in lines if "cell " in line] == []
+    assert [line.split(" (")[0] for line in lines if line.startswith("batch: ")] == ["batch: 1 of 1 ended"]
+    verbose = run_cli(finished, "figures", "--profile", "smoke", "--verbose")
+    assert "cell 3/5 `import time`" in verbose.stderr
+
+
 #: ZZ_tiny whose second result waits while ``ZZ_HOLD`` is set: a run started with it is killed between its results,
 #: and a run without it goes straight through (same script, same parameters).
 HELD_NOTEBOOK = TINY_NOTEBOOK.replace('second, _ = run.json(', """import os
@@ -514,6 +524,8 @@ def test_the_batch_line_says_what_ended_the_lane_time_left_and_the_earliest_end(
                             "about 06:30 UTC at 2 busy lanes or later")
     assert runner.batch_line(ended, 24, 24, [], 7200.0, 2, now) == \
         "batch: 24 of 24 ended (E03_ground_truth ran, 8.8 min) in 120.0 min"
+    assert runner.batch_line(ended, 2, 24, None, 1200.0, 2, now) == \
+        "batch: 2 of 24 ended (E03_ground_truth ran, 8.8 min) · 20.0 min in"  # a redraw: no end to estimate
 
 
 def test_earlier_attempts_group_results_by_kernel_start_oldest_first_without_the_finishing_one():
