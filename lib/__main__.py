@@ -17,6 +17,7 @@ import importlib
 import logging
 import sys
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pandas as pd
@@ -100,6 +101,9 @@ def _parser(argv: Sequence[str]) -> argparse.ArgumentParser:
     claims.add_argument("--changes", action="store_true",
                         help="print the claims whose verdict differs between published/ and this profile's results "
                              "(the section docs/CLAIM_CHANGES.md gets at a republication)")
+    claims.add_argument("--changelog", type=Path, default=None, metavar="FILE",
+                        help="with --changes: also add each change as a row of its claim's table in FILE "
+                             "(docs/CLAIM_CHANGES.md), dated today with the run's commit; before publishing")
     site = commands.add_parser("report", help="a static HTML site of the logged results, figures and notebooks")
     site.add_argument("--profile", default="default", choices=paths.PROFILES)
     if not argv or argv[0] not in commands.choices:
@@ -267,9 +271,15 @@ def _dispatch(args: argparse.Namespace) -> int:
                   "published/")
             return 0
         folder = published.default_folder()
-        old = pd.concat([publish.published_claims(folder, n) for n in runner.discover(args.profile)],
-                        ignore_index=True)
+        ran = sorted(set(new.notebook))  # a run made in pieces: a notebook it has not run yet is not gone
+        old = pd.concat([publish.published_claims(folder, n) for n in ran], ignore_index=True)
         print(claim_changes.markdown(old, new, "published/", f"results/{args.profile}/"))
+        if args.changelog is not None:
+            commits = sorted({str(results.read_manifest(paths.results_dir(args.profile, n) / "claims.json")
+                                  .get("git", {}).get("commit"))[:7] for n in ran})
+            stamp = f"{datetime.now(UTC):%Y-%m-%d} · " + ", ".join(f"`{c}`" for c in commits)
+            text = claim_changes.changelog(args.changelog.read_text(), claim_changes.changes(old, new), stamp)
+            results.atomic_write_text(args.changelog, text)
         return 0
     if args.command == "claims":
         print(scoreboard.text(args.profile))

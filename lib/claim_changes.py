@@ -38,3 +38,49 @@ def markdown(old: pd.DataFrame, new: pd.DataFrame, old_name: str, new_name: str)
     if found.empty:
         return head + "No claim changed verdict.\n"
     return head + f"{len(found)} claims changed verdict.\n\n" + plotting.markdown_table(found) + "\n"
+
+
+def _cell(value: str) -> str:
+    return str(value).replace("|", "\\|").replace("\n", " ")
+
+
+def _row(change: pd.Series, stamp: str) -> str:
+    """One row of a claim's table in ``docs/CLAIM_CHANGES.md`` for a republication's verdict change."""
+    old, new = change["old verdict"], change["new verdict"]
+    if new == GONE:
+        return f"| `{change['id']}` (removed) | {stamp} | no longer in the catalogue | {old} → removed |  |"
+    what = "new in the catalogue" if old == NEW else "republished"
+    moved = new if old == NEW else f"{old} → {new}"
+    return f"| `{change['id']}` ({change['kind']}, {new}) | {stamp} | {what} | {moved} | {_cell(change['why'])} |"
+
+
+def changelog(text: str, found: pd.DataFrame, stamp: str) -> str:
+    """``text`` (``docs/CLAIM_CHANGES.md``) with a row for each of ``found``'s changes (:func:`changes`) at the
+    top of its claim's rows, under its notebook's heading (``### <notebook>``): the claim's first cell (id, kind,
+    verdict now) moves to the new row. A claim with no row yet gets one at the end of its notebook's table, or a
+    new table. ``stamp`` is the rows' "date · commit" cell. A notebook without a heading is refused."""
+    lines = text.split("\n")
+    for _, change in found.iterrows():
+        heading = f"### {change['notebook']}"
+        if heading not in lines:
+            raise ValueError(f"{change['notebook']}: no '{heading}' section to add its changes to")
+        start = lines.index(heading) + 1
+        end = next((i for i in range(start, len(lines)) if lines[i].startswith(("## ", "### "))), len(lines))
+        row = _row(change, stamp)
+        first = next((i for i in range(start, end) if lines[i].startswith(f"| `{change['id']}` (")), None)
+        if first is not None:
+            lines[first] = "|  | " + lines[first].split(" | ", 1)[1]
+            lines.insert(first, row)
+            continue
+        header = next((i for i in range(start, end) if lines[i].startswith("| claim (now) |")), None)
+        if header is None:
+            while end > start and not lines[end - 1].strip():
+                end -= 1
+            lines[end:end] = ["", "| claim (now) | date · commit | what changed | verdict | why |",
+                              "|---|---|---|---|---|", row]
+            continue
+        last = header
+        while last + 1 < end and lines[last + 1].startswith("|"):
+            last += 1
+        lines.insert(last + 1, row)
+    return "\n".join(lines)

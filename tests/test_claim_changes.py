@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pandas as pd
+import pytest
 
 from lib import claim_changes
 
@@ -26,3 +27,47 @@ def test_a_changed_new_or_gone_claim_is_listed_and_an_unchanged_one_is_not():
     text = claim_changes.markdown(old, new, "published/", "results/default/")
     assert text.startswith("### Verdicts changed: published/ → results/default/\n\n3 claims changed verdict.")
     assert "No claim changed verdict." in claim_changes.markdown(old, old, "a", "b")
+
+
+_CHANGELOG = """## Paper 002
+
+### K02
+
+- 2026-12-04 · `aaaaaaa` — a bullet
+
+| claim (now) | date · commit | what changed | verdict | why |
+|---|---|---|---|---|
+| `rotation` (paper, fails, unexplained) | 2026-12-04 · `aaaaaaa` | test changed | old test fails · new fails |  |
+|  | 2026-12-02 · `bbbbbbb` | test set | old test holds · new fails |  |
+| `same` (paper, holds) | 2026-12-02 · `bbbbbbb` | test set | old test holds · new holds |  |
+
+### K05
+
+- 2026-12-04 · `aaaaaaa` — a bullet
+
+### K08
+"""
+
+
+def test_a_changelog_gets_a_row_at_the_top_of_each_changed_claim_and_a_table_where_its_notebook_had_none():
+    old = _table([("K02", "rotation", "fails, unexplained", "inf is not <= 3"), ("K02", "same", "holds", ""),
+                  ("K02", "gone", "holds", "")])
+    new = _table([("K02", "rotation", "holds", "1.2 | 1.5 in range"), ("K02", "same", "holds", ""),
+                  ("K02", "fresh", "holds", ""), ("K05", "format", "not measured, no power at this scale", "lost")])
+    text = claim_changes.changelog(_CHANGELOG, claim_changes.changes(old, new), "2026-12-06 · `ccccccc`")
+    lines = text.splitlines()
+    at = lines.index("| `rotation` (paper, holds) | 2026-12-06 · `ccccccc` | republished | fails, unexplained → "
+                     "holds | 1.2 \\| 1.5 in range |")
+    assert lines[at + 1] == "|  | 2026-12-04 · `aaaaaaa` | test changed | old test fails · new fails |  |"
+    assert lines[at + 3].startswith("| `same` (paper, holds)")  # unchanged claims keep their rows
+    assert "| `fresh` (paper, holds) | 2026-12-06 · `ccccccc` | new in the catalogue | holds |  |" in lines
+    assert "| `gone` (removed) | 2026-12-06 · `ccccccc` | no longer in the catalogue | holds → removed |  |" in lines
+    k05 = lines.index("### K05")
+    assert lines[k05 + 3:k05 + 7] == ["", "| claim (now) | date · commit | what changed | verdict | why |",
+                                      "|---|---|---|---|---|", "| `format` (paper, not measured, no power at this "
+                                      "scale) | 2026-12-06 · `ccccccc` | new in the catalogue | not measured, no "
+                                      "power at this scale | lost |"]
+    assert lines[k05 + 7:k05 + 9] == ["", "### K08"]
+    with pytest.raises(ValueError, match="K09: no '### K09' section"):
+        claim_changes.changelog(_CHANGELOG, claim_changes.changes(old, _table([("K09", "x", "holds", "")])),
+                                "today")

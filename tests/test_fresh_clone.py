@@ -7,7 +7,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import REPO, copy_finished, restore_notebooks, run_cli, tiny_repository
+from conftest import REPO, TINY_NOTEBOOK, copy_finished, restore_notebooks, run_cli, tiny_repository
+from test_papers import CLAIM_CELL, TOY_CATALOGUE
 
 from lib import published
 
@@ -66,3 +67,21 @@ def test_figures_skips_each_notebook_without_results_in_one_line_and_exits_0(clo
         assert rows[name].startswith("skipped") and rows[name].endswith(
             f"no results to draw from; run it first: python -m lib run {name} --profile smoke")
     assert POINTER not in redraw.stdout  # something was drawn: no pointer
+
+
+def test_claim_changes_of_a_run_in_pieces_list_its_notebooks_alone_and_write_their_rows(clone):
+    shutil.copytree(REPO / "published" / published.NOTEBOOKS, clone / "published" / published.NOTEBOOKS,
+                    ignore=shutil.ignore_patterns("*.ipynb"))
+    (clone / "notebooks" / "ZZ_tiny.py").write_text(TINY_NOTEBOOK + CLAIM_CELL)
+    (clone / "lib" / "toy" / "claims").mkdir(exist_ok=True)
+    (clone / "lib" / "toy" / "claims" / "ZZ_tiny.yaml").write_text(TOY_CATALOGUE)
+    assert run_cli(clone, "run", "ZZ_tiny", "--profile", "smoke", "--quiet").returncode == 0
+    changelog = clone / "CHANGES.md"
+    changelog.write_text("## Toys\n\n### ZZ_tiny\n\n- a bullet\n")
+    changes = run_cli(clone, "claims", "--profile", "smoke", "--changes", "--changelog", str(changelog))
+    assert changes.returncode == 0, changes.stderr
+    rows = [line.split("|")[1:4] for line in changes.stdout.splitlines() if line.startswith("| ZZ")]
+    assert [[cell.strip() for cell in row] for row in rows] == [["ZZ_tiny", "toy", "paper"]]
+    assert "1 claims changed verdict." in changes.stdout  # no published notebook it did not run reads gone
+    [row] = [line for line in changelog.read_text().splitlines() if line.startswith("| `")]
+    assert row.startswith("| `toy` (paper, holds) | ") and " · `" in row and "| new in the catalogue | holds |" in row
