@@ -484,6 +484,19 @@ def _claims_source(profile: str, notebook: str) -> str:
     return paths.relative_to_root(paths.results_dir(profile, notebook) / "claims.json")
 
 
+_CITED_FILE = re.compile(r"[\w.-]+\.(?:parquet|json)\b")
+
+
+def _cited_sources(profile: str, experiment: Experiment) -> set[str]:
+    """The notebook's logged results that its claims' reasons and mechanisms name (a reader checks a verdict
+    against them), whether or not a figure or table draws from them."""
+    text = " ".join(str(experiment.claims[column].fillna("").str.cat(sep=" "))
+                    for column in ("reason", "mechanism") if column in experiment.claims)
+    folder = paths.results_dir(profile, experiment.notebook)
+    return {paths.relative_to_root(folder / name) for name in set(_CITED_FILE.findall(text))
+            if (folder / name).is_file() and not name.endswith(".manifest.json")}
+
+
 #: Per verdict (:data:`lib.claims.VERDICTS`): its CSS class and colour, one colour each (badges, forest plots).
 VERDICT_STYLES: Mapping[str, tuple[str, str]] = {
     claims.HOLDS: ("v-holds", "#1a7f37"), claims.FAILS_EXPLAINED: ("v-explained", "#bc4c00"),
@@ -949,6 +962,7 @@ def build(profile: str, site: Path | None = None, *, executed: Mapping[str, Path
     _write_gallery(site, profile, experiments)
     sources = {s for e in fresh for o in e.outputs for s in o.sources if Path(s).parent.name not in kept}
     sources |= {_claims_source(profile, e.notebook) for e in fresh if len(e.claims)}
+    sources |= {s for e in fresh for s in _cited_sources(profile, e)}
     for source in sorted(sources):
         _write_source_guarded(site, profile, source, experiments)
     _write_claims(site, profile, experiments)

@@ -72,6 +72,8 @@ def _companion(profile: str) -> None:
                      kind="extension", undefined="no such model offline"),
     ], "000")
     logged[0]["power"], logged[1]["power"] = _POWER, _OLDER_POWER
+    run.save_table("draws", pd.DataFrame({"draw": [0.4, 0.6]}))  # no figure reads it; C3's reason names it
+    logged[1]["reason"] += "; its draws: draws.parquet"
     run.save_json("claims", logged)
     plotting.save_table(claims.readable_table(claims.frame(logged)), "claims", "The claims.", [curve])
     notebook = nbformat.v4.new_notebook(cells=[
@@ -164,6 +166,12 @@ def _card(page: str, claim: str) -> str:
     """The card of ``claim`` on a claims page."""
     start = page.index(f'<article class="claim" id="{claim}">')
     return page[start:page.index("</article>", start)]
+
+
+def test_a_result_a_claims_reason_names_is_in_the_site_with_its_manifest(smoke_site):
+    site = smoke_site.parent
+    assert (site / "files/results/smoke/00_theory_checks/draws.parquet").is_file()
+    assert (site / "sources/00_theory_checks/draws.parquet.html").is_file()
 
 
 def test_each_notebook_has_a_claims_page_failures_first(smoke_site):
