@@ -36,7 +36,6 @@ def _refuse_constant(name: str) -> None:
     raise ValueError(f"{name} is not JSON")
 
 
-@pytest.mark.xfail(strict=False, reason="published/ predates the strict writer; the next publication rewrites it")
 def test_every_published_json_parses_strictly():
     found = sorted(published.default_folder().rglob("*.json"))
     assert found, "published/ holds no JSON"
