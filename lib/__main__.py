@@ -273,12 +273,13 @@ def _dispatch(args: argparse.Namespace) -> int:
         folder = published.default_folder()
         ran = sorted(set(new.notebook))  # a run made in pieces: a notebook it has not run yet is not gone
         old = pd.concat([publish.published_claims(folder, n) for n in ran], ignore_index=True)
-        print(claim_changes.markdown(old, new, "published/", f"results/{args.profile}/"))
+        found = claim_changes.changes(old, new)
+        print(claim_changes.markdown(found, "published/", f"results/{args.profile}/"))
         if args.changelog is not None:
             commits = sorted({str(results.read_manifest(paths.results_dir(args.profile, n) / "claims.json")
                                   .get("git", {}).get("commit"))[:7] for n in ran})
             stamp = f"{datetime.now(UTC):%Y-%m-%d} · " + ", ".join(f"`{c}`" for c in commits)
-            text = claim_changes.changelog(args.changelog.read_text(), claim_changes.changes(old, new), stamp)
+            text = claim_changes.changelog(args.changelog.read_text(), found, stamp)
             results.atomic_write_text(args.changelog, text)
         return 0
     if args.command == "claims":

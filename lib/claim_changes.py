@@ -31,9 +31,8 @@ def changes(old: pd.DataFrame, new: pd.DataFrame) -> pd.DataFrame:
     return moved[[*keys, "kind", "old verdict", "new verdict", "why"]].sort_values(keys).reset_index(drop=True)
 
 
-def markdown(old: pd.DataFrame, new: pd.DataFrame, old_name: str, new_name: str) -> str:
-    """:func:`changes` as a Markdown section naming the two runs."""
-    found = changes(old, new)
+def markdown(found: pd.DataFrame, old_name: str, new_name: str) -> str:
+    """``found`` (:func:`changes`) as a Markdown section naming the two runs."""
     head = f"### Verdicts changed: {old_name} → {new_name}\n\n"
     if found.empty:
         return head + "No claim changed verdict.\n"
@@ -41,6 +40,8 @@ def markdown(old: pd.DataFrame, new: pd.DataFrame, old_name: str, new_name: str)
 
 
 def _cell(value: str) -> str:
+    """A table cell's text, as :func:`lib.plotting.markdown_table` escapes its cells (kept apart: that escape is
+    local to it, and lib.plotting is a source of every notebook's code key)."""
     return str(value).replace("|", "\\|").replace("\n", " ")
 
 

@@ -275,3 +275,14 @@ def headless_chromium(*arguments: str, browser_log: bool = False):
     if browser_log:
         options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     return webdriver.Chrome(service=webdriver.ChromeService(executable_path=str(CHROMEDRIVER)), options=options)
+
+
+#: A claim cell and its toy-paper catalogue for ZZ_tiny (a notebook that records one paper claim).
+CLAIM_CELL = '''
+# %%
+from lib.claims import Evidence
+run.record_claims({"toy": Evidence(1.0)})
+'''
+TOY_CATALOGUE = """- {id: toy, kind: paper, section: Sec. 1, paper_says: "1", measures: "the toy paper's one claim",
+   test: {point: 1}, null_hypothesis: "a value of 0", power: {exact: "a constant"}}
+"""

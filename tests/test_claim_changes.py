@@ -24,9 +24,9 @@ def test_a_changed_new_or_gone_claim_is_listed_and_an_unchanged_one_is_not():
         ["K05", "format", claim_changes.NEW, "not measured, needs the paper profile"],
         ["K08", "wanda", "not measured, no power at this scale", claim_changes.GONE]]
     assert found.why.tolist()[1] == "Gemma-2-9B"
-    text = claim_changes.markdown(old, new, "published/", "results/default/")
+    text = claim_changes.markdown(found, "published/", "results/default/")
     assert text.startswith("### Verdicts changed: published/ → results/default/\n\n3 claims changed verdict.")
-    assert "No claim changed verdict." in claim_changes.markdown(old, old, "a", "b")
+    assert "No claim changed verdict." in claim_changes.markdown(claim_changes.changes(old, old), "a", "b")
 
 
 _CHANGELOG = """## Paper 002

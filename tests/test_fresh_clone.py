@@ -7,8 +7,16 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import REPO, TINY_NOTEBOOK, copy_finished, restore_notebooks, run_cli, tiny_repository
-from test_papers import CLAIM_CELL, TOY_CATALOGUE
+from conftest import (
+    CLAIM_CELL,
+    REPO,
+    TINY_NOTEBOOK,
+    TOY_CATALOGUE,
+    copy_finished,
+    restore_notebooks,
+    run_cli,
+    tiny_repository,
+)
 
 from lib import published
 

@@ -3,7 +3,7 @@
 import json
 
 import pytest
-from conftest import REPO, TINY_NOTEBOOK, run_cli, tiny_repository
+from conftest import CLAIM_CELL, REPO, TINY_NOTEBOOK, TOY_CATALOGUE, run_cli, tiny_repository
 
 from lib import config, papers
 
@@ -30,16 +30,6 @@ def test_validating_a_notebook_imports_only_its_own_papers_schemas():
 def test_a_notebook_of_no_paper_is_refused_naming_the_known_ones():
     with pytest.raises(config.ConfigError, match="notebook 'Q01_unknown' has no parameter schema.*Known: 00_theory"):
         config.schema_for("Q01_unknown")
-
-
-CLAIM_CELL = '''
-# %%
-from lib.claims import Evidence
-run.record_claims({"toy": Evidence(1.0)})
-'''
-TOY_CATALOGUE = """- {id: toy, kind: paper, section: Sec. 1, paper_says: "1", measures: "the toy paper's one claim",
-   test: {point: 1}, null_hypothesis: "a value of 0", power: {exact: "a constant"}}
-"""
 
 
 def test_a_fourth_paper_needs_no_core_edit_and_runs_under_smoke(tmp_path):
