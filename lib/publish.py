@@ -6,8 +6,9 @@ figures as the inline PNGs the runner's kernel draws at ``figure.dpi`` 110, widg
 manifest (commit, code key, parameters and their hash, package versions, the finishing attempt's wall time, the
 notebook's lane time across interrupted attempts (:func:`lib.runner.lane_seconds`), and the SHA-256 of the script
 and of each ``lib`` source it ran, so :mod:`lib.published` can later say what
-changed); then the scoreboard ``CLAIMS.md`` and the static report (:mod:`lib.report`) built over those
-notebooks. Every text file is scrubbed of the repository path (``.``), ``$HOME`` (``~``), the host and user names.
+changed); then the scoreboard ``CLAIMS.md``, the static report (:mod:`lib.report`) built over those
+notebooks and the publication record (with the commit whose files every notebook ran, :func:`sources_commit`).
+Every text file is scrubbed of the repository path (``.``), ``$HOME`` (``~``), the host and user names.
 
 The folder is ``published/``, not ``docs/``: ``docs/`` holds prose written by hand and versioned with the code
 (ARCHITECTURE.md, TIMINGS.md), while a publication is generated and replaced as a whole on every publish; a
@@ -276,6 +277,15 @@ def _keep_notebook(source: Path, notebook: str, folder: Path) -> tuple[dict[str,
     return published.manifest(source, notebook), published_claims(source, notebook)
 
 
+def sources_commit() -> str | None:
+    """The commit whose files every published notebook ran: the checkout's ``HEAD`` when no tracked file differs
+    from it (each notebook, new or kept, is refused unless its script, ``lib`` sources and parameters are those of
+    the working tree), else ``None``. A run made in pieces names several commits in its manifests; this one says
+    that their code is one."""
+    state = results.git_state()
+    return state["commit"] if state["commit"] and state["dirty"] is False else None
+
+
 def publish(profile: str, target: Path, *, notebooks: Sequence[str], add: bool = False,
             drop_stale: bool = False) -> int:
     """Publish ``notebooks`` of ``profile`` into ``target`` (replaced as a whole; with ``add``, beside the
@@ -313,7 +323,7 @@ def publish(profile: str, target: Path, *, notebooks: Sequence[str], add: bool =
         commits = sorted({str(e["commit"]) for e in entries})
         (staging / published.RECORD).write_text(results.to_json({
             "profile": profile, "commit": commits[0] if len(commits) == 1 else commits,
-            "dirty": any(bool(e["dirty"]) for e in entries),
+            "dirty": any(bool(e["dirty"]) for e in entries), "sources_commit": sources_commit(),
             "finished": max(str(e["finished"]) for e in entries),
             "published": datetime.now(UTC).isoformat(timespec="seconds"), "notebooks": order,
             "claims": claims.summary(table).splitlines(),

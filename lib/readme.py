@@ -53,6 +53,8 @@ def block(folder: Path, readme_dir: Path) -> str:
     link = Path(os.path.relpath(Path(folder).resolve(), Path(readme_dir).resolve())).as_posix()
     commits = [record["commit"]] if isinstance(record["commit"], str) else list(record["commit"])
     commit = ("commit " if len(commits) == 1 else "commits ") + ", ".join(f"`{c[:12]}`" for c in commits)
+    if len(commits) > 1 and record.get("sources_commit"):
+        commit += f" (each notebook's script, `lib` sources and parameters those of `{record['sources_commit'][:12]}`)"
     lines = [f"Reference run: profile `{record['profile']}`, finished {str(record['finished'])[:10]}, "
              f"{commit}{' (uncommitted changes)' if record.get('dirty') else ''}; "
              f"[scoreboard]({link}/CLAIMS.md) · [report]({link}/report/index.html). "

@@ -127,6 +127,27 @@ def test_a_budget_overrun_is_refused_and_nothing_replaced(smoke_run, tmp_path):
 
 
 
+@pytest.mark.xdist_group("publish")
+def test_the_record_names_the_commit_of_the_sources_only_from_a_clean_checkout(smoke_run, tmp_path):
+    root = copy_finished(smoke_run, tmp_path / "repo")
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=root, check=True,
+                               capture_output=True, text=True).stdout.strip()
+
+    git("init", "-q")
+    git("add", "-A")
+    git("commit", "-qm", "the run's checkout")
+    clean = _python(root, PUBLISH.replace('"out"', '"clean"'))
+    assert clean.stdout.startswith("bytes"), clean.stdout + clean.stderr
+    assert published.record(root / "clean")["sources_commit"] == git("rev-parse", "HEAD")
+    (root / "notes.txt").write_text("a tracked file the commit does not hold\n")
+    git("add", "notes.txt")
+    dirty = _python(root, PUBLISH.replace('"out"', '"dirty"'))
+    assert dirty.stdout.startswith("bytes"), dirty.stdout + dirty.stderr
+    assert published.record(root / "dirty")["sources_commit"] is None
+
+
 
 PUBLISH_ADDED = """
 from pathlib import Path

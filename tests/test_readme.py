@@ -31,6 +31,19 @@ def test_the_block_names_the_notebooks_a_partial_run_left_out(tmp_path):
     assert "D01_deltab" in left_out and "K01_kstar" in left_out and "00_theory_checks" not in left_out
 
 
+def test_a_run_in_pieces_names_its_commits_and_the_one_its_sources_are(tmp_path):
+    (tmp_path / published.NOTEBOOKS).mkdir()
+    record = {"profile": "default", "commit": ["a" * 40, "b" * 40], "dirty": False,
+              "finished": "2026-12-06T00:00:00", "notebooks": []}
+    (tmp_path / published.RECORD).write_text(json.dumps(record))
+    assert readme.block(tmp_path, tmp_path).startswith(
+        f"Reference run: profile `default`, finished 2026-12-06, commits `{'a' * 12}`, `{'b' * 12}`; ")
+    (tmp_path / published.RECORD).write_text(json.dumps({**record, "sources_commit": "b" * 40}))
+    assert readme.block(tmp_path, tmp_path).startswith(
+        f"Reference run: profile `default`, finished 2026-12-06, commits `{'a' * 12}`, `{'b' * 12}` (each notebook's "
+        f"script, `lib` sources and parameters those of `{'b' * 12}`); ")
+
+
 def _links(text: str) -> list[str]:
     """The targets of the Markdown links and images of ``text``, code blocks and inline code left out."""
     text = re.sub(r"^```.*?^```", "", text, flags=re.M | re.S)
