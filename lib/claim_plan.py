@@ -27,7 +27,7 @@ from typing import Any
 
 import pandas as pd
 
-from lib import claim_catalogue, claim_power, claims, paths, plotting, published, results, strict_json, verdict
+from lib import claim_catalogue, claim_power, claims, paths, plotting, published, results, runner, strict_json, verdict
 
 #: Multiples of the run's units the planner tries, smallest first.
 SCALES = claim_power.SCALES
@@ -94,7 +94,7 @@ def _replace(row: Row, why: str) -> Row:
 
 
 def _logged(profile: str) -> list[tuple[str, list[Mapping[str, Any]], float | None]]:
-    """(notebook, claims rows, wall minutes) of the profile's logged runs, else of ``published/`` when it holds
+    """(notebook, claims rows, lane minutes) of the profile's logged runs, else of ``published/`` when it holds
     that profile."""
     found = []
     for file in sorted(paths.RESULTS_DIR.joinpath(paths.check_profile(profile)).glob("*/claims.json")):
@@ -104,7 +104,7 @@ def _logged(profile: str) -> list[tuple[str, list[Mapping[str, Any]], float | No
             manifest = results.read_manifest(file)
         except results.IncompleteResultError:  # half-written or corrupt: nothing to plan from
             continue
-        found.append((file.parent.name, results.load_json(file), _minutes(manifest)))
+        found.append((file.parent.name, results.load_json(file), _lane_minutes(profile, file.parent.name, manifest)))
     if found:
         return found
     folder = published.default_folder()
@@ -118,9 +118,19 @@ def _logged(profile: str) -> list[tuple[str, list[Mapping[str, Any]], float | No
 
 
 def _minutes(manifest: Mapping[str, Any]) -> float | None:
-    """A run manifest's wall time in minutes, None when it records none."""
-    seconds = manifest.get("wall_time_s")
+    """A manifest's lane time in minutes (a published run's, across its attempts), else its wall time; None when it
+    records neither."""
+    seconds = manifest.get("lane_time_s", manifest.get("wall_time_s"))
     return float(seconds) / 60 if isinstance(seconds, int | float) else None
+
+
+def _lane_minutes(profile: str, notebook: str, claims_manifest: Mapping[str, Any]) -> float | None:
+    """A logged run's lane time in minutes: its completion stamp's (:func:`lib.runner.lane_seconds`, which counts
+    the attempts whose results a rerun reused), else the seconds its kernel took to write ``claims.json``."""
+    stamp = paths.run_stamp(profile, notebook)
+    if stamp.is_file() and (seconds := runner.lane_seconds(strict_json.loads(stamp.read_text()))) is not None:
+        return seconds / 60
+    return _minutes(claims_manifest)
 
 
 def decided(entry: claim_catalogue.Entry, row: Mapping[str, Any]) -> verdict.Decision | None:

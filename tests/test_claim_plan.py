@@ -63,3 +63,26 @@ def test_a_logged_no_power_row_that_the_directional_rule_decides_is_not_planned(
            "power": {"if_paper": 0.99, "if_null": 0.5, "null": "no gap"}}
     decision = claim_plan.decided(ENTRY, row)
     assert decision.side == "fail" and decision.decisive  # the paper would have held 99% of the time
+
+
+def test_a_run_that_reused_its_results_is_priced_at_its_lane_time(sandbox):
+    """A rerun that reuses every logged result writes ``claims.json`` seconds after its kernel starts; the plan
+    prices from the stamp's lane time, which counts the attempt that computed them (lib.runner.lane_seconds)."""
+    import time
+
+    from lib import config, paths, results, runner, strict_json
+
+    params = config.validate("00_theory_checks", {"profile": "smoke"})
+    kept = results.start(params).save_json("kept", {"a": 1})
+    time.sleep(0.01)
+    rerun = results.start(params)
+    claims_file = rerun.save_json("claims", {"claims": []})
+    assert claim_plan._lane_minutes("smoke", "00_theory_checks", results.read_manifest(claims_file)) == \
+        pytest.approx(results.read_manifest(claims_file)["wall_time_s"] / 60)  # no stamp: the kernel's seconds
+    stamp = {"seconds": 5.0, "results": [paths.relative_to_root(claims_file), paths.relative_to_root(kept)]}
+    paths.run_stamp("smoke", "00_theory_checks").parent.mkdir(parents=True, exist_ok=True)
+    paths.run_stamp("smoke", "00_theory_checks").write_text(strict_json.dumps(stamp))
+    lane = (5.0 + results.read_manifest(kept)["wall_time_s"]) / 60
+    assert claim_plan._lane_minutes("smoke", "00_theory_checks", results.read_manifest(claims_file)) == \
+        pytest.approx(lane) == pytest.approx(runner.lane_seconds(stamp) / 60)
+    assert claim_plan._minutes({"lane_time_s": 600.0, "wall_time_s": 6.0}) == 10.0  # a published manifest

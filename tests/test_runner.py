@@ -541,7 +541,7 @@ def test_earlier_attempts_group_results_by_kernel_start_oldest_first_without_the
     assert runner.earlier_attempts(found[:1]) == [] and runner.earlier_attempts([]) == []
 
 
-def test_a_notebook_resumed_in_a_later_sitting_is_timed_as_one_piece(sandbox):
+def test_a_notebook_resumed_in_a_later_attempt_is_timed_as_one_piece(sandbox):
     """The first attempt logs a result and is stopped; the second reuses it and finishes. The lane time is the
     second attempt's seconds plus the first's up to the result it kept."""
     from lib import paths, results
