@@ -8,6 +8,8 @@ history) is written there by hand beside it, with the reviewed diff of the catal
 
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 
 from lib import plotting
@@ -45,12 +47,16 @@ def _cell(value: str) -> str:
     return str(value).replace("|", "\\|").replace("\n", " ")
 
 
-def _row(change: pd.Series, stamp: str) -> str:
-    """One row of a claim's table in ``docs/CLAIM_CHANGES.md`` for a republication's verdict change."""
+def _row(change: pd.Series, stamp: str, last: str | None = None) -> str:
+    """One row of a claim's table in ``docs/CLAIM_CHANGES.md`` for a republication's verdict change; ``last`` is
+    the verdict its table's first row gives, read when the publication compared did not hold its notebook."""
     old, new = change["old verdict"], change["new verdict"]
     if new == GONE:
         return f"| `{change['id']}` (removed) | {stamp} | no longer in the catalogue | {old} → removed |  |"
-    what = "new in the catalogue" if old == NEW else "republished"
+    if old == NEW and last is not None:
+        what, old = "republished (its notebook was not in the publication compared: its verdict from this table)", last
+    else:
+        what = "new in the catalogue" if old == NEW else "republished"
     moved = new if old == NEW else f"{old} → {new}"
     return f"| `{change['id']}` ({change['kind']}, {new}) | {stamp} | {what} | {moved} | {_cell(change['why'])} |"
 
@@ -67,8 +73,9 @@ def changelog(text: str, found: pd.DataFrame, stamp: str) -> str:
             raise ValueError(f"{change['notebook']}: no '{heading}' section to add its changes to")
         start = lines.index(heading) + 1
         end = next((i for i in range(start, len(lines)) if lines[i].startswith(("## ", "### "))), len(lines))
-        row = _row(change, stamp)
         first = next((i for i in range(start, end) if lines[i].startswith(f"| `{change['id']}` (")), None)
+        last = re.match(r"\| `[^`]+` \([a-z]+, (.+?)\) \|", lines[first]) if first is not None else None
+        row = _row(change, stamp, last.group(1) if last else None)
         if first is not None:
             lines[first] = "|  | " + lines[first].split(" | ", 1)[1]
             lines.insert(first, row)

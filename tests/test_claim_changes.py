@@ -71,3 +71,16 @@ def test_a_changelog_gets_a_row_at_the_top_of_each_changed_claim_and_a_table_whe
     with pytest.raises(ValueError, match="K09: no '### K09' section"):
         claim_changes.changelog(_CHANGELOG, claim_changes.changes(old, _table([("K09", "x", "holds", "")])),
                                 "today")
+
+
+def test_a_claim_of_a_notebook_the_publication_did_not_hold_reads_its_verdict_from_its_table():
+    """A notebook left out of the publication compared (dropped as stale, published again later): its claims have
+    no old verdict there, and their tables give the one they were last published with."""
+    new = _table([("K02", "same", "fails, unexplained", "0.1 is not > 0.2"), ("K02", "fresh", "holds", "")])
+    text = claim_changes.changelog(_CHANGELOG, claim_changes.changes(_table([("K05", "other", "holds", "")]), new),
+                                   "2026-12-06 · `ddddddd`")
+    lines = text.splitlines()
+    assert ("| `same` (paper, fails, unexplained) | 2026-12-06 · `ddddddd` | republished (its notebook was not in the "
+            "publication compared: its verdict from this table) | holds → fails, unexplained | 0.1 is not > 0.2 |"
+            ) in lines
+    assert "| `fresh` (paper, holds) | 2026-12-06 · `ddddddd` | new in the catalogue | holds |  |" in lines
