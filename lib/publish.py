@@ -227,10 +227,9 @@ def cited_folder(folder: Path, notebook: str) -> Path:
 
 
 def copy_cited(profile: str, notebook: str, folder: Path) -> list[str]:
-    """Copy every logged file ``notebook``'s claims name (:func:`lib.claims.cited_files` of each reason and
-    candidate cause) into :func:`cited_folder`; return their names."""
-    table = results.load_claims(paths.results_dir(profile, notebook) / "claims.json")
-    named = dict.fromkeys(f for text in (*table["reason"], *table["mechanism"]) for f in claims.cited_files(text))
+    """Copy every logged file ``notebook``'s claims name (:func:`lib.report.cited_names`) into
+    :func:`cited_folder`; return their names."""
+    named = report.cited_names(results.load_claims(paths.results_dir(profile, notebook) / "claims.json"))
     for name in named:
         source = paths.results_dir(profile, notebook) / name
         cited_folder(folder, notebook).mkdir(exist_ok=True)

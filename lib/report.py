@@ -484,16 +484,18 @@ def _claims_source(profile: str, notebook: str) -> str:
     return paths.relative_to_root(paths.results_dir(profile, notebook) / "claims.json")
 
 
-_CITED_FILE = re.compile(r"[\w.-]+\.(?:parquet|json)\b")
+def cited_names(table: pd.DataFrame) -> list[str]:
+    """The logged files a claims table's reasons and candidate causes name (:func:`lib.claims.cited_files`), each
+    once, in order: what a reader opens to check a verdict."""
+    texts = [str(text) for column in ("reason", "mechanism") if column in table for text in table[column].fillna("")]
+    return list(dict.fromkeys(name for text in texts for name in claims.cited_files(text)))
 
 
 def _cited_sources(profile: str, experiment: Experiment) -> set[str]:
-    """The notebook's logged results that its claims' reasons and mechanisms name (a reader checks a verdict
-    against them), whether or not a figure or table draws from them."""
-    text = " ".join(str(experiment.claims[column].fillna("").str.cat(sep=" "))
-                    for column in ("reason", "mechanism") if column in experiment.claims)
+    """The notebook's logged results that its claims cite (:func:`cited_names`), whether or not a figure or table
+    draws from them."""
     folder = paths.results_dir(profile, experiment.notebook)
-    return {paths.relative_to_root(folder / name) for name in set(_CITED_FILE.findall(text))
+    return {paths.relative_to_root(folder / name) for name in cited_names(experiment.claims)
             if (folder / name).is_file() and not name.endswith(".manifest.json")}
 
 
