@@ -118,19 +118,17 @@ def _logged(profile: str) -> list[tuple[str, list[Mapping[str, Any]], float | No
 
 
 def _minutes(manifest: Mapping[str, Any]) -> float | None:
-    """A manifest's lane time in minutes (a published run's, across its attempts), else its wall time; None when it
-    records neither."""
-    seconds = manifest.get("lane_time_s", manifest.get("wall_time_s"))
-    return float(seconds) / 60 if isinstance(seconds, int | float) else None
+    """A manifest's lane time in minutes (:func:`lib.runner.published_lane_seconds`: a published run's across its
+    attempts, else its wall time); None when it records neither."""
+    seconds = runner.published_lane_seconds(manifest)
+    return seconds / 60 if seconds is not None else None
 
 
 def _lane_minutes(profile: str, notebook: str, claims_manifest: Mapping[str, Any]) -> float | None:
-    """A logged run's lane time in minutes: its completion stamp's (:func:`lib.runner.lane_seconds`, which counts
-    the attempts whose results a rerun reused), else the seconds its kernel took to write ``claims.json``."""
-    stamp = paths.run_stamp(profile, notebook)
-    if stamp.is_file() and (seconds := runner.lane_seconds(strict_json.loads(stamp.read_text()))) is not None:
-        return seconds / 60
-    return _minutes(claims_manifest)
+    """A logged run's lane time in minutes: its completion stamp's (:func:`lib.runner.logged_lane_seconds`, which
+    counts the attempts whose results a rerun reused), else the seconds its kernel took to write ``claims.json``."""
+    seconds = runner.logged_lane_seconds(profile, notebook)
+    return seconds / 60 if seconds is not None else _minutes(claims_manifest)
 
 
 def decided(entry: claim_catalogue.Entry, row: Mapping[str, Any]) -> verdict.Decision | None:

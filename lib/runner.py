@@ -278,6 +278,13 @@ def expected_seconds(params: parameters.NotebookParams) -> float | None:
     return published_lane_seconds(entry) if entry.get("params_hash") == wanted else None
 
 
+def logged_lane_seconds(profile: str, notebook: str) -> float | None:
+    """The lane time of the notebook's last completed run under ``profile`` (:func:`lane_seconds` of its completion
+    stamp, counting the attempts whose results it reused); None without a readable stamp."""
+    stamp = _stamp(profile, notebook)
+    return lane_seconds(stamp) if stamp is not None else None
+
+
 def published_lane_seconds(entry: Mapping[str, Any]) -> float | None:
     """A published notebook manifest's lane time (:func:`lane_seconds`, recorded by :mod:`lib.publish`); one
     published before lane times were recorded ran in one piece: its wall time."""

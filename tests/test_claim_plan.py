@@ -86,3 +86,7 @@ def test_a_run_that_reused_its_results_is_priced_at_its_lane_time(sandbox):
     assert claim_plan._lane_minutes("smoke", "00_theory_checks", results.read_manifest(claims_file)) == \
         pytest.approx(lane) == pytest.approx(runner.lane_seconds(stamp) / 60)
     assert claim_plan._minutes({"lane_time_s": 600.0, "wall_time_s": 6.0}) == 10.0  # a published manifest
+    assert runner.logged_lane_seconds("smoke", "00_theory_checks") == pytest.approx(runner.lane_seconds(stamp))
+    paths.run_stamp("smoke", "00_theory_checks").write_text("{half")  # unreadable: the kernel's seconds again
+    assert claim_plan._lane_minutes("smoke", "00_theory_checks", results.read_manifest(claims_file)) == \
+        pytest.approx(results.read_manifest(claims_file)["wall_time_s"] / 60)
