@@ -78,6 +78,10 @@ def plan_claim(notebook: str, entry: claim_catalogue.Entry, row: Mapping[str, An
     se = float(row["se"]) if isinstance(row.get("se"), int | float) else math.nan
     spreads = _spreads(entry, power, se)
     unpriced = Row(notebook, entry.id, entry.kind, p1, p0, None, math.nan, math.nan, minutes_now, "")
+    if asserted := _asserted(entry, row):
+        return _replace(unpriced, f"its draws under {'; '.join(map(repr, asserted))} are all equal: the share its "
+                                  "outcome rests on is asserted, and no scale estimates it; catalogue the test exact, "
+                                  "saying why, or give that hypothesis draws with noise")
     if not spreads or "paper" not in spreads:
         return _replace(unpriced, "its run logged no spread of its draws: the next run logs it")
     if entry.widened_by_se and not math.isfinite(se):
@@ -87,6 +91,28 @@ def plan_claim(notebook: str, entry: claim_catalogue.Entry, row: Mapping[str, An
     return Row(notebook, entry.id, entry.kind, p1, p0, m, p1_at, p0_at, minutes_now, "" if m is not None else (
         f"not decisive at {SCALES[-1]:g}× the units: the paper's and the nulls' values are too close for the test; "
         "redesign the statistic or its null"))
+
+
+def _side(entry: claim_catalogue.Entry, row: Mapping[str, Any]) -> str | None:
+    """``hold`` or ``fail``: the outcome of a logged row's measured value under the catalogue's test at the logged
+    s.e.; None when it has no finite value or the test cannot judge it."""
+    measured = row.get("measured")
+    if not isinstance(measured, int | float) or not math.isfinite(float(measured)):
+        return None
+    se = row.get("se") if isinstance(row.get("se"), int | float) else None
+    outcome = entry.comparison(se).check(float(measured))[0]
+    return None if outcome == claims.NOT_MEASURED else verdict.HOLD if outcome == claims.HOLDS else verdict.FAIL
+
+
+def _asserted(entry: claim_catalogue.Entry, row: Mapping[str, Any]) -> list[str]:
+    """The hypotheses whose logged draws were all equal (``constant``) and on whose share the row's outcome rests:
+    a hold on the nulls', a fail on the paper's: the engine's rule (:meth:`lib.claim_power.Power.asserted`) on the
+    logged form. Restated, not shared, because ``claim_power`` is a source of every notebook's code key: moving the
+    rule into a function both call would stale every published notebook."""
+    power = row.get("power") if isinstance(row.get("power"), Mapping) else {}
+    side = _side(entry, row)
+    return [h for h in power.get("constant") or () if side is not None
+            and (h == claim_power.PAPER) == (side == verdict.FAIL)]
 
 
 def _replace(row: Row, why: str) -> Row:
@@ -135,16 +161,12 @@ def decided(entry: claim_catalogue.Entry, row: Mapping[str, Any]) -> verdict.Dec
     """The decision rule applied to a logged row's outcome (its measured value under the catalogue's test at the
     logged s.e.) and its logged shares; None when the row logged no shares or no finite value. A run logged before
     the directional rule judged both sides alike: this is how its "no power" rows read now."""
-    power, measured = row.get("power"), row.get("measured")
-    if not isinstance(power, Mapping) or "if_paper" not in power or not isinstance(measured, int | float):
-        return None
-    se = row.get("se") if isinstance(row.get("se"), int | float) else None
-    outcome = entry.comparison(se).check(float(measured))[0]
-    if outcome == claims.NOT_MEASURED or not math.isfinite(float(measured)):
+    power, side = row.get("power"), _side(entry, row)
+    if not isinstance(power, Mapping) or "if_paper" not in power or side is None:
         return None
     nulls = power.get("nulls") or {power["null"]: power["if_null"]}
-    return verdict.decide(verdict.HOLD if outcome == claims.HOLDS else verdict.FAIL, float(power["if_paper"]),
-                          {n: float(p) for n, p in nulls.items()})
+    found = verdict.decide(side, float(power["if_paper"]), {n: float(p) for n, p in nulls.items()})
+    return found if not _asserted(entry, row) else verdict.Decision(side, False, found.ratio, found.against)
 
 
 def plan(profile: str) -> list[Row]:

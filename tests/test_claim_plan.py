@@ -65,6 +65,23 @@ def test_a_logged_no_power_row_that_the_directional_rule_decides_is_not_planned(
     assert decision.side == "fail" and decision.decisive  # the paper would have held 99% of the time
 
 
+@pytest.mark.parametrize(("measured", "constant", "asserted"), [
+    (0.3, ["no gap"], True),  # a hold rests on the null's share, which its equal draws assert
+    (0.0, ["paper"], True),  # a fail rests on the paper's share
+    (0.3, ["paper"], False),  # a hold on a paper asserted always to hold: the null's share is estimated
+])
+def test_an_outcome_resting_on_asserted_draws_is_planned_and_said_to_need_noise(measured, constant, asserted):
+    """The engine never counts an outcome whose share is asserted (draws all equal: lib.claim_power.Power.asserted);
+    the planner reads the logged ``constant`` the same way, so the row is planned, not dropped as decided."""
+    row = {"id": "gap", "measured": measured, "se": 0.01, "verdict": "not measured, no power at this scale",
+           "power": {"if_paper": 0.9999, "if_null": 0.0001, "null": "no gap", "constant": constant,
+                     "spread": {"paper": [0.3, 0.0 if "paper" in constant else 0.01],
+                                "no gap": [0.0, 0.0 if "no gap" in constant else 0.01]}}}
+    assert claim_plan.decided(ENTRY, row).decisive is not asserted
+    found = claim_plan.plan_claim("E99_toy", ENTRY, row, 1.0)
+    assert (found.scale is None and "asserted" in found.why and repr(constant[0]) in found.why) is asserted
+
+
 def test_a_run_that_reused_its_results_is_priced_at_its_lane_time(sandbox):
     """A rerun that reuses every logged result writes ``claims.json`` seconds after its kernel starts; the plan
     prices from the stamp's lane time, which counts the attempt that computed them (lib.runner.lane_seconds)."""
