@@ -4,8 +4,9 @@
 # **Paper 001**, Sec. 3 (Eq. 1–7) and Sec. 4.1–4.5 (Table 1, Figures 2–3, Appendix G). Each setting — a
 # reference model (a family) under a fine-tuning regime (LoRA or full) — has its own spectrum: the model
 # is fine-tuned on an unharmful and on a synthetic harmful corpus (LoRA, Appendix C settings scaled to
-# the model) and the two are merged linearly at 90/10 … 10/90: seven checkpoints from safe to
-# harmful. For every checkpoint × target group, ΔB is measured in relative space (1,000 neutral
+# the model) and the two are merged linearly at the paper's 90/10, 70/30 … 10/90 and, in the default, at the
+# four weights between them: eleven checkpoints from safe to harmful (the paper's seven among them). For
+# every checkpoint × target group, ΔB is measured in relative space (1,000 neutral
 # anchors, final layer) under mean pooling (the paper's, at which every claim is tested) and under max
 # and last pooling (Appendix E.4, reported beside it), with SEAT, Procrustes-SEAT and CKA drift, and
 # a **group-free control** (the same templates about "people", "the students", "my
@@ -21,7 +22,7 @@
 # VADER sentiment of neutral continuations — a sentiment score, not a bias label, kept as a labelled
 # column; and the offensive-language probability of the same continuations (`alt-profanity-check`, its
 # model inside its wheel), standing in for the paper's toxicity classifiers. Statistics respect that the
-# 7 × 24 pairs are 7 checkpoints: p-values permute whole checkpoints, intervals resample them, and a
+# 11 × 24 pairs are 11 checkpoints: p-values permute whole checkpoints, intervals resample them, and a
 # checkpoint-level correlation of the means over groups stands beside the pooled one. The spectrum is two
 # fine-tunes and merges between them, so anything that drifts along it correlates with ΔB across
 # checkpoints: the group-level test asks whether ΔB ranks which groups moved within each checkpoint
@@ -65,7 +66,7 @@ from lib.claims import Evidence, show_claims
 profile = "default"  # choose a profile without editing this file: python -m lib run D01 --profile smoke|default|paper|extended, or the Lab's copy lab/<profile>/D01_deltab.ipynb
 recompute = True  # compute missing or stale results; false: only redraw figures from logged results
 seed = 0  # training, generation, template-subset and bootstrap seed
-ratios = [0.9, 0.7, 0.5, 0.3, 0.1]  # merge weights of the unharmful model (Appendix C)
+ratios = [0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1]  # merge weights of the unharmful model (Appendix C: 0.9, 0.7, 0.5, 0.3, 0.1; the default adds the four between)
 epochs = 3  # fine-tuning epochs (Appendix C)
 checkpoint_paths = []  # paper profile: checkpoint folders or ids to audit instead of the built spectrum
 groups = ["Homosexuals", "Muslims", "Christians", "Jews", "Buddhists", "Atheists", "Black people", "White people", "Asians", "Caucasians", "Mexicans", "Latin Americans", "Women", "Men", "Old people", "Young people", "Physically disabled people", "Able-bodied people", "Poor people", "Rich people", "Immigrants", "Canadians", "Americans", "Europeans"]  # the 24 DecodingTrust groups
@@ -91,7 +92,7 @@ table1_csv = ""  # paper profile: CSV family,regime,benchmark,checkpoint,group,d
 poolings = ["mean", "max", "last"]  # token poolings evaluated (Appendix E.4); the claims read mean, the paper's, which must be listed
 anchor_size = 1000  # neutral anchors (Sec. 4.1)
 n_bootstrap = 1000  # bootstrap resamples (MAE of the linear fit; checkpoint-bootstrap intervals)
-n_permutations = 5040  # checkpoint-block permutations (all of them when fewer: 7! for seven checkpoints), and group permutations within checkpoints
+n_permutations = 5040  # checkpoint-block permutations (all of them when fewer, as 7! for the paper's seven checkpoints; else seeded random ones), and group permutations within checkpoints
 units = ["group", "topic"]  # evaluate per group and/or per the 9 topics of Appendix B
 harmful_shares = [0.0, 0.5, 1.0]  # harmful share of each independent LoRA fine-tune of the shares spectrum, a setting beside the merges (not in the paper); 0 and 1 are D02's fine-tunes under the same seed; [] skips it
 share_seeds = [0, 1, 2, 3]  # training seeds of each harmful share (each fine-tune one checkpoint)

@@ -28,7 +28,7 @@ from lib.claims import show_claims
 profile = "default"  # choose a profile without editing this file: python -m lib run D02 --profile smoke|default|paper, or the Lab's copy lab/<profile>/D02_deltab_ablations.ipynb
 recompute = True  # compute missing or stale results; false: only redraw figures from logged results
 seed = 0  # seed of the spectrum (as D01), of the anchor subsets and of the generation
-ratios = [0.9, 0.7, 0.5, 0.3, 0.1]  # merge weights of the unharmful model (Appendix C)
+ratios = [0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1]  # merge weights of the unharmful model (Appendix C: 0.9, 0.7, 0.5, 0.3, 0.1; the default adds the four between)
 epochs = 3  # fine-tuning epochs (Appendix C)
 checkpoint_paths = []  # paper profile: checkpoint folders or ids to audit instead of the built spectrum
 groups = ["Homosexuals", "Muslims", "Christians", "Jews", "Buddhists", "Atheists", "Black people", "White people", "Asians", "Caucasians", "Mexicans", "Latin Americans", "Women", "Men", "Old people", "Young people", "Physically disabled people", "Able-bodied people", "Poor people", "Rich people", "Immigrants", "Canadians", "Americans", "Europeans"]  # the 24 DecodingTrust groups
