@@ -78,7 +78,7 @@ def plan_claim(notebook: str, entry: claim_catalogue.Entry, row: Mapping[str, An
     se = float(row["se"]) if isinstance(row.get("se"), int | float) else math.nan
     spreads = _spreads(entry, power, se)
     unpriced = Row(notebook, entry.id, entry.kind, p1, p0, None, math.nan, math.nan, minutes_now, "")
-    if asserted := _asserted(entry, row):
+    if asserted := _asserted(power, _side(entry, row)):
         return _replace(unpriced, f"its draws under {'; '.join(map(repr, asserted))} are all equal: the share its "
                                   "outcome rests on is asserted, and no scale estimates it; catalogue the test exact, "
                                   "saying why, or give that hypothesis draws with noise")
@@ -104,13 +104,12 @@ def _side(entry: claim_catalogue.Entry, row: Mapping[str, Any]) -> str | None:
     return None if outcome == claims.NOT_MEASURED else verdict.HOLD if outcome == claims.HOLDS else verdict.FAIL
 
 
-def _asserted(entry: claim_catalogue.Entry, row: Mapping[str, Any]) -> list[str]:
-    """The hypotheses whose logged draws were all equal (``constant``) and on whose share the row's outcome rests:
-    a hold on the nulls', a fail on the paper's: the engine's rule (:meth:`lib.claim_power.Power.asserted`) on the
-    logged form. Restated, not shared, because ``claim_power`` is a source of every notebook's code key: moving the
-    rule into a function both call would stale every published notebook."""
-    power = row.get("power") if isinstance(row.get("power"), Mapping) else {}
-    side = _side(entry, row)
+def _asserted(power: Mapping[str, Any], side: str | None) -> list[str]:
+    """The hypotheses whose logged draws were all equal (a logged power's ``constant``) and on whose share the
+    outcome ``side`` (:func:`_side`) rests: a hold on the nulls', a fail on the paper's: the engine's rule
+    (:meth:`lib.claim_power.Power.asserted`) on the logged form. Restated, not shared, because ``claim_power`` is a
+    source of every notebook's code key: moving the rule into a function both call would stale every published
+    notebook."""
     return [h for h in power.get("constant") or () if side is not None
             and (h == claim_power.PAPER) == (side == verdict.FAIL)]
 
@@ -166,7 +165,7 @@ def decided(entry: claim_catalogue.Entry, row: Mapping[str, Any]) -> verdict.Dec
         return None
     nulls = power.get("nulls") or {power["null"]: power["if_null"]}
     found = verdict.decide(side, float(power["if_paper"]), {n: float(p) for n, p in nulls.items()})
-    return found if not _asserted(entry, row) else verdict.Decision(side, False, found.ratio, found.against)
+    return found if not _asserted(power, side) else verdict.Decision(side, False, found.ratio, found.against)
 
 
 def plan(profile: str) -> list[Row]:
